@@ -1,0 +1,418 @@
+"""The game contract shared by every game, and the Match that plays one.
+
+Every game is a *decider* (see docs/ARCHITECTURE.md):
+
+- ``setup(config, rng) -> events``: the opening facts (shuffles, deals).
+- ``decide(state, seat, command, rng) -> events``: validate a command and
+  return the facts it causes, or raise :class:`IllegalCommand`.
+- ``evolve(state, event) -> state``: apply one fact, returning a new state.
+- ``active(state) -> seats``: who must act now (several at once is allowed).
+- ``legal(state, seat) -> commands``: every legal command, finite and complete.
+- ``view(state, seat) -> observation``: what that seat may know.
+- ``redact(event, seat) -> event``: the event as that seat may see it.
+- ``describe(event, seat) -> str``: one line for the history panel.
+- ``outcome(state) -> Outcome | None``.
+
+Commands and events are plain dicts of plain values (ints, strings, lists,
+dicts with string keys) tagged by ``"t"``: events in the past tense
+(``CardPlayed``), commands in the imperative (``PlayCard``).  msgpack stores
+them as they are.
+
+Randomness comes only from the ``rng`` handed to ``setup`` and ``decide``;
+the match derives it from the seed and the position in the log, and every
+random outcome is written into the events, so replaying never draws.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgpack
+
+Event = dict[str, Any]
+Command = dict[str, Any]
+
+#: ``view``/``redact``/``describe`` seat for "everything revealed" (replays).
+ALL = "all"
+#: ``view``/``redact``/``describe`` seat for a spectator: public facts only.
+PUBLIC = "public"
+
+Viewer = int | str  # a seat number, ALL or PUBLIC
+
+
+class IllegalCommand(Exception):
+    """A command the rules refuse; ``str(exc)`` is one sentence for a player."""
+
+
+class ConfigError(ValueError):
+    """A table that cannot be set up (bad player count, unknown variant...)."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A rule option chosen at game creation."""
+
+    key: str
+    label: str
+    choices: tuple[str, ...]
+    default: str
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class SeatOption:
+    """A per-seat choice at game creation (the agent in L'Agent Jean!)."""
+
+    key: str
+    label: str
+    choices: tuple[str, ...]
+    #: may two seats pick the same choice?
+    unique: bool = True
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended."""
+
+    winners: tuple[int, ...]
+    reason: str
+    scores: tuple[int, ...] = ()
+
+    def to_plain(self) -> dict[str, Any]:
+        return {"winners": list(self.winners), "reason": self.reason, "scores": list(self.scores)}
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> Outcome:
+        return cls(tuple(data["winners"]), str(data["reason"]), tuple(data.get("scores", ())))
+
+
+class Game:
+    """Base class of a game's rules.  Subclasses fill in the contract."""
+
+    id: str = ""
+    title: str = ""
+    min_players: int = 2
+    max_players: int = 2
+    rules_version: int = 1
+    variants: tuple[Variant, ...] = ()
+    seat_options: tuple[SeatOption, ...] = ()
+    #: the bot levels this game offers besides "random"
+    bot_levels: tuple[str, ...] = ("random",)
+
+    # -- table -------------------------------------------------------------
+
+    def make_config(
+        self,
+        players: int,
+        seats: Sequence[dict[str, Any]] = (),
+        variants: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """A checked config: ``{"players", "seats", "variants"}``.
+
+        Raises :class:`ConfigError` with a sentence for a bad table.
+        """
+        if not self.min_players <= players <= self.max_players:
+            raise ConfigError(
+                f"{self.title} is played by {self.min_players} to {self.max_players} players, not {players}."
+            )
+        chosen = dict(variants or {})
+        known = {v.key: v for v in self.variants}
+        for key, value in chosen.items():
+            if key not in known:
+                names = ", ".join(known) or "none"
+                raise ConfigError(f"{self.title} has no variant {key!r} (variants: {names}).")
+            if value not in known[key].choices:
+                raise ConfigError(
+                    f"Variant {key} takes {', '.join(known[key].choices)}, not {value!r}."
+                )
+        full = {v.key: chosen.get(v.key, v.default) for v in self.variants}
+        seat_list = [dict(s) for s in seats] + [{} for _ in range(players - len(seats))]
+        if len(seat_list) != players:
+            raise ConfigError(f"{players} players but {len(seat_list)} seats were described.")
+        for opt in self.seat_options:
+            taken: set[str] = set()
+            for s in seat_list:
+                value = s.get(opt.key)
+                if value is None:
+                    continue
+                if value not in opt.choices:
+                    raise ConfigError(f"{opt.label} must be one of {', '.join(opt.choices)}, not {value!r}.")
+                if opt.unique and value in taken:
+                    raise ConfigError(f"Two seats cannot both take {opt.label.lower()} {value}.")
+                taken.add(value)
+            free = [c for c in opt.choices if c not in taken]
+            for s in seat_list:
+                if s.get(opt.key) is None:
+                    s[opt.key] = free.pop(0) if opt.unique else opt.choices[0]
+        for i, s in enumerate(seat_list):
+            s.setdefault("name", f"Player {i + 1}")
+        return {"players": players, "seats": seat_list, "variants": full}
+
+    # -- the decider -------------------------------------------------------
+
+    def initial(self, config: dict[str, Any]) -> Any:
+        """The state before the setup events (an empty table)."""
+        raise NotImplementedError
+
+    def setup(self, config: dict[str, Any], rng: random.Random) -> list[Event]:
+        raise NotImplementedError
+
+    def decide(self, state: Any, seat: int, command: Command, rng: random.Random) -> list[Event]:
+        raise NotImplementedError
+
+    def evolve(self, state: Any, event: Event) -> Any:
+        raise NotImplementedError
+
+    def active(self, state: Any) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def legal(self, state: Any, seat: int) -> list[Command]:
+        raise NotImplementedError
+
+    def view(self, state: Any, seat: Viewer) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def redact(self, event: Event, seat: Viewer) -> Event:
+        return event
+
+    def describe(self, event: Event, seat: Viewer) -> str:
+        return event.get("t", "?")
+
+    def outcome(self, state: Any) -> Outcome | None:
+        raise NotImplementedError
+
+    # -- helpers the shell uses -------------------------------------------
+
+    def mark(self, event: Event) -> str | None:
+        """``"round"`` or ``"turn"`` when this event starts one (replay jumps)."""
+        return None
+
+    def reveals(self, event: Event, seat: int) -> bool:
+        """Does this event show ``seat`` something it did not know?
+
+        A human may take back a move only while nothing was revealed since.
+        """
+        return True
+
+    def canonical(self, state: Any) -> Any:
+        """The state as plain data, for checkpoint digests."""
+        return to_plain(state)
+
+    def bot(self, level: str, seed: int) -> Bot:
+        """A bot of that level.  Games override to add their own levels."""
+        if level == "random":
+            from core.bots.random_bot import RandomBot
+
+            return RandomBot(seed)
+        raise ConfigError(f"{self.title} has no bot level {level!r} (levels: {', '.join(self.bot_levels)}).")
+
+
+class Bot:
+    """A player that chooses among ``legal`` commands from what its seat sees."""
+
+    level = "?"
+
+    def choose(self, game: Game, view: dict[str, Any], legal: list[Command]) -> Command:
+        raise NotImplementedError
+
+
+# -- plain data and digests ---------------------------------------------------
+
+
+def to_plain(value: Any) -> Any:
+    """Frozen dataclasses, tuples and sets as msgpack-ready plain data, in a canonical order."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: to_plain(getattr(value, f.name)) for f in sorted(dataclasses.fields(value), key=lambda f: f.name)}
+    if isinstance(value, dict):
+        return {str(k): to_plain(v) for k, v in sorted(value.items(), key=lambda kv: str(kv[0]))}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((to_plain(v) for v in value), key=repr)
+    return value
+
+
+def digest(plain: Any) -> str:
+    """A short stable digest of plain data (checkpoints)."""
+    return hashlib.sha256(msgpack.packb(plain, use_bin_type=True)).hexdigest()[:32]
+
+
+def derive_rng(seed: int, *path: object) -> random.Random:
+    """An RNG derived from a seed and a path: the same on every machine."""
+    text = "/".join([str(seed), *map(str, path)])
+    return random.Random(int.from_bytes(hashlib.sha256(text.encode()).digest()[:16], "big"))
+
+
+# -- the match ---------------------------------------------------------------
+
+
+@dataclass
+class Move:
+    """One command and the events it caused: ``events[start:end]``."""
+
+    seat: int | None  # None for the setup
+    command: Command | None
+    start: int
+    end: int
+
+
+def make_header(
+    game: Game,
+    config: dict[str, Any],
+    seed: int,
+    controllers: Sequence[dict[str, Any]] | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    """The match header: everything needed to replay the log."""
+    import datetime
+
+    from core import __version__
+
+    seats = []
+    for i, s in enumerate(config["seats"]):
+        ctl = dict(controllers[i]) if controllers and i < len(controllers) else {"kind": "human"}
+        seats.append({**s, "kind": ctl.get("kind", "human"), "level": ctl.get("level")})
+    header = {
+        "game": game.id,
+        "rules_version": game.rules_version,
+        "players": config["players"],
+        "seats": seats,
+        "variants": dict(config["variants"]),
+        "seed": int(seed),
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "app_version": __version__,
+    }
+    header.update(extra)
+    return header
+
+
+def config_of(header: dict[str, Any]) -> dict[str, Any]:
+    seats = [{k: v for k, v in s.items() if k not in ("kind", "level")} for s in header["seats"]]
+    config = {"players": header["players"], "seats": seats, "variants": dict(header["variants"])}
+    if "arranged" in header:  # a stacked deck, for tests and the rulebook's example
+        config["arranged"] = header["arranged"]
+    return config
+
+
+class Match:
+    """Header, event log, current state and history snapshots of one game.
+
+    The state after any event ``n`` is a snapshot plus at most
+    ``snapshot_every`` folds, so stepping through history stays instant.
+    """
+
+    def __init__(self, game: Game, header: dict[str, Any], snapshot_every: int = 32) -> None:
+        self.game = game
+        self.header = header
+        self.config = config_of(header)
+        self.snapshot_every = snapshot_every
+        self.events: list[Event] = []
+        self.moves: list[Move] = []
+        self._snapshots: list[Any] = [game.initial(self.config)]  # state after k*K events
+        self.state = self._snapshots[0]
+        self.listeners: list[Callable[[Move, list[Event]], None]] = []
+
+    # -- building -----------------------------------------------------------
+
+    @classmethod
+    def new(cls, game: Game, header: dict[str, Any]) -> Match:
+        match = cls(game, header)
+        events = game.setup(match.config, match.rng())
+        match._append(None, None, events)
+        return match
+
+    def rng(self) -> random.Random:
+        """The match's RNG at this point of the log."""
+        return derive_rng(self.header["seed"], "match", len(self.events))
+
+    def submit(self, seat: int, command: Command) -> list[Event]:
+        """Play a command: validated by ``decide``; raises IllegalCommand."""
+        if self.outcome is not None:
+            raise IllegalCommand("The game is over.")
+        if seat not in self.game.active(self.state):
+            raise IllegalCommand("It is not your move.")
+        events = self.game.decide(self.state, seat, command, self.rng())
+        self._append(seat, command, events)
+        return events
+
+    def replay_move(self, seat: int | None, command: Command | None, events: Iterable[Event]) -> None:
+        """Fold a recorded move (loading a save): no decide, no RNG."""
+        self._append(seat, command, list(events), notify=False)
+
+    def _append(self, seat: int | None, command: Command | None, events: list[Event], notify: bool = True) -> None:
+        start = len(self.events)
+        state = self.state
+        for ev in events:
+            state = self.game.evolve(state, ev)
+            self.events.append(ev)
+            if len(self.events) % self.snapshot_every == 0:
+                self._snapshots.append(state)
+        self.state = state
+        move = Move(seat, command, start, len(self.events))
+        self.moves.append(move)
+        if notify:
+            for listener in self.listeners:
+                listener(move, events)
+
+    # -- reading ------------------------------------------------------------
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.game.outcome(self.state)
+
+    def active(self) -> tuple[int, ...]:
+        return () if self.outcome is not None else tuple(self.game.active(self.state))
+
+    def state_at(self, n: int) -> Any:
+        """The state after the first ``n`` events."""
+        n = max(0, min(n, len(self.events)))
+        if n == len(self.events):
+            return self.state
+        k = n // self.snapshot_every
+        state = self._snapshots[k]
+        for ev in self.events[k * self.snapshot_every : n]:
+            state = self.game.evolve(state, ev)
+        return state
+
+    def is_bot(self, seat: int) -> bool:
+        return self.header["seats"][seat].get("kind") == "bot"
+
+    def humans(self) -> list[int]:
+        return [i for i in range(self.header["players"]) if not self.is_bot(i)]
+
+    # -- taking back ---------------------------------------------------------
+
+    def takeback_point(self, seat: int) -> int | None:
+        """Index of the move to cut back to so ``seat`` may replay its last
+        move, or None when it may not (nothing of its own to take back, or
+        something hidden was revealed since)."""
+        for i in range(len(self.moves) - 1, 0, -1):
+            move = self.moves[i]
+            if move.seat == seat:
+                # Its own facts (the card it played) are no news to the seat;
+                # any later reveal (a bot's card, a card turned) ends the right.
+                later = self.events[move.start :]
+                if any(self.game.reveals(ev, seat) for ev in later):
+                    return None
+                return i
+            if move.seat is not None and not self.is_bot(move.seat):
+                return None  # another human has played since: theirs to keep
+        return None
+
+    def truncate_moves(self, keep: int) -> None:
+        """Keep the first ``keep`` moves, dropping the rest."""
+        keep = max(1, keep)
+        cut = self.moves[keep].start if keep < len(self.moves) else len(self.events)
+        del self.moves[keep:]
+        del self.events[cut:]
+        del self._snapshots[cut // self.snapshot_every + 1 :]
+        k = cut // self.snapshot_every
+        state = self._snapshots[k]
+        for ev in self.events[k * self.snapshot_every : cut]:
+            state = self.game.evolve(state, ev)
+        self.state = state
