@@ -1,0 +1,927 @@
+"""The save file: a match's log, appended record by record as the game goes.
+
+Layout (all integers big-endian)::
+
+    preamble   MAGIC (12 bytes, b"CABINET\\0SAVE") + format version (u16, currently 1)
+    record*    kind (1 byte) + body length (u32) + CRC32 of the body (u32) + msgpack body
+
+Record kinds (the letters are pairwise at least two bits apart, so a single
+flipped bit in a kind byte never turns one valid kind into another):
+
+    H  header      the match header (``core.engine.make_header``); first, exactly once
+    M  move        {"seat": int|None, "command": dict|None, "events": [event...], "at": iso time}
+                   one per ``Match.moves`` entry; the first is the setup (seat None)
+    C  checkpoint  {"n": events so far, "digest": digest(game.canonical(state))}
+                   after the setup and after every move that crosses a multiple of 50 events
+    R  result      Outcome.to_plain() + {"at": iso time}; last, once the game is over
+
+The kind is in the frame so a listing can read the header, count moves and
+see whether a result exists by seeking over bodies, without decoding events.
+
+A save is untrusted input: bodies are bounded (16 MiB) before they are read,
+msgpack is decoded strictly (no ext types, bounded sizes, string map keys),
+every record's shape is checked, and a load never writes to the file.  A
+record cut off at the very end of the file (a crash mid-write) is dropped with
+a warning; any other damage raises :class:`SaveError` with one sentence.
+
+msgpack is prefix-free, which is what tells a torn tail from a damaged length
+field: the bytes of a record cut off mid-write are a strict prefix of one
+msgpack value and never decode to a whole value, while a last record whose
+length was damaged still holds its whole body (and maybe more records).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import secrets
+import struct
+import threading
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgpack
+
+from core import engine
+from core.engine import Game, Match, Outcome
+
+MAGIC = b"CABINET\x00SAVE"
+FORMAT_VERSION = 1
+_PREAMBLE = struct.Struct(">12sH")
+_FRAME = struct.Struct(">cII")  # kind, body length, CRC32 of the body
+
+HEADER = b"H"
+MOVE = b"M"
+CHECKPOINT = b"C"
+RESULT = b"R"
+KIND_NAMES = {HEADER: "header", MOVE: "move", CHECKPOINT: "checkpoint", RESULT: "outcome"}
+
+#: a body longer than this is refused before it is read
+MAX_RECORD = 16 * 1024 * 1024
+#: a checkpoint follows each move that crosses a multiple of this many events
+CHECKPOINT_EVERY = 50
+
+_MAX_STR = 1024 * 1024
+_MAX_BIN = 1024 * 1024
+_MAX_ARRAY = 1024 * 1024
+_MAX_MAP = 64 * 1024
+_MAX_DEPTH = 48
+
+PathLike = str | os.PathLike[str]
+
+
+class SaveError(Exception):
+    """A save that cannot be read; ``str(exc)`` is one sentence naming the file."""
+
+
+# -- encoding -----------------------------------------------------------------
+
+
+def now_iso() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def preamble() -> bytes:
+    return _PREAMBLE.pack(MAGIC, FORMAT_VERSION)
+
+
+def encode_record(kind: bytes, body: dict[str, Any]) -> bytes:
+    """One framed record.  Raises ValueError for a body too large to read back."""
+    if kind not in KIND_NAMES:
+        raise ValueError(f"unknown record kind {kind!r}")
+    data = msgpack.packb(body, use_bin_type=True)
+    if len(data) > MAX_RECORD:
+        raise ValueError(f"a {KIND_NAMES[kind]} record of {len(data)} bytes is over the {MAX_RECORD} byte limit")
+    return _FRAME.pack(kind, len(data), zlib.crc32(data)) + data
+
+
+def _move_body(match: Match, index: int, at: str) -> dict[str, Any]:
+    move = match.moves[index]
+    return {
+        "seat": move.seat,
+        "command": move.command,
+        "events": match.events[move.start : move.end],
+        "at": at,
+    }
+
+
+def _checkpoint_due(index: int, start: int, end: int) -> bool:
+    return index == 0 or start // CHECKPOINT_EVERY != end // CHECKPOINT_EVERY
+
+
+def _checkpoint_body(match: Match, state: Any, n: int) -> dict[str, Any]:
+    return {"n": n, "digest": engine.digest(match.game.canonical(state))}
+
+
+def _result_body(outcome: Outcome, at: str) -> dict[str, Any]:
+    return {**outcome.to_plain(), "at": at}
+
+
+def _move_records(match: Match, index: int, at: str, state: Any) -> bytes:
+    """The move record of ``match.moves[index]``, then its checkpoint if one is due."""
+    move = match.moves[index]
+    out = encode_record(MOVE, _move_body(match, index, at))
+    if _checkpoint_due(index, move.start, move.end):
+        out += encode_record(CHECKPOINT, _checkpoint_body(match, state, move.end))
+    return out
+
+
+def encode_match(match: Match, times: list[str | None] | None = None) -> bytes:
+    """The whole file for ``match``: preamble, header, moves, checkpoints, outcome."""
+    times = list(times or [])
+    out = [preamble(), encode_record(HEADER, match.header)]
+    last_at = now_iso()
+    for i, move in enumerate(match.moves):
+        at = (times[i] if i < len(times) else None) or now_iso()
+        last_at = at
+        state = match.state_at(move.end) if _checkpoint_due(i, move.start, move.end) else None
+        out.append(_move_records(match, i, at, state))
+    outcome = match.outcome
+    if outcome is not None:
+        out.append(encode_record(RESULT, _result_body(outcome, last_at)))
+    return b"".join(out)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to a temp file in the same directory, fsync it, and
+    ``os.replace`` it over ``path``: readers see the old file or the new one."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise
+    _fsync_dir(path.parent)
+
+
+def rewrite(path: PathLike, match: Match, times: list[str | None] | None = None) -> None:
+    """Write the whole match to ``path`` atomically (take-back cut-backs,
+    forks "play on from here", compaction).  ``times``: each move's "at"."""
+    atomic_write(path, encode_match(match, times))
+
+
+class SaveWriter:
+    """Keeps a save file in step with a live match.
+
+    ``SaveWriter(path, match)`` writes the match as it stands (atomically) and
+    then appends every new move as it is played, flushed and fsynced, with
+    checkpoints and the outcome record.  ``SaveWriter.resume(loaded)`` continues
+    a loaded save, appending to it (rewriting it first if its tail was torn).
+
+    Writing never raises into the game: a failure is kept in :attr:`error`
+    (and passed to ``on_error``), and the next move tries a full rewrite.
+    If the match is cut back (a take-back), the next move rewrites the file;
+    call :meth:`rewrite` to do it at once.
+    """
+
+    def __init__(
+        self,
+        path: PathLike,
+        match: Match,
+        *,
+        times: list[str | None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+        durable: bool = True,
+    ) -> None:
+        self._init(path, match, times, on_error)
+        self.durable = durable
+        self._rewrite_all()
+        match.listeners.append(self._on_move)
+
+    @classmethod
+    def resume(cls, loaded: Loaded, *, on_error: Callable[[str], None] | None = None) -> SaveWriter:
+        """Continue the save ``loaded`` came from, appending to it."""
+        self = cls.__new__(cls)
+        self._init(loaded.path, loaded.match, loaded.times, on_error)
+        clean = False
+        if loaded.clean:
+            try:
+                f = open(self.path, "ab")
+            except OSError:
+                f = None
+            if f is not None:
+                if os.fstat(f.fileno()).st_size == loaded.end:
+                    self._file = f
+                    self._moves_written = len(self.match.moves)
+                    self._events_written = len(self.match.events)
+                    self._outcome_written = self.match.outcome is not None
+                    clean = True
+                else:
+                    f.close()
+        if not clean:
+            self._rewrite_all()
+        self.match.listeners.append(self._on_move)
+        return self
+
+    def _init(self, path: PathLike, match: Match, times: list[str | None] | None, on_error: Callable[[str], None] | None) -> None:
+        self.path = Path(path)
+        self.match = match
+        self.times: list[str | None] = list(times or [])
+        self.error: str | None = None
+        self.on_error = on_error
+        #: fsync every move (interactive play); headless simulations only flush
+        self.durable = True
+        self._file: BinaryIO | None = None
+        self._lock = threading.RLock()
+        self._closed = False
+        self._moves_written = 0
+        self._events_written = 0
+        self._outcome_written = False
+
+    # -- writing --------------------------------------------------------------
+
+    def _rewrite_all(self) -> None:
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+            n = len(self.match.moves)
+            times = self.times[:n]
+            times += [now_iso() for _ in range(n - len(times))]
+            self.times = times
+            rewrite(self.path, self.match, times)
+            self._file = open(self.path, "ab")
+            self._moves_written = n
+            self._events_written = len(self.match.events)
+            self._outcome_written = self.match.outcome is not None
+            self.error = None
+
+    def rewrite(self) -> None:
+        """Rewrite the file from the match now (after a cut-back); raises OSError."""
+        with self._lock:
+            self._rewrite_all()
+
+    def _on_move(self, move: engine.Move, events: list[engine.Event]) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self._append(move)
+            except Exception as exc:  # never break the game over a save
+                self._fail(exc)
+
+    def _append(self, move: engine.Move) -> None:
+        match = self.match
+        index = len(match.moves) - 1
+        in_step = (
+            self.error is None
+            and self._file is not None
+            and index == self._moves_written
+            and match.moves[index] is move
+            and move.start == self._events_written
+            and not self._outcome_written
+        )
+        self.times = self.times[:index] + [None] * (index - len(self.times)) + [now_iso()]
+        if not in_step:
+            self._rewrite_all()
+            return
+        at = self.times[index] or now_iso()
+        data = _move_records(match, index, at, match.state)
+        outcome = match.outcome
+        if outcome is not None:
+            data += encode_record(RESULT, _result_body(outcome, at))
+        assert self._file is not None
+        self._file.write(data)
+        self._file.flush()
+        if self.durable:
+            os.fsync(self._file.fileno())
+        self._moves_written = index + 1
+        self._events_written = move.end
+        self._outcome_written = outcome is not None
+
+    def _fail(self, exc: Exception) -> None:
+        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        self.error = f"Could not save {self.path.name}: {detail}."
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass
+            self._file = None
+        if self.on_error is not None:
+            self.on_error(self.error)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            try:
+                self.match.listeners.remove(self._on_move)
+            except ValueError:
+                pass
+            if self._file is not None:
+                self._file.close()
+                self._file = None
+
+    def __enter__(self) -> SaveWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+# -- decoding -----------------------------------------------------------------
+
+
+class _Bad(Exception):
+    """A badly-shaped record: the message completes "...: <message>."."""
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise _Bad("the record there holds a msgpack extension type")
+
+
+_PLAIN_SCALARS = (type(None), bool, int, float, str, bytes)
+
+
+def _check_plain(value: Any) -> None:
+    """Only plain values, string map keys, bounded nesting (iteratively)."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, _PLAIN_SCALARS):
+            continue
+        if depth >= _MAX_DEPTH:
+            raise _Bad("the record there is nested too deeply")
+        if isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                if not isinstance(k, str):
+                    raise _Bad("the record there has a map key that is not a string")
+                stack.append((x, depth + 1))
+        else:
+            raise _Bad(f"the record there holds a value of type {type(v).__name__}")
+
+
+def decode_body(data: bytes) -> dict[str, Any]:
+    """Strictly decode one record body; raises _Bad."""
+    try:
+        value = msgpack.unpackb(
+            data,
+            raw=False,
+            strict_map_key=True,
+            use_list=True,
+            ext_hook=_no_ext,
+            max_str_len=_MAX_STR,
+            max_bin_len=_MAX_BIN,
+            max_array_len=_MAX_ARRAY,
+            max_map_len=_MAX_MAP,
+            max_ext_len=0,
+        )
+    except _Bad:
+        raise
+    except Exception:
+        raise _Bad("the record there is not valid msgpack") from None
+    if not isinstance(value, dict):
+        raise _Bad("the record there is not a map")
+    _check_plain(value)
+    return value
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_header(h: dict[str, Any]) -> None:
+    def need(cond: bool, what: str) -> None:
+        if not cond:
+            raise _Bad(f"the header there has {what}")
+
+    need(isinstance(h.get("game"), str) and h["game"] != "", "no game id")
+    need(_is_int(h.get("rules_version")), "no rules version")
+    players = h.get("players")
+    need(_is_int(players) and 1 <= players <= 64, "no valid player count")
+    seats = h.get("seats")
+    need(isinstance(seats, list) and len(seats) == players, "a seat list that does not match its player count")
+    for s in seats:
+        need(isinstance(s, dict), "a seat that is not a map")
+        need(isinstance(s.get("name"), str), "a seat without a name")
+        need(isinstance(s.get("kind", "human"), str), "a seat of no known kind")
+        need(s.get("level") is None or isinstance(s.get("level"), str), "a seat with a bad bot level")
+    variants = h.get("variants")
+    need(isinstance(variants, dict) and all(isinstance(v, str) for v in variants.values()), "bad variants")
+    need(_is_int(h.get("seed")), "no seed")
+    need(isinstance(h.get("created"), str), "no creation date")
+    need(isinstance(h.get("app_version", ""), str), "a bad app version")
+
+
+def check_move(m: dict[str, Any], players: int) -> None:
+    seat = m.get("seat", 0)
+    if "seat" not in m or not (seat is None or (_is_int(seat) and 0 <= seat < players)):
+        raise _Bad("the move record there has no valid seat")
+    command = m.get("command", 0)
+    if "command" not in m or not (command is None or isinstance(command, dict)):
+        raise _Bad("the move record there has no valid command")
+    if (seat is None) != (command is None):
+        raise _Bad("the move record there has a seat without a command")
+    events = m.get("events")
+    if not isinstance(events, list) or not all(isinstance(e, dict) and isinstance(e.get("t"), str) for e in events):
+        raise _Bad("the move record there has no valid event list")
+    if not isinstance(m.get("at", ""), str):
+        raise _Bad("the move record there has a bad time")
+
+
+def check_checkpoint(c: dict[str, Any]) -> None:
+    if not (_is_int(c.get("n")) and c["n"] >= 0 and isinstance(c.get("digest"), str)):
+        raise _Bad("the checkpoint record there is badly formed")
+
+
+def check_result(r: dict[str, Any], players: int) -> None:
+    winners = r.get("winners")
+    if not (isinstance(winners, list) and all(_is_int(w) and 0 <= w < players for w in winners)):
+        raise _Bad("the outcome record there has no valid winners")
+    if not isinstance(r.get("reason"), str):
+        raise _Bad("the outcome record there has no reason")
+    scores = r.get("scores", [])
+    if not (isinstance(scores, list) and all(_is_int(s) for s in scores)):
+        raise _Bad("the outcome record there has bad scores")
+    if not isinstance(r.get("at", ""), str):
+        raise _Bad("the outcome record there has a bad time")
+
+
+@dataclass
+class Frame:
+    kind: bytes
+    offset: int  # where the frame starts in the file
+    length: int  # body length
+    body: dict[str, Any] | None = None  # None when skipped
+
+
+@dataclass
+class Torn:
+    """A record cut off at the end of the file."""
+
+    kind: bytes
+    offset: int
+
+    def warning(self, name: str) -> str:
+        what = {
+            MOVE: "the last move",
+            CHECKPOINT: "the last checkpoint",
+            RESULT: "the final result",
+            HEADER: "the header",
+        }.get(self.kind, "the last record")
+        return f"{name}: {what} was cut off mid-write and was dropped."
+
+
+class _Reader:
+    """Reads the frames of an open save, verifying what it decodes."""
+
+    def __init__(self, f: BinaryIO, name: str) -> None:
+        self.f = f
+        self.name = name
+        self.size = os.fstat(f.fileno()).st_size
+        self.pos = 0
+        self.torn: Torn | None = None
+
+    def damaged(self, offset: int, what: str) -> SaveError:
+        return SaveError(f"{self.name} is damaged at byte {offset}: {what}.")
+
+    def read_preamble(self) -> None:
+        data = self.f.read(_PREAMBLE.size)
+        if not data:
+            raise SaveError(f"{self.name} is empty, not a Cabinet save.")
+        if len(data) < _PREAMBLE.size:
+            if MAGIC.startswith(data[: len(MAGIC)]):
+                raise SaveError(f"{self.name} is cut off before the end of its header.")
+            raise SaveError(f"{self.name} is not a Cabinet save file.")
+        magic, version = _PREAMBLE.unpack(data)
+        if magic != MAGIC:
+            raise SaveError(f"{self.name} is not a Cabinet save file.")
+        if version > FORMAT_VERSION:
+            raise SaveError(
+                f"{self.name} was written by a newer Cabinet (save format {version}; "
+                f"this version reads format {FORMAT_VERSION})."
+            )
+        if version < 1:
+            raise SaveError(f"{self.name} has an unknown save format version {version}.")
+        self.pos = _PREAMBLE.size
+
+    def _torn_or_damaged(self, kind: bytes, offset: int, length: int | None) -> None:
+        """The file ends inside the record at ``offset``: torn, or damaged?"""
+        if length is not None:
+            self.f.seek(offset + _FRAME.size)
+            partial = self.f.read()
+            unpacker = msgpack.Unpacker(
+                raw=False,
+                strict_map_key=True,
+                use_list=True,
+                ext_hook=_no_ext,
+                max_buffer_size=MAX_RECORD,
+                max_str_len=_MAX_STR,
+                max_bin_len=_MAX_BIN,
+                max_array_len=_MAX_ARRAY,
+                max_map_len=_MAX_MAP,
+                max_ext_len=0,
+            )
+            try:
+                unpacker.feed(partial)
+                unpacker.unpack()
+            except msgpack.OutOfData:
+                pass  # a strict prefix of one value: cut off mid-write
+            except Exception:
+                raise self.damaged(offset, "a record there is garbled") from None
+            else:
+                raise self.damaged(offset, "a record's length does not match its contents")
+        self.torn = Torn(kind, offset)
+        self.pos = self.size
+
+    def next(self, want_body: Callable[[bytes], bool] = lambda kind: True) -> Frame | None:
+        """The next frame, or None at the end (clean or torn)."""
+        offset = self.pos
+        if offset >= self.size:
+            return None
+        self.f.seek(offset)
+        head = self.f.read(_FRAME.size)
+        kind = head[:1]
+        if kind not in KIND_NAMES:
+            raise self.damaged(offset, "a record there is of no known kind")
+        if len(head) < _FRAME.size:
+            length = struct.unpack(">I", head[1:5])[0] if len(head) >= 5 else None
+            if length is not None and not 0 < length <= MAX_RECORD:
+                raise self.damaged(offset, "a record there has an impossible length")
+            self._torn_or_damaged(kind, offset, None)
+            return None
+        _, length, crc = _FRAME.unpack(head)
+        if not 0 < length <= MAX_RECORD:
+            raise self.damaged(offset, "a record there has an impossible length")
+        end = offset + _FRAME.size + length
+        if end > self.size:
+            self._torn_or_damaged(kind, offset, length)
+            return None
+        frame = Frame(kind, offset, length)
+        if want_body(kind):
+            data = self.f.read(length)
+            if len(data) != length:  # the file shrank under us
+                raise self.damaged(offset, "the file changed while it was read")
+            if zlib.crc32(data) != crc:
+                raise self.damaged(offset, "a record there fails its checksum")
+            try:
+                frame.body = decode_body(data)
+            except _Bad as exc:
+                raise self.damaged(offset, str(exc)) from None
+        self.pos = end
+        return frame
+
+
+def _open(path: PathLike) -> tuple[BinaryIO, str]:
+    path = Path(path)
+    name = path.name or str(path)
+    try:
+        f = open(path, "rb")  # read-only: a load never changes the file
+    except FileNotFoundError:
+        raise SaveError(f"{name} does not exist.") from None
+    except IsADirectoryError:
+        raise SaveError(f"{name} is a directory, not a save file.") from None
+    except OSError as exc:
+        raise SaveError(f"{name} cannot be read: {exc.strerror or exc}.") from None
+    return f, name
+
+
+def _read_header(reader: _Reader) -> Frame:
+    """Preamble and header record (validated), or SaveError."""
+    reader.read_preamble()
+    frame = reader.next()
+    if frame is None:
+        raise SaveError(f"{reader.name} is cut off before the end of its header.")
+    if frame.kind != HEADER:
+        raise reader.damaged(frame.offset, "the first record is not a header")
+    assert frame.body is not None
+    try:
+        check_header(frame.body)
+    except _Bad as exc:
+        raise reader.damaged(frame.offset, str(exc)) from None
+    return frame
+
+
+def _check_body(reader: _Reader, frame: Frame, players: int) -> None:
+    body = frame.body
+    assert body is not None
+    try:
+        if frame.kind == HEADER:
+            raise _Bad("there is a second header")
+        if frame.kind == MOVE:
+            check_move(body, players)
+        elif frame.kind == CHECKPOINT:
+            check_checkpoint(body)
+        elif frame.kind == RESULT:
+            check_result(body, players)
+    except _Bad as exc:
+        raise reader.damaged(frame.offset, str(exc)) from None
+
+
+# -- loading ------------------------------------------------------------------
+
+
+@dataclass
+class Loaded:
+    """A save read back: the match rebuilt from its events."""
+
+    match: Match
+    warnings: list[str]
+    path: Path
+    #: each move's "at" time, aligned with ``match.moves``
+    times: list[str | None] = field(default_factory=list)
+    #: byte offset where the good records end
+    end: int = 0
+    #: the file holds exactly the match (no torn tail, outcome recorded if over)
+    clean: bool = True
+
+
+def _resolve_game(game_id: str, games: Mapping[str, Game] | None) -> Game | None:
+    if games is not None:
+        return games.get(game_id)
+    from core.games import get_game
+
+    return get_game(game_id)
+
+
+def _title(game: Game) -> str:
+    return game.title or game.id
+
+
+def load(path: PathLike, games: Mapping[str, Game] | None = None) -> Loaded:
+    """Read, verify and replay a save.  Raises :class:`SaveError`."""
+    path = Path(path)
+    f, name = _open(path)
+    with f:
+        reader = _Reader(f, name)
+        head = _read_header(reader)
+        header = head.body
+        assert header is not None
+        game = _resolve_game(header["game"], games)
+        if game is None:
+            raise SaveError(f"{name} is a save of a game this version of Cabinet does not know ({header['game']!r}).")
+        title = _title(game)
+        if header["rules_version"] > game.rules_version:
+            raise SaveError(
+                f"{name} was made under a newer version of the rules of {title} "
+                f"(version {header['rules_version']}; this Cabinet plays version {game.rules_version})."
+            )
+        if header["rules_version"] != game.rules_version:
+            raise SaveError(
+                f"{name} was made under version {header['rules_version']} of the rules of {title}, "
+                f"which this Cabinet (version {game.rules_version}) cannot replay."
+            )
+        try:
+            match = Match(game, header)
+            config = match.config
+            game.make_config(config["players"], config["seats"], config["variants"])
+        except Exception as exc:
+            detail = str(exc).rstrip(".") or type(exc).__name__
+            raise reader.damaged(head.offset, f"the header describes a table {title} cannot set up ({detail})") from None
+        players = header["players"]
+
+        times: list[str | None] = []
+        result: dict[str, Any] | None = None
+        verified_move = 0  # the last move a checkpoint vouched for
+        while True:
+            frame = reader.next()
+            if frame is None:
+                break
+            _check_body(reader, frame, players)
+            body = frame.body
+            assert body is not None
+            if result is not None:
+                raise reader.damaged(frame.offset, "a record follows the end of the game")
+            if frame.kind == MOVE:
+                if not match.moves and body["seat"] is not None:
+                    raise reader.damaged(frame.offset, "the first move is not the setup")
+                index = len(match.moves)
+                try:
+                    match.replay_move(body["seat"], body["command"], body["events"])
+                except Exception:
+                    raise SaveError(
+                        f"{name} cannot be replayed: move {index} (at byte {frame.offset}) holds an event "
+                        f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
+                    ) from None
+                times.append(body.get("at"))
+            elif frame.kind == CHECKPOINT:
+                if not match.moves or body["n"] != len(match.events):
+                    raise reader.damaged(frame.offset, "a checkpoint there is out of place")
+                index = len(match.moves) - 1
+                try:
+                    mine = engine.digest(game.canonical(match.state))
+                except Exception:
+                    mine = None
+                if mine != body["digest"]:
+                    where = f"at move {index}" if verified_move + 1 >= index else f"between moves {verified_move + 1} and {index}"
+                    raise SaveError(
+                        f"{name} diverges from the rules of this version {where}: "
+                        f"the replayed position no longer matches the one saved after event {body['n']}."
+                    )
+                verified_move = index
+            elif frame.kind == RESULT:
+                if not match.moves:
+                    raise reader.damaged(frame.offset, "a result comes before the game was set up")
+                try:
+                    replayed = match.outcome
+                except Exception:
+                    replayed = None
+                recorded = {k: body.get(k, []) for k in ("winners", "reason", "scores")}
+                if replayed is None or replayed.to_plain() != recorded:
+                    raise SaveError(
+                        f"{name} diverges from the rules of this version at move {len(match.moves) - 1}: "
+                        f"the replayed result differs from the one saved."
+                    )
+                result = body
+
+        if not match.moves:
+            raise SaveError(f"{name} is cut off before the game was set up.")
+        warnings = []
+        if reader.torn is not None:
+            warnings.append(reader.torn.warning(name))
+        end = reader.torn.offset if reader.torn is not None else reader.size
+        try:
+            finished = match.outcome is not None
+        except Exception:
+            finished = False
+        clean = reader.torn is None and (result is not None) == finished
+        return Loaded(match=match, warnings=warnings, path=path, times=times, end=end, clean=clean)
+
+
+# -- reading without replaying -------------------------------------------------
+
+
+@dataclass
+class Scan:
+    """What a listing needs, read without decoding or replaying events."""
+
+    header: dict[str, Any]
+    moves: int  # move records, the setup included
+    result: dict[str, Any] | None
+    last_at: str | None
+    torn: Torn | None
+
+
+def scan(path: PathLike) -> Scan:
+    """Header, move count, outcome and last move time; bodies of the other
+    records are skipped (seeked over, not read).  Raises :class:`SaveError`."""
+    f, name = _open(path)
+    with f:
+        reader = _Reader(f, name)
+        head = _read_header(reader)
+        header = head.body
+        assert header is not None
+        players = header["players"]
+        moves = 0
+        last_move: Frame | None = None
+        result: Frame | None = None
+        while True:
+            frame = reader.next(want_body=lambda kind: kind == RESULT)
+            if frame is None:
+                break
+            if result is not None:
+                raise reader.damaged(frame.offset, "a record follows the end of the game")
+            if frame.kind == HEADER:
+                raise reader.damaged(frame.offset, "there is a second header")
+            if frame.kind == MOVE:
+                moves += 1
+                last_move = frame
+            elif frame.kind == RESULT:
+                _check_body(reader, frame, players)
+                result = frame
+        if moves == 0:
+            raise SaveError(f"{name} is cut off before the game was set up.")
+        last_at = None
+        if last_move is not None:
+            torn = reader.torn
+            reader.pos = last_move.offset
+            frame = reader.next()
+            assert frame is not None and frame.body is not None
+            _check_body(reader, frame, players)
+            last_at = frame.body.get("at")
+            reader.torn = torn
+        return Scan(
+            header=header,
+            moves=moves,
+            result=result.body if result is not None else None,
+            last_at=last_at,
+            torn=reader.torn,
+        )
+
+
+def read_records(path: PathLike) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """Every record as (kind name, body), verified but not replayed, and warnings."""
+    f, name = _open(path)
+    with f:
+        reader = _Reader(f, name)
+        head = _read_header(reader)
+        assert head.body is not None
+        players = head.body["players"]
+        records: list[tuple[str, dict[str, Any]]] = [("header", head.body)]
+        while True:
+            frame = reader.next()
+            if frame is None:
+                break
+            _check_body(reader, frame, players)
+            assert frame.body is not None
+            records.append((KIND_NAMES[frame.kind], frame.body))
+        warnings = [reader.torn.warning(name)] if reader.torn is not None else []
+        return records, warnings
+
+
+# -- summaries and exports -----------------------------------------------------
+
+
+def _seat_label(seat: dict[str, Any]) -> str:
+    kind = seat.get("kind") or "human"
+    if kind == "bot" and seat.get("level"):
+        return f"{seat.get('name')} (bot, {seat['level']})"
+    return f"{seat.get('name')} ({kind})"
+
+
+def _winners_text(header: dict[str, Any], winners: list[int]) -> str:
+    names = [str(header["seats"][w].get("name")) for w in winners if 0 <= w < len(header["seats"])]
+    if not names:
+        return "no winner"
+    return "won by " + " and ".join(names)
+
+
+def verify(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
+    """One line: game, seats, moves, finished or in progress.  Raises SaveError."""
+    loaded = load(path, games)
+    match = loaded.match
+    header = match.header
+    seats = ", ".join(_seat_label(s) for s in header["seats"])
+    moves = len(match.moves) - 1
+    outcome = match.outcome
+    state = "in progress" if outcome is None else f"finished, {_winners_text(header, list(outcome.winners))}"
+    line = f"{_title(match.game)}: {seats}; {moves} move{'s' if moves != 1 else ''}, {len(match.events)} events; {state}."
+    for w in loaded.warnings:
+        line += " Warning: " + w
+    return line
+
+
+def export_text(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
+    """A readable log: header summary, then one numbered line per event."""
+    loaded = load(path, games)
+    match = loaded.match
+    game = match.game
+    header = match.header
+    lines = [
+        f"Cabinet save {loaded.path.name}",
+        f"Game: {_title(game)} (rules version {header['rules_version']})",
+        "Seats: " + ", ".join(f"{i + 1}. {_seat_label(s)}" for i, s in enumerate(header["seats"])),
+    ]
+    if header["variants"]:
+        lines.append("Variants: " + ", ".join(f"{k}={v}" for k, v in sorted(header["variants"].items())))
+    lines.append(f"Seed: {header['seed']}; created {header['created']}")
+    outcome = match.outcome
+    if outcome is None:
+        lines.append(f"In progress after {len(match.moves) - 1} moves")
+    else:
+        lines.append(f"Finished: {_winners_text(header, list(outcome.winners))} ({outcome.reason})")
+    lines.extend(loaded.warnings)
+    lines.append("")
+    width = len(str(len(match.events)))
+    for i, event in enumerate(match.events, 1):
+        try:
+            text = str(game.describe(event, engine.ALL))
+        except Exception:
+            text = str(event.get("t", "?"))
+        lines.append(f"{i:>{width}}. {text}")
+    return "\n".join(lines) + "\n"
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, bytes):
+        return value.hex()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def export_json(path: PathLike) -> str:
+    """The records as JSON: {"format", "version", "records": [{"kind", "body"}], "warnings"}."""
+    records, warnings = read_records(path)
+    doc = {
+        "format": "cabinet-save",
+        "version": FORMAT_VERSION,
+        "records": [{"kind": kind, "body": body} for kind, body in records],
+        "warnings": warnings,
+    }
+    return json.dumps(doc, ensure_ascii=False, indent=1, default=_json_default) + "\n"
