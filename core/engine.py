@@ -73,6 +73,11 @@ class SeatOption:
     choices: tuple[str, ...]
     #: may two seats pick the same choice?
     unique: bool = True
+    #: how each choice is written for players (defaults to the choice itself)
+    labels: tuple[str, ...] = ()
+
+    def label_of(self, choice: str) -> str:
+        return self.labels[self.choices.index(choice)] if self.labels and choice in self.choices else choice
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,251 @@
+"""L'Agent Jean!: the plan pile, the turn's cards, the agents, your hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.events import Click
+from textual.widget import Widget
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.engine import Command
+from core.games.agent_jean import cards
+from tui.widgets import Board
+
+COLOUR_STYLE = {"purple": "bold magenta", "blue": "bold dodger_blue1", "green": "bold green3", "yellow": "bold yellow"}
+AGENT_NAMES = {"jean": "Jean", "bulle": "Bulle", "wxt": "WXT", "henry": "Henry B. Belton", "martha": "Martha"}
+
+
+def card_text(card: str, value: int | None = None) -> Text:
+    """'G8' in green; a changed value shows as 'G8=107'."""
+    label = cards.card_label(card)
+    if value is not None and value != cards.value(card):
+        label += f"={value}"
+    return Text(label, style=COLOUR_STYLE.get(cards.colour(card), ""))
+
+
+def pile_card_text(card: str | None) -> Text:
+    if card is None:
+        return Text("(the pile is empty)", style="dim")
+    if card.startswith("power:"):
+        agent = card.split(":", 1)[1]
+        info = cards.power_info(agent)
+        return Text.assemble(("Power ", "bold"), (info["name"], "bold cyan"), f": {info['text']}")
+    info = cards.plan_info(card)
+    head = Text.assemble(("Plan ", "bold"), (info["name"], "bold"), f" ({info['value']} pts)")
+    if info.get("text"):
+        head.append(f"\nAccomplice: {info['text']}", style="italic")
+    return head
+
+
+def command_label(command: Command, view: dict[str, Any]) -> str:
+    """A choice's words; the core decided it is legal, the screen only names it."""
+    names = [p["name"] for p in view["players"]]
+    kind = command.get("t")
+    seat = command.get("seat")
+    if kind == "ChooseLeader" and isinstance(seat, int):
+        return f"{names[seat]} leads this turn"
+    if kind == "Sabotage" and isinstance(seat, int):
+        played = next((t for t in view["table"] if t["seat"] == seat), None)
+        card = f" {cards.card_label(played['card'])}" if played else ""
+        return f"Subtract 99 from {names[seat]}'s{card}"
+    words = [str(kind)]
+    for key, value in command.items():
+        if key == "t":
+            continue
+        if key == "seat" and isinstance(value, int):
+            value = names[value]
+        elif isinstance(value, bool):
+            value = "yes" if value else "no"
+        words.append(f"{key}: {value}")
+    return " · ".join(words)
+
+
+class HandRow(Widget, can_focus=True):
+    """Your hand as cards: ←/→ choose, Enter plays, or the card's number."""
+
+    BINDINGS = [
+        Binding("left", "move(-1)", "◀", show=False),
+        Binding("right", "move(1)", "▶", show=False),
+        Binding("enter,space", "play", "Play card"),
+    ] + [Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.hand: list[str] = []
+        self.playable: set[str] = set()
+        self.cursor = 0
+        self.can_play = False
+        self.border_title = "Your hand"
+
+    def set_hand(self, hand: list[str], playable: set[str], can_play: bool) -> None:
+        self.hand, self.playable, self.can_play = hand, playable, can_play
+        self.cursor = min(self.cursor, max(0, len(hand) - 1))
+        self.refresh()
+
+    def render(self) -> Text:
+        if not self.hand:
+            return Text("(no cards in hand)", style="dim")
+        text = Text()
+        for i, card in enumerate(self.hand):
+            label = card_text(card)
+            label.pad_left(1)
+            label.pad_right(1)
+            if i == self.cursor and self.has_focus and self.can_play:
+                label.stylize("reverse")
+            if self.can_play and card not in self.playable:
+                label.stylize("dim")
+            text.append(f"{i + 1}:" if i < 9 else "  ", style="dim")
+            text.append_text(label)
+            text.append(" ")
+        return text
+
+    def action_move(self, step: int) -> None:
+        if self.hand:
+            self.cursor = (self.cursor + step) % len(self.hand)
+            self.refresh()
+
+    def action_pick(self, index: int) -> None:
+        if index < len(self.hand):
+            self.cursor = index
+            self.action_play()
+
+    def action_play(self) -> None:
+        if not self.can_play or not self.hand:
+            return
+        self.post_message(Board.Chosen({"t": "PlayCard", "card": self.hand[self.cursor]}))
+
+    def on_click(self, event: Click) -> None:
+        # Each card takes "n:" + " XX " + " ": find which one was clicked.
+        x = 0
+        for i, card in enumerate(self.hand):
+            width = 2 + len(cards.card_label(card)) + 3
+            if x <= event.x < x + width:
+                self.cursor = i
+                self.refresh()
+                return
+            x += width
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+
+class AgentJeanBoard(Board):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.view: dict[str, Any] | None = None
+        self.choices: list[Command] = []
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static("", id="aj-round")
+            yield Static("", id="aj-plan")
+            yield Static("", id="aj-table")
+            yield Static("", id="aj-players")
+            yield HandRow(id="aj-hand")
+            yield Static("", id="aj-hands")
+            yield OptionList(id="aj-choices")
+
+    def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+        self.view = view
+        players = view["players"]
+        names = [p["name"] for p in players]
+        seat = view.get("seat")
+
+        lead = names[view["leader"]] if isinstance(view.get("leader"), int) else "?"
+        round_line = Text.assemble(
+            ("Round ", "dim"), (str(view["round"]), "bold"),
+            ("  Turn ", "dim"), (f"{view['turn']}/12", "bold"),
+            ("  Lead ", "dim"), (lead, "bold"),
+            ("  Plan pile ", "dim"), (str(view["plan_count"]), "bold"),
+        )
+        self.query_one("#aj-round", Static).update(round_line)
+
+        plan = pile_card_text(view.get("plan_top"))
+        for effect in view.get("effects", []):
+            plan.append(f"\n» {effect}", style="cyan")
+        self.query_one("#aj-plan", Static).update(plan)
+
+        table = Text()
+        if view["table"]:
+            for i, played in enumerate(view["table"]):
+                if i:
+                    table.append("  → ", style="dim")
+                table.append(names[played["seat"]] + " ")
+                table.append_text(card_text(played["card"], played.get("value")))
+        else:
+            table.append("No card played yet this turn.", style="dim")
+        waiting = [names[s] for s in view.get("active", [])]
+        if waiting and view.get("phase") != "over":
+            table.append(f"\nTo act: {', '.join(waiting)}", style="italic")
+        self.query_one("#aj-table", Static).update(table)
+
+        grid = Table.grid(padding=(0, 1))
+        for column in ("", "Agent", "Hand", "Res", "Won", "G", "Y", "Pts", "Medals"):
+            grid.add_column(column)
+        grid.add_row(*(Text(c, style="dim") for c in ("", "Agent", "Hand", "Res", "Won", "G", "Y", "Pts", "Medals")))
+        active = set(view.get("active", []))
+        for i, p in enumerate(players):
+            marker = "▶" if i in active else ("●" if i == seat else " ")
+            name = Text(p["name"], style="bold" if i == seat else "")
+            points = "?" if p.get("points") is None else str(p["points"])
+            grid.add_row(
+                Text(marker, style="bold yellow"),
+                Text.assemble(name, (f" {AGENT_NAMES.get(p['agent'], p['agent'])}", "dim")),
+                str(p["hand"]), str(p["reserve"]), str(p["won"]),
+                Text(str(p["greens"]), style="green3"), Text(str(p["yellows"]), style="yellow"),
+                points, "★" * p["medals"] or "-",
+            )
+        self.query_one("#aj-players", Static).update(grid)
+
+        hand_row = self.query_one(HandRow)
+        hand = view.get("hand") or []
+        plays = [c for c in (legal or []) if c.get("t") == "PlayCard"]
+        hand_row.set_hand(list(hand), {c["card"] for c in plays}, bool(plays))
+        hand_row.can_focus = bool(plays)
+        hand_row.display = isinstance(seat, int)
+
+        # Everything revealed (replays): every hand and reserve, one line each.
+        hands = Text()
+        for p in players:
+            if "hand_cards" in p:
+                if hands:
+                    hands.append("\n")
+                hands.append(f"{p['name']}: ", style="bold")
+                for card in p["hand_cards"]:
+                    hands.append_text(card_text(card))
+                    hands.append(" ")
+                if p.get("reserve_cards"):
+                    hands.append(f"| reserve {len(p['reserve_cards'])}", style="dim")
+        all_hands = self.query_one("#aj-hands", Static)
+        all_hands.update(hands)
+        all_hands.display = bool(hands)
+
+        self.choices = [c for c in (legal or []) if c.get("t") != "PlayCard"]
+        options = self.query_one("#aj-choices", OptionList)
+        options.clear_options()
+        options.add_options([Option(command_label(c, view)) for c in self.choices])
+        options.display = bool(self.choices)
+        focused = self.screen.focused
+        browsing_history = focused is not None and focused.id == "history"
+        if self.choices and not browsing_history:
+            options.focus()
+            options.highlighted = 0
+        elif plays and not browsing_history and not hand_row.has_focus:
+            hand_row.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id != "aj-choices":
+            return
+        event.stop()
+        if event.option_index < len(self.choices):
+            self.post_message(Board.Chosen(self.choices[event.option_index]))

@@ -1,0 +1,62 @@
+"""The main menu: New game, Continue, Load, Replay, Rules, Quit."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Center, Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.games import all_games
+
+TITLE_ART = "C A B I N E T"
+
+
+class MainMenu(Screen):
+    BINDINGS = [("q", "app.quit", "Quit")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="menu-box"):
+            yield Static(TITLE_ART, id="menu-title")
+            yield Static("Games of politics and intrigue", id="menu-subtitle")
+            with Center():
+                yield OptionList(
+                    Option("New game", id="new"),
+                    Option("Continue", id="continue"),
+                    Option("Load a game", id="load"),
+                    Option("Replay a game", id="replay"),
+                    Option("Rules", id="rules"),
+                    Option("Quit", id="quit"),
+                    id="menu-options",
+                )
+            games = ", ".join(g.title for g in all_games().values()) or "no games installed"
+            yield Static(games, id="menu-games")
+        yield Footer()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        choice = event.option.id
+        if choice == "new":
+            from screens.new_game import NewGameScreen
+
+            self.app.push_screen(NewGameScreen())
+        elif choice == "continue":
+            self.continue_latest()
+        elif choice in ("load", "replay"):
+            from screens.save_list import SaveListScreen
+
+            self.app.push_screen(SaveListScreen(mode=choice))
+        elif choice == "rules":
+            self.app.open_rules()
+        elif choice == "quit":
+            self.app.exit(0)
+
+    def continue_latest(self) -> None:
+        from saves import latest_unfinished
+        from screens.save_list import open_save
+
+        info = latest_unfinished(self.app.save_dir)
+        if info is None:
+            self.notify("There is no unfinished game to continue.")
+            return
+        open_save(self.app, info.path, replay=False)

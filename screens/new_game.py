@@ -1,0 +1,132 @@
+"""The new-game dialog: game, seats (human or bot, name, options), seed, variants."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Label, Select, Static
+
+from core.engine import ConfigError, Game
+from core.games import all_games
+from tui.session import new_match, start_save
+
+DEFAULT_NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa"]
+
+
+def who_choices(game: Game) -> list[tuple[str, str]]:
+    return [("Human", "human")] + [(f"Bot: {level}", f"bot:{level}") for level in game.bot_levels]
+
+
+class NewGameScreen(Screen):
+    BINDINGS = [
+        ("escape", "app.pop_screen", "Back"),
+        ("ctrl+s", "start", "Start"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.games = all_games()
+        self.game: Game = next(iter(self.games.values()))
+        self.players = self.game.min_players
+
+    def player_choices(self) -> list[tuple[str, int]]:
+        return [(str(n), n) for n in range(self.game.min_players, self.game.max_players + 1)]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="newgame"):
+            yield Static("New game", classes="title")
+            with Horizontal(classes="field"):
+                yield Label("Game", classes="label")
+                yield Select([(g.title, gid) for gid, g in self.games.items()], value=self.game.id, allow_blank=False, compact=True, id="game")
+            with Horizontal(classes="field"):
+                yield Label("Players", classes="label")
+                yield Select(self.player_choices(), value=self.players, allow_blank=False, compact=True, id="players")
+            yield Vertical(id="seats")
+            yield Vertical(id="variants")
+            with Horizontal(classes="field"):
+                yield Label("Seed", classes="label")
+                yield Input(placeholder="random", id="seed", type="integer", compact=True)
+            yield Button("Start  (ctrl+s)", id="start", variant="primary", compact=True)
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        await self.rebuild(players_too=True)
+        self.query_one("#game", Select).focus()
+
+    async def rebuild(self, players_too: bool = False) -> None:
+        game = self.game
+        if players_too:
+            players = self.query_one("#players", Select)
+            players.set_options(self.player_choices())
+            self.players = max(game.min_players, min(self.players, game.max_players))
+            players.value = self.players
+            variants = self.query_one("#variants", Vertical)
+            await variants.remove_children()
+            for v in game.variants:
+                await variants.mount(
+                    Horizontal(
+                        Label(v.label, classes="label variant"),
+                        Select([(c, c) for c in v.choices], value=v.default, allow_blank=False, compact=True, id=f"variant-{v.key}"),
+                        classes="field",
+                    )
+                )
+        seats = self.query_one("#seats", Vertical)
+        await seats.remove_children()
+        for i in range(self.players):
+            row = [
+                Label(f"Seat {i + 1}", classes="label"),
+                Input(DEFAULT_NAMES[i % len(DEFAULT_NAMES)], id=f"name-{i}", classes="name", compact=True),
+                Select(
+                    who_choices(game),
+                    value="human" if i == 0 else f"bot:{game.bot_levels[-1]}",
+                    allow_blank=False, compact=True, id=f"who-{i}", classes="who",
+                ),
+            ]
+            for opt in game.seat_options:
+                default = opt.choices[i % len(opt.choices)]
+                row.append(
+                    Select(
+                        [(opt.label_of(c), c) for c in opt.choices],
+                        value=default, allow_blank=False, compact=True, id=f"opt-{opt.key}-{i}", classes="opt",
+                    )
+                )
+            await seats.mount(Horizontal(*row, classes="field seat"))
+
+    async def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "game" and event.value != self.game.id:
+            self.game = self.games[str(event.value)]
+            await self.rebuild(players_too=True)
+        elif event.select.id == "players" and event.value != self.players and isinstance(event.value, int):
+            self.players = event.value
+            await self.rebuild()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "start":
+            self.action_start()
+
+    def action_start(self) -> None:
+        game = self.game
+        seats, controllers = [], []
+        for i in range(self.players):
+            seat = {"name": self.query_one(f"#name-{i}", Input).value.strip() or f"Player {i + 1}"}
+            for opt in game.seat_options:
+                seat[opt.key] = self.query_one(f"#opt-{opt.key}-{i}", Select).value
+            seats.append(seat)
+            who = str(self.query_one(f"#who-{i}", Select).value)
+            controllers.append({"kind": "bot", "level": who[4:]} if who.startswith("bot:") else {"kind": "human"})
+        variants = {v.key: str(self.query_one(f"#variant-{v.key}", Select).value) for v in game.variants}
+        seed_text = self.query_one("#seed", Input).value.strip()
+        try:
+            seed = int(seed_text) if seed_text else None
+        except ValueError:
+            self.notify("The seed must be a whole number.", severity="error")
+            return
+        try:
+            match = new_match(game, self.players, seats, controllers, seed=seed, variants=variants)
+        except ConfigError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        writer = start_save(self.app.save_dir, match)
+        self.app.pop_screen()
+        self.app.open_game(writer)

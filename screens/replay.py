@@ -1,0 +1,204 @@
+"""Replay: step through a saved game move by move, as one seat saw it or all revealed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, Static
+
+from core.engine import ALL, Match, Viewer
+from screens.boards import board_for
+from screens.play import history_lines, outcome_text, seat_name
+from tui.widgets import Board, HistoryPanel
+
+SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
+
+
+class GoTo(ModalScreen[int | None]):
+    """Ask for a move number."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, last: int) -> None:
+        super().__init__()
+        self.last = last
+
+    def compose(self) -> ComposeResult:
+        yield Input(placeholder=f"Go to move (0 to {self.last})", type="integer", id="goto")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        try:
+            self.dismiss(int(event.value))
+        except ValueError:
+            self.dismiss(None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ReplayScreen(Screen):
+    BINDINGS = [
+        Binding("left", "step(-1)", "Back", priority=True),
+        Binding("right", "step(1)", "Forward", priority=True),
+        Binding("home", "jump('start')", "Start", show=False, priority=True),
+        Binding("end", "jump('end')", "End", show=False, priority=True),
+        Binding("left_square_bracket", "turn(-1)", "[ Turn", key_display="["),
+        Binding("right_square_bracket", "turn(1)", "Turn ]", key_display="]"),
+        Binding("left_curly_bracket", "round(-1)", "{ Round", key_display="{"),
+        Binding("right_curly_bracket", "round(1)", "Round }", key_display="}"),
+        Binding("g", "goto", "Go to"),
+        Binding("space", "autoplay", "Autoplay"),
+        Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
+        Binding("minus", "speed(-1)", "Slower", show=False),
+        Binding("v", "viewpoint", "Viewpoint"),
+        Binding("p", "play_on", "Play on"),
+        Binding("escape,q", "leave", "Leave"),
+    ]
+
+    def __init__(self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False) -> None:
+        super().__init__()
+        self.match = match
+        self.path = path
+        #: the first position worth showing: right after the setup
+        self.first = match.moves[0].end if match.moves else 0
+        self.last = len(match.events)
+        self.position = self.last if at is None else max(self.first, min(at, self.last))
+        humans = match.humans()
+        #: a game still in play, replayed by one of its players, stays seen through their eyes
+        self.locked = locked
+        if viewer is None:
+            viewer = ALL if (match.outcome is not None or not humans) else humans[0]
+        self.viewer: Viewer = viewer
+        self.speed = 1
+        self.timer = None
+        self.marks = [(i + 1, match.game.mark(ev)) for i, ev in enumerate(match.events) if match.game.mark(ev)]
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        with Horizontal(id="main"):
+            yield board_for(self.match.game.id)
+            yield HistoryPanel(id="history")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer))
+        self.show()
+
+    # -- drawing ----------------------------------------------------------------
+
+    def show(self) -> None:
+        match = self.match
+        state = match.state_at(self.position)
+        self.query_one(Board).show(match.game.view(state, self.viewer), None)
+        eyes = "everything revealed" if self.viewer == ALL else f"as {seat_name(match, self.viewer)} saw it"
+        auto = f" · autoplay {SPEEDS[self.speed]}s" if self.timer else ""
+        end = ""
+        if self.position == self.last and match.outcome is not None:
+            end = " · " + outcome_text(match)
+        self.query_one("#status", Static).update(
+            f"Replay · {match.game.title} · move {self.position}/{self.last} · {eyes}{auto}{end}"
+        )
+        history = self.query_one(HistoryPanel)
+        if not history.has_focus:
+            index = self.line_for(self.position)
+            if index is not None:
+                history.highlighted = index
+                history.scroll_to_highlight()
+
+    def line_for(self, position: int) -> int | None:
+        lines = self.query_one(HistoryPanel).event_index
+        best = None
+        for i, n in enumerate(lines):
+            if n <= position:
+                best = i
+            else:
+                break
+        return best
+
+    def go(self, position: int) -> None:
+        self.position = max(self.first, min(position, self.last))
+        self.show()
+
+    # -- actions ----------------------------------------------------------------
+
+    def action_step(self, step: int) -> None:
+        self.go(self.position + step)
+
+    def action_jump(self, where: str) -> None:
+        self.go(self.first if where == "start" else self.last)
+
+    def _jump_mark(self, direction: int, kinds: tuple[str, ...]) -> None:
+        points = [n for n, mark in self.marks if mark in kinds]
+        if direction > 0:
+            target = next((n for n in points if n > self.position), self.last)
+        else:
+            target = next((n for n in reversed(points) if n < self.position), self.first)
+        self.go(target)
+
+    def action_turn(self, direction: int) -> None:
+        self._jump_mark(direction, ("turn", "round"))
+
+    def action_round(self, direction: int) -> None:
+        self._jump_mark(direction, ("round",))
+
+    def action_goto(self) -> None:
+        def chosen(n: int | None) -> None:
+            if n is not None:
+                self.go(n)
+
+        self.app.push_screen(GoTo(self.last), chosen)
+
+    def action_autoplay(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = None
+        else:
+            if self.position >= self.last:
+                self.position = self.first
+            self.timer = self.set_interval(SPEEDS[self.speed], self.autostep)
+        self.show()
+
+    def autostep(self) -> None:
+        if self.position >= self.last:
+            self.action_autoplay()
+            return
+        self.go(self.position + 1)
+
+    def action_speed(self, change: int) -> None:
+        self.speed = max(0, min(len(SPEEDS) - 1, self.speed + change))
+        if self.timer is not None:
+            self.timer.stop()
+            self.timer = self.set_interval(SPEEDS[self.speed], self.autostep)
+        self.show()
+
+    def action_viewpoint(self) -> None:
+        if self.locked:
+            self.notify("While the game is in play you see it only through your own eyes.")
+            return
+        order: list[Viewer] = [*range(self.match.header["players"]), ALL]
+        self.viewer = order[(order.index(self.viewer) + 1) % len(order)] if self.viewer in order else ALL
+        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer))
+        self.show()
+
+    def action_play_on(self) -> None:
+        from tui.session import fork, start_save
+
+        match = fork(self.match, self.position, parent=self.path.name)
+        writer = start_save(self.app.save_dir, match)
+        self.notify(f"A new game goes on from move {len(match.events)}: {writer.path.name}")
+        self.app.pop_screen()
+        self.app.open_game(writer)
+
+    def action_leave(self) -> None:
+        if self.timer is not None:
+            self.timer.stop()
+        self.app.pop_screen()
+
+    def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
+        if message.n is not None:
+            self.go(message.n)

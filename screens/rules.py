@@ -1,0 +1,51 @@
+"""The rules screen: each game's rules as Cabinet implements them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import Footer, MarkdownViewer, Tab, Tabs
+
+from core.games import all_games
+
+#: docs/rules/<id>.md: the same text the repository documents.
+RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+
+
+def rules_text(game_id: str) -> str:
+    path = RULES_DIR / f"{game_id}.md"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return f"# {game_id}\n\nThe rules text is missing from this installation ({path})."
+
+
+class RulesScreen(Screen):
+    BINDINGS = [("escape", "app.pop_screen", "Back"), ("q", "app.pop_screen", "Back")]
+
+    def __init__(self, game_id: str | None = None) -> None:
+        super().__init__()
+        games = all_games()
+        self.game_id = game_id if game_id in games else next(iter(games), None)
+
+    def compose(self) -> ComposeResult:
+        games = all_games()
+        yield Tabs(*(Tab(g.title, id=f"rules-{gid}") for gid, g in games.items()), id="rules-tabs")
+        yield MarkdownViewer(rules_text(self.game_id) if self.game_id else "No games.", show_table_of_contents=False, id="rules-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.game_id:
+            self.query_one(Tabs).active = f"rules-{self.game_id}"
+        self.query_one(MarkdownViewer).focus()
+
+    async def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+        if event.tab is None or event.tab.id is None:
+            return
+        game_id = event.tab.id.removeprefix("rules-")
+        self.game_id = game_id
+        viewer = self.query_one(MarkdownViewer)
+        await viewer.document.update(rules_text(game_id))
+        viewer.scroll_home(animate=False)

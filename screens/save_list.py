@@ -1,0 +1,85 @@
+"""The load and replay lists: every save, newest first, read without replaying."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+
+def when(iso: str | None) -> str:
+    """'2026-12-02 17:15' from an ISO time."""
+    if not iso:
+        return "?"
+    return iso.replace("T", " ")[:16]
+
+
+def open_save(app: App, path: Path, replay: bool) -> bool:
+    """Load a save into the game or the replay screen; a damaged one is one sentence."""
+    from saves import SaveError, SaveWriter, load
+
+    try:
+        loaded = load(path)
+    except SaveError as exc:
+        app.notify(str(exc), severity="error", timeout=10)
+        return False
+    for warning in loaded.warnings:
+        app.notify(warning, severity="warning", timeout=8)
+    if replay:
+        app.open_replay(loaded.match, path)
+    else:
+        app.open_game(SaveWriter.resume(loaded))
+    return True
+
+
+class SaveListScreen(Screen):
+    BINDINGS = [("escape", "app.pop_screen", "Back")]
+
+    def __init__(self, mode: str = "load") -> None:
+        super().__init__()
+        self.mode = mode
+        self.paths: dict[str, Path] = {}
+
+    def compose(self) -> ComposeResult:
+        title = "Load a game" if self.mode == "load" else "Replay a game"
+        yield Static(f"{title}   (Enter opens; * marks a bot)", classes="title")
+        yield DataTable(id="saves", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="saves-empty")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_list()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_list()
+
+    def refresh_list(self) -> None:
+        from saves import list_saves
+
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_columns("Game", "Seats", "Started", "Last played", "Moves", "State")
+        self.paths.clear()
+        infos = list_saves(self.app.save_dir)
+        for info in infos:
+            if info.error:
+                row = (info.path.name, "", "", "", "", "damaged")
+            else:
+                seats = ", ".join(s["name"] + ("*" if s.get("kind") == "bot" else "") for s in info.seats)
+                state = "finished" if info.finished else "in play"
+                row = (info.title, seats, when(info.started), when(info.last_played), str(info.moves), state)
+            key = str(info.path)
+            self.paths[key] = info.path
+            table.add_row(*row, key=key)
+        self.query_one("#saves-empty", Static).update(
+            "" if infos else f"No saves yet in {self.app.save_dir}."
+        )
+        if infos:
+            table.focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        path = self.paths.get(str(event.row_key.value))
+        if path is not None:
+            open_save(self.app, path, replay=self.mode == "replay")

@@ -1,0 +1,284 @@
+"""The screens, driven by key presses as a player would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.engine import ALL
+from core.bots import bots_for, play_out
+from saves import load
+from screens.agent_jean import AgentJeanBoard, HandRow
+from screens.menu import MainMenu
+from screens.new_game import NewGameScreen
+from screens.play import PlayScreen
+from screens.replay import ReplayScreen
+from tests.tui_helpers import NAMES, agent_jean_match, play_app, run_async, settle
+from tui.app import CabinetApp
+from tui.session import start_save
+from tui.widgets import Curtain, GameOver
+
+
+def play_screen(app: CabinetApp) -> PlayScreen:
+    return next(s for s in app.screen_stack if isinstance(s, PlayScreen))
+
+
+async def human_turn(pilot) -> None:
+    """Play the first legal thing the board offers: a choice, else card 1."""
+    board = pilot.app.screen.query_one(AgentJeanBoard)
+    if board.choices:
+        await pilot.press("enter")
+    else:
+        await pilot.press("1")
+
+
+# -- whole games ---------------------------------------------------------------
+
+
+@run_async
+async def test_a_whole_game_against_a_bot_through_key_presses(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = play_screen(app)
+        match = screen.match
+        for _ in range(3000):
+            await settle(pilot)
+            if match.outcome is not None:
+                break
+            if 0 in match.active() and isinstance(app.screen, PlayScreen):
+                before = len(match.events)
+                await human_turn(pilot)
+                await settle(pilot)
+                assert len(match.events) > before, "a key press of the player did nothing"
+        assert match.outcome is not None
+        assert isinstance(app.screen, GameOver)
+        # What was played is on disk, move by move.
+        saved = load(screen.path)
+        assert saved.match.events == match.events
+        assert saved.match.outcome == match.outcome
+        await pilot.press("m")
+        assert isinstance(app.screen, MainMenu)
+
+
+@run_async
+async def test_hot_seat_passes_the_terminal_behind_a_curtain(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=2, players=2, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, Curtain)
+        screen = play_screen(app)
+        match = screen.match
+        first = match.active()[0]
+        await pilot.press("enter")
+        assert isinstance(app.screen, PlayScreen)
+        assert screen.viewer == first
+        hand = app.screen.query_one(HandRow).hand
+        assert hand == match.game.view(match.state, first)["hand"]
+        await pilot.press("1")
+        await settle(pilot)
+        # The other player's turn: the table is hidden until they are ready.
+        assert isinstance(app.screen, Curtain)
+        assert str(NAMES[1 - first]) in app.screen.player
+        await pilot.press("enter")
+        assert screen.viewer == 1 - first
+        assert app.screen.query_one(HandRow).hand == match.game.view(match.state, 1 - first)["hand"]
+
+
+@run_async
+async def test_a_bad_command_is_explained_and_changes_nothing(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = play_screen(app)
+        before = list(screen.match.events)
+        # Not the player's card: the board would never offer it; the core refuses it.
+        foreign = next(c for c in screen.match.game.view(screen.match.state, ALL)["players"][1]["hand_cards"])
+        from tui.widgets import Board
+
+        screen.query_one(AgentJeanBoard).post_message(Board.Chosen({"t": "PlayCard", "card": foreign}))
+        await pilot.pause()
+        assert screen.match.events == before
+        assert any("hand" in n.message.lower() or "move" in n.message.lower() for n in app._notifications)
+
+
+@run_async
+async def test_take_back_a_move_before_the_bot_answers(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = play_screen(app)
+        match = screen.match
+        await settle(pilot)
+        while 0 not in match.active():
+            await settle(pilot)
+        hand = list(match.game.view(match.state, 0)["hand"])
+        moves = len(match.moves)
+        app.bot_delay = 30.0  # the bot waits: there is time to change one's mind
+        await pilot.press("1")
+        await pilot.pause()
+        if len(match.moves) == moves + 1 and 0 not in match.active():
+            await pilot.press("u")
+            await pilot.pause()
+            assert len(match.moves) == moves
+            assert match.game.view(match.state, 0)["hand"] == hand
+            assert len(load(screen.path).match.moves) == moves  # the save was cut back too
+        else:
+            pytest.fail("the position did not allow a take-back")
+
+
+@run_async
+async def test_browsing_history_does_not_change_the_game(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = play_screen(app)
+        match = screen.match
+        for _ in range(4):
+            await settle(pilot)
+            if 0 in match.active():
+                await human_turn(pilot)
+        await settle(pilot)
+        events = list(match.events)
+        await pilot.press("h", "home")
+        assert screen.browsing is not None and screen.browsing < len(events)
+        assert "Looking back" in str(screen.query_one("#status").render())
+        await pilot.press("escape")
+        assert screen.browsing is None
+        assert match.events == events
+
+
+# -- replay --------------------------------------------------------------------
+
+
+def finished_save(tmp_path: Path, seed: int = 3):
+    match = agent_jean_match(humans=0, players=3, seed=seed)
+    writer = start_save(tmp_path, match, durable=False)
+    play_out(match, bots_for(match))
+    return writer
+
+
+@run_async
+async def test_replay_steps_jumps_and_changes_eyes(tmp_path: Path) -> None:
+    writer = finished_save(tmp_path)
+    loaded = load(writer.path)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_replay(loaded.match, writer.path, at=0)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+        first = screen.position
+        await pilot.press("right", "right")
+        assert screen.position == first + 2
+        await pilot.press("left")
+        assert screen.position == first + 1
+        await pilot.press("end")
+        assert screen.position == len(loaded.match.events)
+        await pilot.press("home", "right_square_bracket")
+        turn = screen.position
+        assert loaded.match.game.mark(loaded.match.events[turn - 1]) in ("turn", "round")
+        await pilot.press("right_curly_bracket")
+        assert loaded.match.game.mark(loaded.match.events[screen.position - 1]) == "round" or screen.position == screen.last
+        assert screen.viewer == ALL
+        await pilot.press("v")
+        assert screen.viewer == 0
+        board = screen.query_one(AgentJeanBoard)
+        assert board.view["seat"] == 0 and board.view["hand"] is not None
+
+
+@run_async
+async def test_play_on_from_here_forks_a_new_save(tmp_path: Path) -> None:
+    writer = finished_save(tmp_path)
+    original = writer.path.read_bytes()
+    loaded = load(writer.path)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_replay(loaded.match, writer.path, at=40)
+        await pilot.pause()
+        await pilot.press("p")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        assert screen.path != writer.path
+        assert screen.match.events == loaded.match.events[: len(screen.match.events)]
+        assert len(screen.match.events) <= 40
+        assert screen.match.outcome is None
+    assert writer.path.read_bytes() == original
+
+
+# -- menus -------------------------------------------------------------------------
+
+
+@run_async
+async def test_new_game_dialog_starts_a_game(tmp_path: Path) -> None:
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # New game
+        await pilot.pause()
+        assert isinstance(app.screen, NewGameScreen)
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        screen = play_screen(app)
+        assert screen.match.header["players"] == 2
+        assert screen.match.is_bot(1) and not screen.match.is_bot(0)
+        assert list(tmp_path.glob("*.cab")) == [screen.path]
+
+
+@run_async
+async def test_continue_reopens_the_latest_unfinished_game(tmp_path: Path) -> None:
+    match = agent_jean_match(humans=1, players=2, seed=4)
+    writer = start_save(tmp_path, match)
+    writer.close()
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("down", "enter")  # Continue
+        await settle(pilot)
+        screen = play_screen(app)
+        assert screen.path == writer.path
+        assert screen.match.events[: len(match.events)] == match.events
+
+
+@run_async
+async def test_a_damaged_save_is_one_sentence_in_the_load_list(tmp_path: Path) -> None:
+    (tmp_path / "broken.cab").write_bytes(b"this is not a save")
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("down", "down", "enter")  # Load
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert any("broken.cab" in n.message for n in app._notifications)
+        assert (tmp_path / "broken.cab").read_bytes() == b"this is not a save"
+
+
+# -- snapshots -------------------------------------------------------------------
+
+
+def test_snapshot_main_menu(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=(80, 24))
+
+
+def test_snapshot_new_game(snap_compare, tmp_path: Path) -> None:
+    assert snap_compare(CabinetApp(save_dir=tmp_path), press=["enter", "_"], terminal_size=(80, 24))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_agent_jean_in_play(snap_compare, tmp_path: Path, size) -> None:
+    app = play_app(tmp_path, humans=1, players=3, seed=21)
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
+def test_snapshot_curtain(snap_compare, tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=2, players=2, seed=21)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
+def test_snapshot_replay(snap_compare, tmp_path: Path) -> None:
+    writer = finished_save(tmp_path, seed=9)
+    loaded = load(writer.path)
+    app = CabinetApp(save_dir=tmp_path)
+
+    async def open_it(pilot) -> None:
+        app.open_replay(loaded.match, writer.path, at=30)
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_it)

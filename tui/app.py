@@ -1,0 +1,90 @@
+"""The Textual application: screens are pushed on a menu that stays beneath."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from textual.app import App, SystemCommand
+from textual.screen import Screen
+
+from core.engine import Match
+from saves import SaveWriter
+
+
+@dataclass
+class Start:
+    """What the app opens on: the menu, a game, or a replay."""
+
+    mode: str = "menu"  # "menu" | "play" | "replay"
+    match: Match | None = None
+    path: Path | None = None
+    at: int | None = None
+    viewer: Any = None
+    writer: Any = None  # the SaveWriter of a game to play
+    warnings: list[str] = field(default_factory=list)
+
+
+class CabinetApp(App[int]):
+    TITLE = "Cabinet"
+    CSS_PATH = "cabinet.tcss"
+    ENABLE_COMMAND_PALETTE = True
+
+    def __init__(self, save_dir: Path, start: Start | None = None, bot_delay: float = 0.9) -> None:
+        super().__init__()
+        self.save_dir = save_dir
+        self.start = start or Start()
+        #: seconds a bot waits before moving, so a player can follow
+        self.bot_delay = bot_delay
+
+    def on_mount(self) -> None:
+        from screens.menu import MainMenu
+
+        self.push_screen(MainMenu())
+        start = self.start
+        if start.mode == "play" and start.writer is not None:
+            self.open_game(start.writer)
+        elif start.mode == "replay" and start.match is not None and start.path is not None:
+            self.open_replay(start.match, start.path, at=start.at, viewer=start.viewer)
+        for warning in start.warnings:
+            self.notify(warning, severity="warning", timeout=8)
+
+    # -- navigation used by every screen ------------------------------------
+
+    def open_game(self, writer: SaveWriter) -> None:
+        """Play the match ``writer`` keeps saved."""
+        from screens.play import PlayScreen
+
+        self.push_screen(PlayScreen(writer))
+
+    def open_replay(
+        self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False
+    ) -> None:
+        from screens.replay import ReplayScreen
+
+        self.push_screen(ReplayScreen(match, path, at=at, viewer=viewer, locked=locked))
+
+    def open_rules(self, game_id: str | None = None) -> None:
+        from screens.rules import RulesScreen
+
+        self.push_screen(RulesScreen(game_id))
+
+    def back_to_menu(self) -> None:
+        from screens.menu import MainMenu
+
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, MainMenu):
+            self.pop_screen()
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        game = getattr(screen, "match", None)
+        if game is not None and hasattr(screen, "action_where_saved"):
+            yield SystemCommand("Save", "Where this game is saved (every move is saved as it is played)", screen.action_where_saved)
+        if game is not None and hasattr(screen, "action_replay"):
+            yield SystemCommand("Replay", "Replay this game from the start", screen.action_replay)
+        yield SystemCommand(
+            "Rules", "The rules of the game", lambda: self.open_rules(game.game.id if game else None)
+        )
+        yield SystemCommand("Main menu", "Leave this screen for the main menu", self.back_to_menu)

@@ -1,0 +1,263 @@
+"""The ``cabinet`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from core.engine import ALL, ConfigError, derive_rng
+from core.games import all_games, get_game
+
+EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but every mistake is a usage line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def build_parser() -> Parser:
+    common = Parser(add_help=False)
+    common.add_argument("--save-dir", metavar="DIR", help="where saves are kept (also CABINET_SAVE_DIR)")
+
+    parser = Parser(prog="cabinet", description="Games of politics and intrigue, in the terminal.", epilog=EPILOG, parents=[common])
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
+
+    play = sub.add_parser("play", parents=[common], help="start a new game")
+    play.add_argument("game", help="game id: " + ", ".join(all_games()))
+    play.add_argument("--players", type=int, help="number of seats")
+    play.add_argument("--bots", metavar="SEATS", help="seats played by bots: 2,3 (1-based), all or none")
+    play.add_argument("--bot-level", metavar="L", help="level of the bots, one for all or one per bot seat: L[,L...]")
+    play.add_argument("--seed", type=int, help="seed of the shuffles (a random one by default)")
+    play.add_argument("--variant", action="append", default=[], metavar="K=V", help="a rule variant (repeatable)")
+    play.add_argument("--names", metavar="A,B,...", help="the players' names")
+
+    load = sub.add_parser("load", parents=[common], help="continue a saved game")
+    load.add_argument("save", type=Path)
+
+    replay = sub.add_parser("replay", parents=[common], help="replay a saved game")
+    replay.add_argument("save", type=Path)
+    replay.add_argument("--at", type=int, metavar="N", help="open at move N")
+    replay.add_argument("--as", dest="viewer", metavar="SEAT|all", help="see it as seat SEAT (1-based) saw it, or all revealed")
+
+    simulate = sub.add_parser("simulate", parents=[common], help="bots play whole games headless")
+    simulate.add_argument("game")
+    simulate.add_argument("--players", type=int, required=True)
+    simulate.add_argument("--games", type=int, required=True)
+    simulate.add_argument("--seed", type=int, required=True)
+    simulate.add_argument("--bot-level", metavar="L[,L...]", default=None, help="one level for every seat or one per seat")
+    simulate.add_argument("--quiet", action="store_true", help="only the summary")
+
+    verify = sub.add_parser("verify", parents=[common], help="check saves replay to their checkpoints")
+    verify.add_argument("saves", type=Path, nargs="+")
+
+    export = sub.add_parser("export", parents=[common], help="print a save's history")
+    export.add_argument("save", type=Path)
+    export.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def parse_variants(parser: Parser, items: list[str]) -> dict[str, str]:
+    variants = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key or not value:
+            parser.error(f"--variant takes KEY=VALUE, not {item!r}")
+        variants[key] = value
+    return variants
+
+
+def parse_levels(parser: Parser, spec: str | None, count: int, default: str) -> list[str]:
+    if not spec:
+        return [default] * count
+    levels = [x.strip() for x in spec.split(",")]
+    if len(levels) == 1:
+        return levels * count
+    if len(levels) != count:
+        parser.error(f"--bot-level takes one level or {count} (one per bot seat), not {len(levels)}")
+    return levels
+
+
+def game_or_error(parser: Parser, game_id: str):
+    game = get_game(game_id)
+    if game is None:
+        parser.error(f"unknown game {game_id!r} (games: {', '.join(all_games())})")
+    return game
+
+
+def save_dir_of(args: argparse.Namespace) -> Path:
+    from saves import save_dir
+
+    return save_dir(args.save_dir)
+
+
+def cmd_play(parser: Parser, args: argparse.Namespace):
+    from tui.app import Start
+    from tui.session import new_match, parse_bots, start_save
+
+    game = game_or_error(parser, args.game)
+    players = args.players or game.min_players
+    try:
+        bots = parse_bots(args.bots, players)
+    except ValueError as exc:
+        parser.error(str(exc))
+    default_level = game.bot_levels[-1]
+    levels = parse_levels(parser, args.bot_level, len(bots) or 1, default_level)
+    controllers = []
+    bot_index = 0
+    for seat in range(players):
+        if seat in bots:
+            controllers.append({"kind": "bot", "level": levels[bot_index]})
+            bot_index += 1
+        else:
+            controllers.append({"kind": "human"})
+    names = [n.strip() for n in args.names.split(",")] if args.names else []
+    seats = [{"name": n} for n in names[:players]]
+    try:
+        match = new_match(game, players, seats, controllers, seed=args.seed, variants=parse_variants(parser, args.variant))
+    except ConfigError as exc:
+        parser.error(str(exc))
+    writer = start_save(save_dir_of(args), match)
+    return Start(mode="play", match=match, path=writer.path, writer=writer)
+
+
+def load_or_exit(path: Path):
+    from saves import SaveError, load
+
+    try:
+        return load(path)
+    except SaveError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(1)
+
+
+def cmd_load(parser: Parser, args: argparse.Namespace):
+    from saves import SaveWriter
+    from tui.app import Start
+
+    loaded = load_or_exit(args.save)
+    writer = SaveWriter.resume(loaded)
+    return Start(mode="play", match=loaded.match, path=args.save, writer=writer, warnings=list(loaded.warnings))
+
+
+def cmd_replay(parser: Parser, args: argparse.Namespace):
+    from tui.app import Start
+
+    loaded = load_or_exit(args.save)
+    viewer: Any = None
+    if args.viewer is not None:
+        players = loaded.match.header["players"]
+        if args.viewer == "all":
+            viewer = ALL
+        elif args.viewer.isdigit() and 1 <= int(args.viewer) <= players:
+            viewer = int(args.viewer) - 1
+        else:
+            parser.error(f"--as takes a seat from 1 to {players} or 'all', not {args.viewer!r}")
+    return Start(mode="replay", match=loaded.match, path=args.save, at=args.at, viewer=viewer, warnings=list(loaded.warnings))
+
+
+def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
+    from core.bots import bots_for, play_out
+    from tui.session import new_match, start_save
+
+    game = game_or_error(parser, args.game)
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if not game.min_players <= args.players <= game.max_players:
+        parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players")
+    levels = parse_levels(parser, args.bot_level, args.players, game.bot_levels[-1])
+    for level in set(levels):
+        try:
+            game.bot(level, 0)
+        except ConfigError as exc:
+            parser.error(str(exc))
+    directory = save_dir_of(args)
+    wins: Counter[int] = Counter()
+    shared = 0
+    seeds = derive_rng(args.seed, "simulate")
+    for k in range(args.games):
+        seats = [{"name": f"P{i + 1}-{levels[i]}"} for i in range(args.players)]
+        controllers = [{"kind": "bot", "level": level} for level in levels]
+        match = new_match(
+            game, args.players, seats, controllers,
+            seed=seeds.getrandbits(48), bot_seed=seeds.getrandbits(48),
+        )
+        start_save(directory, match, durable=False)
+        play_out(match, bots_for(match))
+        outcome = match.outcome
+        assert outcome is not None
+        for w in outcome.winners:
+            wins[w] += 1
+        shared += len(outcome.winners) > 1
+        if not args.quiet:
+            names = " and ".join(seats[w]["name"] for w in outcome.winners)
+            moves = len(match.moves) - 1
+            print(f"game {k + 1}: {names} {'share the win' if len(outcome.winners) > 1 else 'wins'} in {moves} moves ({outcome.reason})")
+    print(f"{args.games} games of {game.title}, {args.players} players, levels {','.join(levels)}; saves in {directory}")
+    for seat in range(args.players):
+        name = f"P{seat + 1}-{levels[seat]}"
+        print(f"  {name}: {wins[seat]} wins ({100 * wins[seat] / args.games:.1f}%)")
+    if shared:
+        print(f"  shared victories: {shared}")
+    return 0
+
+
+def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:
+    from saves import SaveError, verify
+
+    status = 0
+    for path in args.saves:
+        try:
+            print(f"{path}: {verify(path)}")
+        except SaveError as exc:
+            print(exc)
+            status = 1
+    return status
+
+
+def cmd_export(parser: Parser, args: argparse.Namespace) -> int:
+    from saves import SaveError, export_json, export_text
+
+    try:
+        text = export_json(args.save) if args.format == "json" else export_text(args.save)
+    except SaveError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    command = args.command
+    if command == "simulate":
+        return cmd_simulate(parser, args)
+    if command == "verify":
+        return cmd_verify(parser, args)
+    if command == "export":
+        return cmd_export(parser, args)
+
+    from tui.app import CabinetApp, Start
+
+    start = Start()
+    if command == "play":
+        start = cmd_play(parser, args)
+    elif command == "load":
+        start = cmd_load(parser, args)
+    elif command == "replay":
+        start = cmd_replay(parser, args)
+    app = CabinetApp(save_dir=save_dir_of(args), start=start)
+    app.run()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
