@@ -33,12 +33,12 @@ def save_dir(override: str | os.PathLike[str] | None = None) -> Path:
 
 
 def new_save_path(directory: str | os.PathLike[str], game_id: str) -> Path:
-    """A fresh file name: ``<game>-<YYYYmmdd-HHMMSS>-<4 hex>.cab``."""
+    """A fresh file name: ``<game>-<YYYYmmdd-HHMMSS>-<8 hex>.cab``."""
     directory = Path(directory)
     slug = re.sub(r"[^a-z0-9_-]+", "-", game_id.lower()).strip("-") or "game"
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     while True:
-        path = directory / f"{slug}-{stamp}-{secrets.token_hex(2)}{EXTENSION}"
+        path = directory / f"{slug}-{stamp}-{secrets.token_hex(4)}{EXTENSION}"
         if not path.exists():
             return path
 

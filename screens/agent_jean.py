@@ -19,7 +19,6 @@ from core.games.agent_jean import cards
 from tui.widgets import Board
 
 COLOUR_STYLE = {"purple": "bold magenta", "blue": "bold dodger_blue1", "green": "bold green3", "yellow": "bold yellow"}
-AGENT_NAMES = {"jean": "Jean", "bulle": "Bulle", "wxt": "WXT", "henry": "Henry B. Belton", "martha": "Martha"}
 
 
 def card_text(card: str, value: int | None = None) -> Text:
@@ -38,9 +37,11 @@ def pile_card_text(card: str | None) -> Text:
         info = cards.power_info(agent)
         return Text.assemble(("Power ", "bold"), (info["name"], "bold cyan"), f": {info['text']}")
     info = cards.plan_info(card)
-    head = Text.assemble(("Plan ", "bold"), (info["name"], "bold"), f" ({info['value']} pts)")
-    if info.get("text"):
-        head.append(f"\nAccomplice: {info['text']}", style="italic")
+    head = Text.assemble(("Plan ", "bold"), (info["name"], "bold"), f" ({info['value']} pt{'' if info['value'] == 1 else 's'})")
+    if info["accomplice"]:
+        head.append(f"\nAccomplice: {info['text']}", style="bold cyan")
+    elif info.get("text"):
+        head.append(f"\n{info['text']}", style="italic dim")
     return head
 
 
@@ -55,6 +56,10 @@ def command_label(command: Command, view: dict[str, Any]) -> str:
         played = next((t for t in view["table"] if t["seat"] == seat), None)
         card = f" {cards.card_label(played['card'])}" if played else ""
         return f"Subtract 99 from {names[seat]}'s{card}"
+    if kind == "TakeSecondPlan":
+        return "Martha: take the next plan card of the pile too"
+    if kind == "DeclineSecondPlan":
+        return "Martha: leave the next plan card on the pile"
     words = [str(kind)]
     for key, value in command.items():
         if key == "t":
@@ -156,10 +161,13 @@ class AgentJeanBoard(Board):
             yield OptionList(id="aj-choices")
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
-        self.view = view
+        previous, self.view = self.view, view
         players = view["players"]
         names = [p["name"] for p in players]
         seat = view.get("seat")
+        last_round = view.get("last_round")
+        if last_round and previous is not None and previous.get("last_round") != last_round:
+            self.announce_round(last_round, names)
 
         lead = names[view["leader"]] if isinstance(view.get("leader"), int) else "?"
         round_line = Text.assemble(
@@ -182,6 +190,16 @@ class AgentJeanBoard(Board):
                     table.append("  → ", style="dim")
                 table.append(names[played["seat"]] + " ")
                 table.append_text(card_text(played["card"], played.get("value")))
+        elif view.get("last_turn"):
+            last = view["last_turn"]
+            table.append("Last turn: ", style="dim")
+            table.append(names[last["seat"]], style="bold")
+            table.append(" won ")
+            for card in last["cards"]:
+                table.append_text(card_text(card))
+                table.append(" ")
+            if last["plans"]:
+                table.append("and " + ", ".join(cards.plan_label(p) for p in last["plans"]))
         else:
             table.append("No card played yet this turn.", style="dim")
         waiting = [names[s] for s in view.get("active", [])]
@@ -200,7 +218,7 @@ class AgentJeanBoard(Board):
             points = "?" if p.get("points") is None else str(p["points"])
             grid.add_row(
                 Text(marker, style="bold yellow"),
-                Text.assemble(name, (f" {AGENT_NAMES.get(p['agent'], p['agent'])}", "dim")),
+                Text.assemble(name, (f" {cards.AGENT_NAMES.get(p['agent'], p['agent'])}", "dim")),
                 str(p["hand"]), str(p["reserve"]), str(p["won"]),
                 Text(str(p["greens"]), style="green3"), Text(str(p["yellows"]), style="yellow"),
                 points, "★" * p["medals"] or "-",
@@ -242,6 +260,12 @@ class AgentJeanBoard(Board):
             options.highlighted = 0
         elif plays and not browsing_history and not hand_row.has_focus:
             hand_row.focus()
+
+    def announce_round(self, last_round: dict[str, Any], names: list[str]) -> None:
+        """A round has just been scored: say so for a while, beside the history line."""
+        scores = ", ".join(f"{names[i]} {score}" for i, score in enumerate(last_round["scores"]))
+        medals = " and ".join(names[i] for i in last_round["medals"]) or "nobody"
+        self.notify(f"Round {last_round['round']}: {scores}. Medal: {medals}.", title="End of the round", timeout=12)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id != "aj-choices":

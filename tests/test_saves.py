@@ -832,5 +832,5 @@ def test_new_save_path(tmp_path):
     assert len(paths) == 20
     for p in paths:
         assert p.parent == tmp_path
-        assert re.fullmatch(r"agent-jean-\d{8}-\d{6}-[0-9a-f]{4}\.cab", p.name)
-    assert re.fullmatch(r"x-y-\d{8}-\d{6}-[0-9a-f]{4}\.cab", new_save_path(tmp_path, "../x/y").name)
+        assert re.fullmatch(r"agent-jean-\d{8}-\d{6}-[0-9a-f]{8}\.cab", p.name)
+    assert re.fullmatch(r"x-y-\d{8}-\d{6}-[0-9a-f]{8}\.cab", new_save_path(tmp_path, "../x/y").name)

@@ -1,0 +1,837 @@
+"""The rules of L'Agent Jean! as a decider (see core/engine.py).
+
+A round is 12 turns.  Each turn: the Power cards on top of the plan pile are
+carried out, every player plays one Action card, the best card takes the
+cards played and the top plan.  After turn 6 everyone takes up the six
+face-down cards; after turn 12 the round is scored, a medal goes to the best
+score, and (unless someone now has two medals) a new round is dealt.
+
+The state only moves through events.  ``decide`` returns the event caused by
+the command and then every automatic event that follows (powers, the turn's
+winner, scoring, the next deal...) until a player must choose again; the
+phases ``lead``, ``start``, ``powers``, ``resolve``, ``end`` and ``scored``
+mark those automatic steps and are never where a command is awaited.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from typing import Any
+
+from core.engine import (
+    ALL,
+    Command,
+    ConfigError,
+    Event,
+    Game,
+    IllegalCommand,
+    Outcome,
+    SeatOption,
+    Variant,
+    Viewer,
+)
+
+from . import cards as C
+
+ROUND_TURNS = 12
+HAND_SIZE = 6
+MEDALS_TO_WIN = 2
+#: the phases where a player must act
+PLAYER_PHASES = ("leader", "play", "sabotage", "second_plan")
+#: the phases where the top plan card is the one at stake this turn
+TURN_PHASES = ("play", "sabotage", "resolve")
+
+
+@dataclass(frozen=True)
+class State:
+    names: tuple[str, ...]
+    agents: tuple[str, ...]
+    young: bool
+    bonus: str
+    #: for tests: (actions, plan order) for rounds 2, 3...
+    arranged_later: tuple = ()
+    round: int = 0
+    turn: int = 0
+    phase: str = "setup"
+    #: who leads this turn (before Jean's power moves him last)
+    leader: int = 0
+    #: the play order of this turn, fixed when play begins
+    order: tuple[int, ...] = ()
+    hands: tuple[tuple[str, ...], ...] = ()
+    reserves: tuple[tuple[str, ...], ...] = ()
+    #: action cards not dealt (fewer than 5 players); nobody sees them
+    set_aside: tuple[str, ...] = ()
+    #: plan pile, top first (plans and Power cards)
+    pile: tuple[str, ...] = ()
+    won_cards: tuple[tuple[str, ...], ...] = ()
+    won_plans: tuple[tuple[str, ...], ...] = ()
+    #: agents whose power is in force this turn, in the order they were revealed
+    powers: tuple[str, ...] = ()
+    #: (seat, card) in play order
+    table: tuple[tuple[int, str], ...] = ()
+    #: the seat whose card WXT took 99 off this turn
+    sabotaged: int | None = None
+    medals: tuple[int, ...] = ()
+    #: (winner, action cards, plan cards) of the last turn won
+    last_turn: tuple | None = None
+    #: (round, scores, medal seats)
+    last_round: tuple | None = None
+    winners: tuple[int, ...] = ()
+
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+    @property
+    def top(self) -> str | None:
+        return self.pile[0] if self.pile else None
+
+    def seat_of(self, agent: str) -> int | None:
+        return self.agents.index(agent) if agent in self.agents else None
+
+
+# -- pure rule helpers (also used by the bot) -----------------------------------
+
+
+def play_order(players: int, leader: int, reverse: bool = False, last: int | None = None) -> tuple[int, ...]:
+    """Seats in play order: clockwise (rising seat numbers) from the leader,
+    the other way round under Brioche, and Jean's seat moved last when his
+    power is in force."""
+    step = -1 if reverse else 1
+    order = [(leader + step * i) % players for i in range(players)]
+    if last is not None:
+        order.remove(last)
+        order.append(last)
+    return tuple(order)
+
+
+def card_strength(card: str, eff: int, first: str, accomplice: str | None = None) -> tuple[int, int]:
+    """How strong a card in contest is this turn; the strongest wins.
+
+    ``first`` is the colour letter of the first card in contest.  Cards
+    that cannot win rank (0, 0).
+    """
+    letter = card[0]
+    low = accomplice == "miette"
+    if accomplice == "farine" and letter == "B":
+        return (3, eff)
+    if letter == "P" and accomplice != "grumeau":
+        return (2, -eff if low else eff)
+    if accomplice == "levure":
+        return (1, eff)
+    if letter == first:
+        return (1, -eff if low else eff)
+    return (0, 0)
+
+
+def trick_winner(entries: list[tuple[int, str, int]], accomplice: str | None = None) -> int:
+    """The seat that wins a turn.
+
+    ``entries`` are (seat, card, effective value) in play order.  A card
+    brought to 0 or below (WXT) is out of the contest: it cannot win and
+    does not count as purple or as the first colour.  On equal strength
+    (possible only under Levure) the card played first wins.
+    """
+    live = [e for e in entries if e[2] > 0] or list(entries)
+    first = live[0][1][0]
+    best_seat, best = live[0][0], card_strength(live[0][1], live[0][2], first, accomplice)
+    for seat, card, eff in live[1:]:
+        strength = card_strength(card, eff, first, accomplice)
+        if strength > best:
+            best_seat, best = seat, strength
+    return best_seat
+
+
+def bonus_amount(bonus: str, players: int) -> int:
+    """Points of the green bonus and the yellow penalty."""
+    if bonus == "board":
+        return 10
+    return 8 if players <= 3 else 5
+
+
+def score_round(
+    plan_points: list[int], greens: list[int], yellows: list[int], amount: int
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(bonus, penalty, scores, medal seats) of a round.
+
+    Everyone tied for the fewest greens gets the bonus, everyone tied for
+    the most yellows the penalty, but nobody is penalised when nobody won a
+    yellow.  Everyone tied for the best score takes a medal.
+    """
+    fewest = min(greens)
+    most = max(yellows)
+    bonus = [amount if g == fewest else 0 for g in greens]
+    penalty = [amount if y == most and most > 0 else 0 for y in yellows]
+    scores = [p + b - q for p, b, q in zip(plan_points, bonus, penalty)]
+    best = max(scores)
+    return bonus, penalty, scores, [i for i, s in enumerate(scores) if s == best]
+
+
+def next_round_leader(medal_seats: list[int], last_turn_winner: int, players: int) -> int:
+    """The round's winner leads the next round; among several, the first one
+    clockwise from the player who won the last turn (that player included)."""
+    for k in range(players):
+        seat = (last_turn_winner + k) % players
+        if seat in medal_seats:
+            return seat
+    return last_turn_winner
+
+
+def effective_value(state: State, seat: int, card: str) -> int:
+    v = C.value(card)
+    if "bulle" in state.powers and state.seat_of("bulle") == seat:
+        v += 99
+    if state.sabotaged == seat:
+        v -= 99
+    return v
+
+
+def accomplice_in_force(state: State) -> str | None:
+    """The accomplice whose rule holds this turn (Henry may still be choosing)."""
+    if state.phase not in ("leader",) + TURN_PHASES:
+        return None
+    return C.accomplice(state.top)
+
+
+def _entries(state: State) -> list[tuple[int, str, int]]:
+    return [(s, c, effective_value(state, s, c)) for s, c in state.table]
+
+
+def _plan_points(plans: tuple[str, ...]) -> int:
+    return sum(C.plan_value(p) for p in plans)
+
+
+def _count(cards: tuple[str, ...], letter: str) -> int:
+    return sum(1 for c in cards if c[0] == letter)
+
+
+# -- the game ----------------------------------------------------------------------
+
+
+class AgentJean(Game):
+    id = "agent-jean"
+    title = "L'Agent Jean!"
+    min_players = 2
+    max_players = 5
+    rules_version = 1
+    variants = (
+        Variant(
+            "young",
+            "Young players (no powers)",
+            ("off", "on"),
+            "off",
+            "On: the agents' Power cards stay in the box.",
+        ),
+        Variant(
+            "bonus",
+            "Green bonus and yellow penalty",
+            ("rulebook", "board"),
+            "rulebook",
+            "rulebook: 8 points with 2-3 players, 5 with 4-5; board: 10 points, as printed on the player boards.",
+        ),
+    )
+    seat_options = (
+        SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
+    )
+    bot_levels = ("random", "heuristic")
+
+    # -- table ---------------------------------------------------------------
+
+    def initial(self, config: dict[str, Any]) -> State:
+        seats = config["seats"]
+        n = config["players"]
+        variants = config.get("variants", {})
+        arranged = config.get("arranged") or {}
+        later = tuple(
+            (tuple(r.get("actions") or ()), tuple(r.get("plans") or ())) for r in arranged.get("later", ())
+        )
+        return State(
+            names=tuple(s.get("name", f"Player {i + 1}") for i, s in enumerate(seats)),
+            agents=tuple(s["agent"] for s in seats),
+            young=variants.get("young", "off") == "on",
+            bonus=variants.get("bonus", "rulebook"),
+            arranged_later=later,
+            hands=((),) * n,
+            reserves=((),) * n,
+            won_cards=((),) * n,
+            won_plans=((),) * n,
+            medals=(0,) * n,
+        )
+
+    def setup(self, config: dict[str, Any], rng: random.Random) -> list[Event]:
+        state = self.initial(config)
+        powers = () if state.young else tuple(C.power_card(a) for a in state.agents)
+        pile_cards = list(C.PLAN_IDS) + list(powers)
+        arranged = config.get("arranged") or {}
+        actions = list(arranged.get("actions") or ())
+        if actions:
+            if sorted(actions) != sorted(C.ACTION_CARDS):
+                raise ConfigError("The arranged Action cards must be the 60 cards, each once.")
+        else:
+            actions = list(C.ACTION_CARDS)
+            rng.shuffle(actions)
+        pile = list(arranged.get("plans") or ())
+        if pile:
+            if sorted(pile) != sorted(pile_cards):
+                raise ConfigError("The arranged plan pile must hold every plan and Power card in play, each once.")
+        else:
+            pile = pile_cards
+            rng.shuffle(pile)
+        leader = arranged.get("leader")
+        if leader is None:
+            leader = rng.randrange(state.players)
+        events = [self._deal_event(state, 1, actions, pile)]
+        state = self.evolve(state, events[0])
+        chosen = self._leader_event(state, int(leader), "draw")
+        events.append(chosen)
+        return events + self._auto(self.evolve(state, chosen), rng)
+
+    # -- events out of commands -------------------------------------------------
+
+    def _deal_event(self, state: State, rnd: int, actions: list[str], plans: list[str]) -> Event:
+        n = state.players
+        hands = [actions[12 * i : 12 * i + HAND_SIZE] for i in range(n)]
+        reserves = [actions[12 * i + HAND_SIZE : 12 * i + 12] for i in range(n)]
+        pile_after = list(state.pile) + plans
+        return {
+            "t": "RoundDealt",
+            "round": rnd,
+            "hands": hands,
+            "reserves": reserves,
+            "set_aside": actions[12 * n :],
+            "plans": plans,
+            "top": pile_after[0] if pile_after else None,
+            "names": list(state.names),
+        }
+
+    def _leader_event(self, state: State, seat: int, reason: str, by: int | None = None) -> Event:
+        ev = {"t": "LeaderChosen", "seat": seat, "name": state.names[seat], "reason": reason}
+        if by is not None:
+            ev["by"] = by
+            ev["by_name"] = state.names[by]
+        return ev
+
+    def _auto(self, state: State, rng: random.Random) -> list[Event]:
+        """Every automatic event from here until a player must choose."""
+        out: list[Event] = []
+        while True:
+            ev = self._next_auto(state, rng)
+            if ev is None:
+                return out
+            out.append(ev)
+            state = self.evolve(state, ev)
+
+    def _next_auto(self, s: State, rng: random.Random) -> Event | None:
+        phase = s.phase
+        if phase == "lead":
+            # s.leader is still the winner of the last turn of the round
+            seat = next_round_leader(list(s.last_round[2]), s.leader, s.players)
+            return self._leader_event(s, seat, "round")
+        if phase == "start":
+            return {"t": "TurnStarted", "round": s.round, "turn": s.turn + 1, "leader": s.leader, "name": s.names[s.leader]}
+        if phase == "powers":
+            card = s.top
+            agent = C.power_agent(card)
+            seat = s.seat_of(agent)
+            return {
+                "t": "PowerUsed",
+                "seat": seat,
+                "name": s.names[seat],
+                "agent": agent,
+                "card": card,
+                "revealed": s.pile[1] if len(s.pile) > 1 else None,
+            }
+        if phase == "resolve":
+            winner = trick_winner(_entries(s), C.accomplice(s.top))
+            return {
+                "t": "TurnWon",
+                "seat": winner,
+                "name": s.names[winner],
+                "cards": [c for _, c in s.table],
+                "plan": s.top,
+                "revealed": s.pile[1] if len(s.pile) > 1 else None,
+                "turn": s.turn,
+            }
+        if phase == "end":
+            if s.turn == HAND_SIZE and any(s.reserves):
+                return {"t": "ReserveTakenUp", "reserves": [list(r) for r in s.reserves], "names": list(s.names)}
+            if s.turn >= ROUND_TURNS:
+                return self._score_event(s)
+            return {"t": "TurnStarted", "round": s.round, "turn": s.turn + 1, "leader": s.leader, "name": s.names[s.leader]}
+        if phase == "scored":
+            if max(s.medals) >= MEDALS_TO_WIN:
+                seats = [i for i, m in enumerate(s.medals) if m >= MEDALS_TO_WIN]
+                return {"t": "GameWon", "seats": seats, "names": [s.names[i] for i in seats], "medals": list(s.medals)}
+            return self._new_round_event(s, rng)
+        return None
+
+    def _score_event(self, s: State) -> Event:
+        points = [_plan_points(p) for p in s.won_plans]
+        greens = [_count(w, "G") for w in s.won_cards]
+        yellows = [_count(w, "Y") for w in s.won_cards]
+        amount = bonus_amount(s.bonus, s.players)
+        bonus, penalty, scores, medals = score_round(points, greens, yellows, amount)
+        return {
+            "t": "RoundScored",
+            "round": s.round,
+            "plan_points": points,
+            "greens": greens,
+            "yellows": yellows,
+            "bonus": bonus,
+            "penalty": penalty,
+            "scores": scores,
+            "medals": medals,
+            "names": list(s.names),
+        }
+
+    def _new_round_event(self, s: State, rng: random.Random) -> Event:
+        returned = [c for pile in s.won_plans for c in pile]
+        actions = list(C.ACTION_CARDS)
+        later = s.arranged_later[s.round - 1] if s.round - 1 < len(s.arranged_later) else None
+        if later and later[0]:
+            actions = list(later[0])
+        else:
+            rng.shuffle(actions)
+        if later and later[1]:
+            rank = {c: i for i, c in enumerate(later[1])}
+            returned.sort(key=lambda c: (rank.get(c, len(rank)), c))
+        else:
+            rng.shuffle(returned)
+        return self._deal_event(s, s.round + 1, actions, returned)
+
+    # -- commands ------------------------------------------------------------------
+
+    def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
+        if state.phase == "over":
+            raise IllegalCommand("The game is over.")
+        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
+            raise IllegalCommand("That is not a move of L'Agent Jean!.")
+        if seat not in self.active(state):
+            raise IllegalCommand(self._waiting_for(state))
+        handler = {
+            "play": self._decide_play,
+            "leader": self._decide_leader,
+            "sabotage": self._decide_sabotage,
+            "second_plan": self._decide_second_plan,
+        }[state.phase]
+        first = handler(state, seat, command)
+        return [first] + self._auto(self.evolve(state, first), rng)
+
+    def _waiting_for(self, s: State) -> str:
+        who = [s.names[i] for i in self.active(s)]
+        if not who:
+            return "Nobody can move now."
+        name = who[0]
+        return {
+            "play": f"It is {name}'s turn to play a card.",
+            "leader": f"{name} is choosing who leads this turn.",
+            "sabotage": f"{name} is choosing which card WXT's power hits.",
+            "second_plan": f"{name} is deciding whether to take a second plan card.",
+        }[s.phase]
+
+    _EXPECTED = {
+        "play": "Play a card from your hand.",
+        "leader": "Choose who leads this turn.",
+        "sabotage": "Choose the player whose card loses 99.",
+        "second_plan": "Take the next plan card or leave it.",
+    }
+
+    def _expect(self, s: State, command: Command, *kinds: str) -> None:
+        if command["t"] not in kinds:
+            raise IllegalCommand(f"Not now: {self._EXPECTED[s.phase]}")
+
+    def _decide_play(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "PlayCard")
+        card = command.get("card")
+        if not isinstance(card, str) or card not in C.ACTION_SET:
+            raise IllegalCommand(f"There is no Action card called {card!r}.")
+        if card not in s.hands[seat]:
+            raise IllegalCommand(f"You do not have {card} in your hand.")
+        return {"t": "CardPlayed", "seat": seat, "name": s.names[seat], "card": card}
+
+    def _seat_arg(self, s: State, command: Command) -> int:
+        target = command.get("seat")
+        if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < s.players:
+            raise IllegalCommand("Choose one of the players at this table.")
+        return target
+
+    def _decide_leader(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "ChooseLeader")
+        target = self._seat_arg(s, command)
+        return self._leader_event(s, target, "henry", by=seat)
+
+    def _decide_sabotage(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "Sabotage")
+        target = self._seat_arg(s, command)
+        if target == seat:
+            raise IllegalCommand("WXT's power must hit a card played by another player.")
+        card = dict(s.table).get(target)
+        return {
+            "t": "CardSabotaged",
+            "seat": seat,
+            "name": s.names[seat],
+            "target": target,
+            "target_name": s.names[target],
+            "card": card,
+        }
+
+    def _decide_second_plan(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "TakeSecondPlan", "DeclineSecondPlan")
+        if command["t"] == "DeclineSecondPlan":
+            return {"t": "SecondPlanDeclined", "seat": seat, "name": s.names[seat]}
+        return {
+            "t": "SecondPlanTaken",
+            "seat": seat,
+            "name": s.names[seat],
+            "plan": s.top,
+            "revealed": s.pile[1] if len(s.pile) > 1 else None,
+        }
+
+    # -- evolve ---------------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        return getattr(self, "_on_" + event["t"])(state, event)
+
+    def _after_powers(self, s: State) -> State:
+        """Resolve the next Power card, or start the play with this turn's order."""
+        if s.top is not None and C.is_power(s.top):
+            return replace(s, phase="powers")
+        jean = s.seat_of("jean") if "jean" in s.powers else None
+        order = play_order(s.players, s.leader, C.accomplice(s.top) == "brioche", jean)
+        return replace(s, phase="play", order=order)
+
+    def _on_RoundDealt(self, s: State, ev: Event) -> State:
+        n = s.players
+        return replace(
+            s,
+            round=ev["round"],
+            turn=0,
+            phase="lead",
+            hands=tuple(tuple(h) for h in ev["hands"]),
+            reserves=tuple(tuple(r) for r in ev["reserves"]),
+            set_aside=tuple(ev["set_aside"]),
+            pile=s.pile + tuple(ev["plans"]),
+            won_cards=((),) * n,
+            won_plans=((),) * n,
+            powers=(),
+            table=(),
+            order=(),
+            sabotaged=None,
+            last_turn=None,
+        )
+
+    def _on_LeaderChosen(self, s: State, ev: Event) -> State:
+        s = replace(s, leader=ev["seat"])
+        if ev["reason"] == "henry":
+            return self._after_powers(s)
+        return replace(s, phase="start")
+
+    def _on_TurnStarted(self, s: State, ev: Event) -> State:
+        s = replace(s, turn=ev["turn"], leader=ev["leader"], powers=(), table=(), order=(), sabotaged=None)
+        return self._after_powers(s)
+
+    def _on_PowerUsed(self, s: State, ev: Event) -> State:
+        seat = ev["seat"]
+        won = list(s.won_plans)
+        won[seat] = won[seat] + (s.top,)
+        s = replace(s, pile=s.pile[1:], won_plans=tuple(won), powers=s.powers + (ev["agent"],))
+        if ev["agent"] == "henry":
+            return replace(s, phase="leader")
+        return self._after_powers(s)
+
+    def _on_CardPlayed(self, s: State, ev: Event) -> State:
+        seat, card = ev["seat"], ev["card"]
+        hands = list(s.hands)
+        hand = list(hands[seat])
+        hand.remove(card)
+        hands[seat] = tuple(hand)
+        table = s.table + ((seat, card),)
+        phase = "play"
+        if len(table) == s.players:
+            phase = "sabotage" if "wxt" in s.powers else "resolve"
+        return replace(s, hands=tuple(hands), table=table, phase=phase)
+
+    def _on_CardSabotaged(self, s: State, ev: Event) -> State:
+        return replace(s, sabotaged=ev["target"], phase="resolve")
+
+    def _on_TurnWon(self, s: State, ev: Event) -> State:
+        seat = ev["seat"]
+        cards = tuple(c for _, c in s.table)
+        won_cards = list(s.won_cards)
+        won_cards[seat] = won_cards[seat] + cards
+        won_plans = list(s.won_plans)
+        won_plans[seat] = won_plans[seat] + (s.top,)
+        s = replace(
+            s,
+            won_cards=tuple(won_cards),
+            won_plans=tuple(won_plans),
+            last_turn=(seat, cards, (s.top,)),
+            table=(),
+            pile=s.pile[1:],
+            leader=seat,
+        )
+        martha = "martha" in s.powers and s.seat_of("martha") == seat
+        if martha and s.top is not None and not C.is_power(s.top):
+            return replace(s, phase="second_plan")
+        return replace(s, phase="end")
+
+    def _on_SecondPlanTaken(self, s: State, ev: Event) -> State:
+        seat = ev["seat"]
+        won_plans = list(s.won_plans)
+        won_plans[seat] = won_plans[seat] + (s.top,)
+        last = s.last_turn
+        return replace(
+            s,
+            won_plans=tuple(won_plans),
+            pile=s.pile[1:],
+            last_turn=(last[0], last[1], last[2] + (s.top,)),
+            phase="end",
+        )
+
+    def _on_SecondPlanDeclined(self, s: State, ev: Event) -> State:
+        return replace(s, phase="end")
+
+    def _on_ReserveTakenUp(self, s: State, ev: Event) -> State:
+        hands = tuple(h + r for h, r in zip(s.hands, s.reserves))
+        return replace(s, hands=hands, reserves=((),) * s.players)
+
+    def _on_RoundScored(self, s: State, ev: Event) -> State:
+        medals = tuple(m + (1 if i in ev["medals"] else 0) for i, m in enumerate(s.medals))
+        return replace(
+            s,
+            medals=medals,
+            last_round=(ev["round"], tuple(ev["scores"]), tuple(ev["medals"])),
+            phase="scored",
+            table=(),
+            order=(),
+        )
+
+    def _on_GameWon(self, s: State, ev: Event) -> State:
+        return replace(s, winners=tuple(ev["seats"]), phase="over")
+
+    # -- who acts, what is legal -------------------------------------------------------
+
+    def active(self, state: State) -> tuple[int, ...]:
+        phase = state.phase
+        if phase == "play":
+            return (state.order[len(state.table)],)
+        if phase == "leader":
+            return (state.seat_of("henry"),)
+        if phase == "sabotage":
+            return (state.seat_of("wxt"),)
+        if phase == "second_plan":
+            return (state.seat_of("martha"),)
+        return ()
+
+    def legal(self, state: State, seat: int) -> list[Command]:
+        if seat not in self.active(state):
+            return []
+        phase = state.phase
+        if phase == "play":
+            return [{"t": "PlayCard", "card": c} for c in sorted(set(state.hands[seat]), key=C.hand_order)]
+        if phase == "leader":
+            return [{"t": "ChooseLeader", "seat": i} for i in range(state.players)]
+        if phase == "sabotage":
+            return [{"t": "Sabotage", "seat": s} for s, _ in state.table if s != seat]
+        if phase == "second_plan":
+            return [{"t": "TakeSecondPlan"}, {"t": "DeclineSecondPlan"}]
+        return []
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        names = [state.names[i] for i in state.winners]
+        if len(names) == 1:
+            reason = f"{names[0]} won a second medal: the best agent of the Agency."
+        else:
+            reason = f"{_join(names)} won their second medals in the same round and share the victory."
+        return Outcome(tuple(state.winners), reason, tuple(state.medals))
+
+    # -- what a seat sees ------------------------------------------------------------
+
+    def effects(self, s: State) -> list[str]:
+        """One sentence per power and accomplice in force this turn."""
+        out = []
+        for agent in s.powers:
+            name = s.names[s.seat_of(agent)]
+            out.append(
+                {
+                    "jean": f"Jean: {name} plays last this turn.",
+                    "bulle": f"Bulle: {name}'s card is worth 99 more this turn.",
+                    "wxt": f"WXT: once all cards are down, {name} takes 99 off another player's card.",
+                    "henry": f"Henry B. Belton: {name} chooses who leads this turn.",
+                    "martha": f"Martha: if {name} wins this turn, {name} may take the next plan card too.",
+                }[agent]
+            )
+        acc = accomplice_in_force(s)
+        if acc:
+            out.append(C.ACCOMPLICE_EFFECT[acc])
+        return out
+
+    def view(self, state: State, seat: Viewer) -> dict[str, Any]:
+        s = state
+        everything = seat == ALL
+        own = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+        order = s.order or play_order(s.players, s.leader)
+        players = []
+        for i in range(s.players):
+            sees = everything or own == i
+            entry = {
+                "name": s.names[i],
+                "agent": s.agents[i],
+                "hand": len(s.hands[i]),
+                "reserve": len(s.reserves[i]),
+                "won": len(s.won_cards[i]),
+                "greens": _count(s.won_cards[i], "G"),
+                "yellows": _count(s.won_cards[i], "Y"),
+                "plans": list(s.won_plans[i]) if sees else None,
+                "points": _plan_points(s.won_plans[i]) if sees else None,
+                "medals": s.medals[i],
+            }
+            if everything:
+                entry["hand_cards"] = sorted(s.hands[i], key=C.hand_order)
+                entry["reserve_cards"] = list(s.reserves[i])
+            players.append(entry)
+        phase = s.phase if s.phase in PLAYER_PHASES or s.phase == "over" else "play"
+        last = None
+        if s.last_turn:
+            last = {"seat": s.last_turn[0], "cards": list(s.last_turn[1]), "plans": list(s.last_turn[2])}
+        return {
+            "seat": seat,
+            "round": s.round,
+            "turn": max(1, s.turn),
+            "phase": phase,
+            "active": list(self.active(s)),
+            "leader": order[0],
+            "order": list(order),
+            "plan_top": s.top,
+            "plan_count": len(s.pile),
+            "effects": self.effects(s),
+            "table": [{"seat": p, "card": c, "value": effective_value(s, p, c)} for p, c in s.table],
+            "hand": sorted(s.hands[own], key=C.hand_order) if own is not None else None,
+            "players": players,
+            "last_round": (
+                {"round": s.last_round[0], "scores": list(s.last_round[1]), "medals": list(s.last_round[2])}
+                if s.last_round
+                else None
+            ),
+            "winners": list(s.winners),
+            # beyond the screen's shape: what the bot and the history need
+            "powers": list(s.powers),
+            "last_turn": last,
+        }
+
+    def redact(self, event: Event, seat: Viewer) -> Event:
+        if seat == ALL:
+            return event
+        t = event["t"]
+        own = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+        if t == "RoundDealt":
+            ev = dict(event)
+            ev["hands"] = [list(h) if i == own else None for i, h in enumerate(event["hands"])]
+            ev["hand_counts"] = [len(h) for h in event["hands"]]
+            ev["reserves"] = [None for _ in event["reserves"]]
+            ev["reserve_counts"] = [len(r) for r in event["reserves"]]
+            ev["set_aside"] = None
+            ev["set_aside_count"] = len(event["set_aside"])
+            ev["plans"] = None
+            ev["plans_count"] = len(event["plans"])
+            return ev
+        if t == "ReserveTakenUp":
+            ev = dict(event)
+            ev["reserves"] = [list(r) if i == own else None for i, r in enumerate(event["reserves"])]
+            ev["counts"] = [len(r) for r in event["reserves"]]
+            return ev
+        return event
+
+    def describe(self, event: Event, seat: Viewer) -> str:
+        t = event["t"]
+        name = event.get("name", "")
+        if t == "RoundDealt":
+            return f"Round {event['round']}: 12 cards dealt to each player, 6 in hand and 6 face down."
+        if t == "LeaderChosen":
+            if event["reason"] == "draw":
+                return f"{name} is drawn to lead the first turn."
+            if event["reason"] == "round":
+                return f"{name} won the last round and leads."
+            if event.get("by") == event["seat"]:
+                return f"{name} (Henry B. Belton) chooses to lead this turn."
+            return f"{event.get('by_name', '?')} (Henry B. Belton) chooses {name} to lead this turn."
+        if t == "TurnStarted":
+            return f"Turn {event['turn']} of round {event['round']}: {name} leads."
+        if t == "PowerUsed":
+            text = f"{name} carries out {C.AGENT_NAMES[event['agent']]}'s power."
+            if event.get("revealed"):
+                text += f" Now on the pile: {C.plan_label(event['revealed'])}."
+            return text
+        if t == "CardPlayed":
+            return f"{name} plays {C.card_label(event['card'])}."
+        if t == "CardSabotaged":
+            return f"{name} (WXT) takes 99 off {event['target_name']}'s {C.card_label(event['card'])}."
+        if t == "TurnWon":
+            n = len(event["cards"])
+            text = f"{name} wins the turn: {n} cards and plan {C.plan_label(event['plan'])}."
+            if event.get("revealed"):
+                text += f" Now on the pile: {C.plan_label(event['revealed'])}."
+            return text
+        if t == "SecondPlanTaken":
+            text = f"{name} (Martha) also takes plan {C.plan_label(event['plan'])}."
+            if event.get("revealed"):
+                text += f" Now on the pile: {C.plan_label(event['revealed'])}."
+            return text
+        if t == "SecondPlanDeclined":
+            return f"{name} (Martha) leaves the next plan card on the pile."
+        if t == "ReserveTakenUp":
+            text = "Everyone takes up their 6 face-down cards."
+            own = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+            if own is not None and event["reserves"][own]:
+                mine = sorted(event["reserves"][own], key=C.hand_order)
+                text += f" You take up {' '.join(mine)}."
+            return text
+        if t == "RoundScored":
+            names = event["names"]
+            parts = ", ".join(f"{n} {sc}" for n, sc in zip(names, event["scores"]))
+            medal = _join([names[i] for i in event["medals"]])
+            return f"Round {event['round']} scored: {parts}. Medal to {medal}."
+        if t == "GameWon":
+            if len(event["names"]) == 1:
+                return f"{event['names'][0]} wins a second medal and the game!"
+            return f"{_join(event['names'])} win their second medals together and share the victory!"
+        return t
+
+    def mark(self, event: Event) -> str | None:
+        t = event.get("t")
+        if t == "RoundDealt":
+            return "round"
+        if t == "TurnStarted":
+            return "turn"
+        return None
+
+    def reveals(self, event: Event, seat: int) -> bool:
+        t = event["t"]
+        if t in ("TurnStarted", "GameWon"):
+            return False
+        if t in ("CardPlayed", "SecondPlanDeclined"):
+            return event["seat"] != seat
+        if t == "CardSabotaged":
+            return event["seat"] != seat
+        if t == "LeaderChosen":
+            return event["reason"] == "draw" or event.get("by") != seat
+        # deals, plan cards turned, reserves, scores
+        return True
+
+    # -- bots -----------------------------------------------------------------------
+
+    def bot(self, level: str, seed: int):
+        if level == "heuristic":
+            from .bot import HeuristicBot
+
+            return HeuristicBot(seed)
+        return super().bot(level, seed)
+
+
+def _join(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

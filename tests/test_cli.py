@@ -1,0 +1,116 @@
+"""The command line: every mistake a usage line and status 2, damage status 1."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core.bots import bots_for, play_out
+from tests.tui_helpers import agent_jean_match
+from tui.cli import main
+from tui.session import start_save
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def exit_code(args: list[str]) -> int:
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    return int(info.value.code)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--bogus"],
+        ["play", "no-such-game"],
+        ["play", "agent-jean", "--players", "9"],
+        ["play", "agent-jean", "--bots", "7"],
+        ["play", "agent-jean", "--variant", "nonsense"],
+        ["play", "agent-jean", "--variant", "young=maybe"],
+        ["play", "agent-jean", "--bots", "2", "--bot-level", "genius"],
+        ["simulate", "agent-jean", "--players", "2", "--games", "1"],
+        ["simulate", "agent-jean", "--players", "6", "--games", "1", "--seed", "1"],
+        ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--bot-level", "a,b,c"],
+        ["export", "x.cab", "--format", "pdf"],
+        ["replay"],
+    ],
+)
+def test_bad_arguments_get_a_usage_line_and_status_2(args, capsys, tmp_path) -> None:
+    assert exit_code(["--save-dir", str(tmp_path), *args]) == 2
+    err = capsys.readouterr().err
+    assert "usage: cabinet" in err
+    assert "Traceback" not in err
+
+
+def finished_save(tmp_path: Path) -> Path:
+    match = agent_jean_match(humans=0, players=2, seed=2)
+    writer = start_save(tmp_path, match, durable=False)
+    play_out(match, bots_for(match))
+    return writer.path
+
+
+def test_simulate_plays_saves_and_sums_up(capsys, tmp_path) -> None:
+    code = main(["simulate", "agent-jean", "--players", "2", "--games", "3", "--seed", "5",
+                 "--bot-level", "heuristic,random", "--save-dir", str(tmp_path)])
+    assert code == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out[:3]] == ["game 1", "game 2", "game 3"]
+    assert "P1-heuristic" in "\n".join(out) and "P2-random" in "\n".join(out)
+    assert len(list(tmp_path.glob("*.cab"))) == 3
+    # the same seed gives the same games
+    again = tmp_path / "again"
+    main(["simulate", "agent-jean", "--players", "2", "--games", "3", "--seed", "5",
+          "--bot-level", "heuristic,random", "--save-dir", str(again)])
+    assert capsys.readouterr().out.splitlines()[:3] == out[:3]
+
+
+def test_replay_refuses_a_seat_that_is_not_there(capsys, tmp_path) -> None:
+    path = finished_save(tmp_path)
+    assert exit_code(["replay", str(path), "--as", "7"]) == 2
+
+
+def test_verify_and_export(capsys, tmp_path) -> None:
+    good = finished_save(tmp_path)
+    assert main(["verify", str(good)]) == 0
+    line = capsys.readouterr().out.strip()
+    assert str(good) in line and "\n" not in line
+    bad = tmp_path / "bad.cab"
+    data = bytearray(good.read_bytes())
+    data[len(data) // 2] ^= 0x10
+    bad.write_bytes(bytes(data))
+    before = bad.read_bytes()
+    assert main(["verify", str(good), str(bad)]) == 1
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 2 and "bad.cab" in lines[1]
+    assert bad.read_bytes() == before
+
+    assert main(["export", str(good)]) == 0
+    text = capsys.readouterr().out
+    assert "plays" in text and "wins" in text
+    assert main(["export", str(good), "--format", "json"]) == 0
+    records = json.loads(capsys.readouterr().out)
+    assert records["records"][0]["kind"]
+
+
+def test_loading_a_damaged_save_is_one_sentence_and_status_1(capsys, tmp_path) -> None:
+    bad = tmp_path / "bad.cab"
+    bad.write_bytes(b"\x00garbage" * 10)
+    assert exit_code(["load", str(bad)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "bad.cab" in err and len(err.splitlines()) == 1
+
+
+def test_the_installed_command_never_shows_a_traceback(tmp_path) -> None:
+    bad = tmp_path / "bad.cab"
+    bad.write_bytes(b"CABINET\x00SAVE\x00\x09")
+    result = subprocess.run(
+        [sys.executable, "-m", "tui", "verify", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stdout + result.stderr
+    assert "bad.cab" in result.stdout
