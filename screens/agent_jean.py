@@ -29,6 +29,30 @@ def card_text(card: str, value: int | None = None) -> Text:
     return Text(label, style=COLOUR_STYLE.get(cards.colour(card), ""))
 
 
+def card_boxes(items: list[tuple[str, str, int | None, bool]]) -> Text:
+    """(caption, card, value, highlighted) as boxed cards side by side, caption above."""
+    rows = [Text(), Text(), Text(), Text()]
+    for caption, card, value, highlighted in items:
+        label = card_text(card, value)
+        inner = max(4, label.cell_len + 2)
+        style = COLOUR_STYLE.get(cards.colour(card), "")
+        frame = style + (" reverse" if highlighted else "")
+        rows[0].append(caption[: inner + 2].center(inner + 2), style="dim")
+        rows[1].append("╭" + "─" * inner + "╮", style=frame)
+        body = label.copy()
+        body.pad_left((inner - label.cell_len) // 2)
+        body.pad_right(inner - body.cell_len)
+        if highlighted:
+            body.stylize("reverse")
+        rows[2].append("│", style=frame)
+        rows[2].append_text(body)
+        rows[2].append("│", style=frame)
+        rows[3].append("╰" + "─" * inner + "╯", style=frame)
+        for row in rows:
+            row.append(" ")
+    return Text("\n").join(rows)
+
+
 def pile_card_text(card: str | None) -> Text:
     if card is None:
         return Text("(the pile is empty)", style="dim")
@@ -97,6 +121,8 @@ class HandRow(Widget, can_focus=True):
     def render(self) -> Text:
         if not self.hand:
             return Text("(no cards in hand)", style="dim")
+        if self.screen.has_class("-tall"):
+            return self.render_boxes()
         text = Text()
         for i, card in enumerate(self.hand):
             label = card_text(card)
@@ -110,6 +136,12 @@ class HandRow(Widget, can_focus=True):
             text.append_text(label)
             text.append(" ")
         return text
+
+    def render_boxes(self) -> Text:
+        """Cards drawn as cards, when the terminal has room."""
+        chosen = [i == self.cursor and self.has_focus and self.can_play for i in range(len(self.hand))]
+        keys = [f"{i + 1}" if i < 9 else "" for i in range(len(self.hand))]
+        return card_boxes(list(zip(keys, self.hand, [None] * len(self.hand), chosen)))
 
     def action_move(self, step: int) -> None:
         if self.hand:
@@ -127,10 +159,12 @@ class HandRow(Widget, can_focus=True):
         self.post_message(Board.Chosen({"t": "PlayCard", "card": self.hand[self.cursor]}))
 
     def on_click(self, event: Click) -> None:
-        # Each card takes "n:" + " XX " + " ": find which one was clicked.
+        # Find the card under the pointer: the widths are those render() draws.
+        boxed = self.screen.has_class("-tall")
         x = 0
         for i, card in enumerate(self.hand):
-            width = 2 + len(cards.card_label(card)) + 3
+            label = len(cards.card_label(card))
+            width = max(4, label + 2) + 3 if boxed else 2 + label + 3
             if x <= event.x < x + width:
                 self.cursor = i
                 self.refresh()
@@ -148,6 +182,7 @@ class AgentJeanBoard(Board):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.view: dict[str, Any] | None = None
+        self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
         self.choices: list[Command] = []
 
     def compose(self) -> ComposeResult:
@@ -161,6 +196,7 @@ class AgentJeanBoard(Board):
             yield OptionList(id="aj-choices")
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+        self.shown = (view, legal)
         previous, self.view = self.view, view
         players = view["players"]
         names = [p["name"] for p in players]
@@ -184,7 +220,9 @@ class AgentJeanBoard(Board):
         self.query_one("#aj-plan", Static).update(plan)
 
         table = Text()
-        if view["table"]:
+        if view["table"] and self.screen.has_class("-tall"):
+            table = card_boxes([(names[t["seat"]], t["card"], t.get("value"), False) for t in view["table"]])
+        elif view["table"]:
             for i, played in enumerate(view["table"]):
                 if i:
                     table.append("  → ", style="dim")

@@ -8,14 +8,13 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from core.bots import bot_command
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
 from screens.boards import board_for
-from tui.widgets import Board, Curtain, GameOver, HistoryPanel
+from tui.widgets import Board, Curtain, GameOver, HistoryPanel, RoomyScreen
 
 
 def seat_name(match: Match, seat: Viewer) -> str:
@@ -46,7 +45,7 @@ def history_lines(match: Match, viewer: Viewer, start: int = 0) -> list[tuple[in
     return lines
 
 
-class PlayScreen(Screen):
+class PlayScreen(RoomyScreen):
     BINDINGS = [
         Binding("h", "history", "History"),
         Binding("u", "takeback", "Take back"),

@@ -8,13 +8,13 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static
 
 from core.engine import ALL, Match, Viewer
 from screens.boards import board_for
 from screens.play import history_lines, outcome_text, seat_name
-from tui.widgets import Board, HistoryPanel
+from tui.widgets import Board, HistoryPanel, RoomyScreen
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
 
@@ -41,7 +41,7 @@ class GoTo(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(Screen):
+class ReplayScreen(RoomyScreen):
     BINDINGS = [
         Binding("left", "step(-1)", "Back", priority=True),
         Binding("right", "step(1)", "Forward", priority=True),

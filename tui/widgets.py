@@ -9,7 +9,8 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual import events
+from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -33,6 +34,29 @@ class Board(Widget):
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         raise NotImplementedError
+
+    def refresh_view(self) -> None:
+        """Draw the last view again (the terminal changed size)."""
+        last = getattr(self, "shown", None)
+        if last is not None:
+            self.show(*last)
+
+
+class RoomyScreen(Screen):
+    """A screen that knows when the terminal has room to spare.
+
+    ``-wide`` (at least 110 columns) and ``-tall`` (at least 34 rows) let the
+    stylesheet and the boards draw more: a wider history, cards as boxes.
+    """
+
+    WIDE = 110
+    TALL = 34
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width >= self.WIDE, "-wide")
+        self.set_class(event.size.height >= self.TALL, "-tall")
+        for board in self.query(Board):
+            board.refresh_view()
 
 
 class HistoryPanel(OptionList):
