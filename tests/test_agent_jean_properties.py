@@ -144,7 +144,7 @@ def test_random_games_hold_every_invariant(players: int, seed: int, young: bool,
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=1000, deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), young=st.booleans())
 def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, young: bool) -> None:
     check_outcome(play_game(players, seed, young, "rulebook", deep=False))
