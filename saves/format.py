@@ -378,21 +378,24 @@ def _check_plain(value: Any) -> None:
             raise _Bad(f"the record there holds a value of type {type(v).__name__}")
 
 
+#: how every record body is decoded: a save file is untrusted input
+_STRICT: dict[str, Any] = dict(
+    raw=False,
+    strict_map_key=True,
+    use_list=True,
+    ext_hook=_no_ext,
+    max_str_len=_MAX_STR,
+    max_bin_len=_MAX_BIN,
+    max_array_len=_MAX_ARRAY,
+    max_map_len=_MAX_MAP,
+    max_ext_len=0,
+)
+
+
 def decode_body(data: bytes) -> dict[str, Any]:
     """Strictly decode one record body; raises _Bad."""
     try:
-        value = msgpack.unpackb(
-            data,
-            raw=False,
-            strict_map_key=True,
-            use_list=True,
-            ext_hook=_no_ext,
-            max_str_len=_MAX_STR,
-            max_bin_len=_MAX_BIN,
-            max_array_len=_MAX_ARRAY,
-            max_map_len=_MAX_MAP,
-            max_ext_len=0,
-        )
+        value = msgpack.unpackb(data, **_STRICT)
     except _Bad:
         raise
     except Exception:
@@ -527,18 +530,7 @@ class _Reader:
         if length is not None:
             self.f.seek(offset + _FRAME.size)
             partial = self.f.read()
-            unpacker = msgpack.Unpacker(
-                raw=False,
-                strict_map_key=True,
-                use_list=True,
-                ext_hook=_no_ext,
-                max_buffer_size=MAX_RECORD,
-                max_str_len=_MAX_STR,
-                max_bin_len=_MAX_BIN,
-                max_array_len=_MAX_ARRAY,
-                max_map_len=_MAX_MAP,
-                max_ext_len=0,
-            )
+            unpacker = msgpack.Unpacker(max_buffer_size=MAX_RECORD, **_STRICT)
             try:
                 unpacker.feed(partial)
                 unpacker.unpack()

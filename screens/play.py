@@ -5,16 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from core.bots import bot_command
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
-from screens.boards import board_for
-from tui.widgets import Board, Curtain, GameOver, HistoryPanel, RoomyScreen
+from screens.boards import TableScreen
+from tui.widgets import Board, Curtain, GameOver, HistoryPanel
 
 
 def seat_name(match: Match, seat: Viewer) -> str:
@@ -45,7 +42,7 @@ def history_lines(match: Match, viewer: Viewer, start: int = 0) -> list[tuple[in
     return lines
 
 
-class PlayScreen(RoomyScreen):
+class PlayScreen(TableScreen):
     BINDINGS = [
         Binding("h", "history", "History"),
         Binding("u", "takeback", "Take back"),
@@ -74,13 +71,6 @@ class PlayScreen(RoomyScreen):
         self.curtain_up = False
         self.shown_lines = 0
         self.announced_end = False
-
-    def compose(self) -> ComposeResult:
-        yield Static("", id="status")
-        with Horizontal(id="main"):
-            yield board_for(self.match.game.id)
-            yield HistoryPanel(id="history")
-        yield Footer()
 
     def on_mount(self) -> None:
         first = self.first_human_to_act()

@@ -7,14 +7,13 @@ from typing import Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from core.engine import ALL, Match, Viewer
-from screens.boards import board_for
+from screens.boards import TableScreen
 from screens.play import history_lines, outcome_text, seat_name
-from tui.widgets import Board, HistoryPanel, RoomyScreen
+from tui.widgets import Board, HistoryPanel
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
 
@@ -41,7 +40,7 @@ class GoTo(ModalScreen[int | None]):
         self.dismiss(None)
 
 
-class ReplayScreen(RoomyScreen):
+class ReplayScreen(TableScreen):
     BINDINGS = [
         Binding("left", "step(-1)", "Back", priority=True),
         Binding("right", "step(1)", "Forward", priority=True),
@@ -77,13 +76,6 @@ class ReplayScreen(RoomyScreen):
         self.speed = 1
         self.timer = None
         self.marks = [(i + 1, match.game.mark(ev)) for i, ev in enumerate(match.events) if match.game.mark(ev)]
-
-    def compose(self) -> ComposeResult:
-        yield Static("", id="status")
-        with Horizontal(id="main"):
-            yield board_for(self.match.game.id)
-            yield HistoryPanel(id="history")
-        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer))
