@@ -1,8 +1,13 @@
-"""Which board widget draws which game."""
+"""Which board widget draws which game, and the screen layout they share."""
 
 from __future__ import annotations
 
-from tui.widgets import Board
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Footer, Static
+
+from core.engine import Match
+from tui.widgets import Board, HistoryPanel, RoomyScreen
 
 
 def board_for(game_id: str) -> Board:
@@ -10,4 +15,21 @@ def board_for(game_id: str) -> Board:
         from screens.agent_jean import AgentJeanBoard
 
         return AgentJeanBoard(id="board")
+    if game_id == "chirac-mitterrand":
+        from screens.chirac_mitterrand import ChiracMitterrandBoard
+
+        return ChiracMitterrandBoard(id="board")
     raise LookupError(f"No screen for game {game_id!r}.")
+
+
+class TableScreen(RoomyScreen):
+    """A status line, the game's board beside the history, the keys: play and replay alike."""
+
+    match: Match
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="status")
+        with Horizontal(id="main"):
+            yield board_for(self.match.game.id)
+            yield HistoryPanel(id="history")
+        yield Footer()
