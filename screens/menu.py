@@ -8,7 +8,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.games import all_games
+from core.games import game_titles
 
 TITLE_ART = "C A B I N E T"
 
@@ -30,7 +30,7 @@ class MainMenu(Screen):
                     Option("Quit", id="quit"),
                     id="menu-options",
                 )
-            games = ", ".join(g.title for g in all_games().values()) or "no games installed"
+            games = ", ".join(game_titles().values()) or "no games installed"
             yield Static(games, id="menu-games")
         yield Footer()
 

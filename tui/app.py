@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from core.engine import Match
-from saves import SaveWriter
+if TYPE_CHECKING:
+    from core.engine import Match
+    from saves import SaveWriter
 
 
 @dataclass

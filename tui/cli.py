@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from core.engine import ALL, ConfigError, derive_rng
-from core.games import all_games, get_game
+from core.games import game_titles, get_game
 
 EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
 
@@ -31,7 +31,7 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
 
     play = sub.add_parser("play", parents=[common], help="start a new game")
-    play.add_argument("game", help="game id: " + ", ".join(all_games()))
+    play.add_argument("game", help="game id: " + ", ".join(game_titles()))
     play.add_argument("--players", type=int, help="number of seats")
     play.add_argument("--bots", metavar="SEATS", help="seats played by bots: 2,3 (1-based), all or none")
     play.add_argument("--bot-level", metavar="L", help="level of the bots, one for all or one per bot seat: L[,L...]")
@@ -88,7 +88,7 @@ def parse_levels(parser: Parser, spec: str | None, count: int, default: str) -> 
 def game_or_error(parser: Parser, game_id: str):
     game = get_game(game_id)
     if game is None:
-        parser.error(f"unknown game {game_id!r} (games: {', '.join(all_games())})")
+        parser.error(f"unknown game {game_id!r} (games: {', '.join(game_titles())})")
     return game
 
 

@@ -1,8 +1,10 @@
-"""The game registry: every folder here with a ``GAME`` in its package is a game.
+"""The game registry: every package here is a game.
 
-A later game plugs in by adding ``core/games/<id>/__init__.py`` exposing
-``GAME`` (an instance of :class:`core.engine.Game`).  The project id uses
-dashes (``agent-jean``), the folder underscores (``agent_jean``).
+A game plugs in by adding ``core/games/<folder>/__init__.py`` that names it
+with ``ID`` (the project id, with dashes: ``agent-jean``) and ``TITLE``, and
+gives its rules as ``GAME`` (an instance of :class:`core.engine.Game`),
+built on first use so that listing the games (the menu, ``--help``) does not
+load every game's rules.
 """
 
 from __future__ import annotations
@@ -15,17 +17,37 @@ from core.engine import Game
 
 
 @cache
-def all_games() -> dict[str, Game]:
-    games: dict[str, Game] = {}
+def catalogue() -> dict[str, tuple[str, str]]:
+    """Every game: id -> (package name, title), without loading any rules."""
+    games: dict[str, tuple[str, str]] = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         if not info.ispkg:
             continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        game = getattr(module, "GAME", None)
-        if isinstance(game, Game):
-            games[game.id] = game
+        name = f"{__name__}.{info.name}"
+        module = importlib.import_module(name)
+        game_id = getattr(module, "ID", None)
+        title = getattr(module, "TITLE", None)
+        if game_id is None:  # a package that builds its game eagerly
+            game = getattr(module, "GAME", None)
+            if not isinstance(game, Game):
+                continue
+            game_id, title = game.id, game.title
+        games[game_id] = (name, title or game_id)
     return games
 
 
+def game_titles() -> dict[str, str]:
+    return {game_id: title for game_id, (_, title) in catalogue().items()}
+
+
 def get_game(game_id: str) -> Game | None:
-    return all_games().get(game_id)
+    entry = catalogue().get(game_id)
+    if entry is None:
+        return None
+    game = getattr(importlib.import_module(entry[0]), "GAME", None)
+    return game if isinstance(game, Game) else None
+
+
+def all_games() -> dict[str, Game]:
+    games = {game_id: get_game(game_id) for game_id in catalogue()}
+    return {game_id: game for game_id, game in games.items() if game is not None}

@@ -16,7 +16,7 @@ mark those automatic steps and are never where a command is awaited.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from core.engine import (
@@ -30,6 +30,7 @@ from core.engine import (
     SeatOption,
     Variant,
     Viewer,
+    revise,
 )
 
 from . import cards as C
@@ -496,14 +497,14 @@ class AgentJean(Game):
     def _after_powers(self, s: State) -> State:
         """Resolve the next Power card, or start the play with this turn's order."""
         if s.top is not None and C.is_power(s.top):
-            return replace(s, phase="powers")
+            return revise(s, phase="powers")
         jean = s.seat_of("jean") if "jean" in s.powers else None
         order = play_order(s.players, s.leader, C.accomplice(s.top) == "brioche", jean)
-        return replace(s, phase="play", order=order)
+        return revise(s, phase="play", order=order)
 
     def _on_RoundDealt(self, s: State, ev: Event) -> State:
         n = s.players
-        return replace(
+        return revise(
             s,
             round=ev["round"],
             turn=0,
@@ -522,22 +523,22 @@ class AgentJean(Game):
         )
 
     def _on_LeaderChosen(self, s: State, ev: Event) -> State:
-        s = replace(s, leader=ev["seat"])
+        s = revise(s, leader=ev["seat"])
         if ev["reason"] == "henry":
             return self._after_powers(s)
-        return replace(s, phase="start")
+        return revise(s, phase="start")
 
     def _on_TurnStarted(self, s: State, ev: Event) -> State:
-        s = replace(s, turn=ev["turn"], leader=ev["leader"], powers=(), table=(), order=(), sabotaged=None)
+        s = revise(s, turn=ev["turn"], leader=ev["leader"], powers=(), table=(), order=(), sabotaged=None)
         return self._after_powers(s)
 
     def _on_PowerUsed(self, s: State, ev: Event) -> State:
         seat = ev["seat"]
         won = list(s.won_plans)
         won[seat] = won[seat] + (s.top,)
-        s = replace(s, pile=s.pile[1:], won_plans=tuple(won), powers=s.powers + (ev["agent"],))
+        s = revise(s, pile=s.pile[1:], won_plans=tuple(won), powers=s.powers + (ev["agent"],))
         if ev["agent"] == "henry":
-            return replace(s, phase="leader")
+            return revise(s, phase="leader")
         return self._after_powers(s)
 
     def _on_CardPlayed(self, s: State, ev: Event) -> State:
@@ -550,10 +551,10 @@ class AgentJean(Game):
         phase = "play"
         if len(table) == s.players:
             phase = "sabotage" if "wxt" in s.powers else "resolve"
-        return replace(s, hands=tuple(hands), table=table, phase=phase)
+        return revise(s, hands=tuple(hands), table=table, phase=phase)
 
     def _on_CardSabotaged(self, s: State, ev: Event) -> State:
-        return replace(s, sabotaged=ev["target"], phase="resolve")
+        return revise(s, sabotaged=ev["target"], phase="resolve")
 
     def _on_TurnWon(self, s: State, ev: Event) -> State:
         seat = ev["seat"]
@@ -562,7 +563,7 @@ class AgentJean(Game):
         won_cards[seat] = won_cards[seat] + cards
         won_plans = list(s.won_plans)
         won_plans[seat] = won_plans[seat] + (s.top,)
-        s = replace(
+        s = revise(
             s,
             won_cards=tuple(won_cards),
             won_plans=tuple(won_plans),
@@ -573,15 +574,15 @@ class AgentJean(Game):
         )
         martha = "martha" in s.powers and s.seat_of("martha") == seat
         if martha and s.top is not None and not C.is_power(s.top):
-            return replace(s, phase="second_plan")
-        return replace(s, phase="end")
+            return revise(s, phase="second_plan")
+        return revise(s, phase="end")
 
     def _on_SecondPlanTaken(self, s: State, ev: Event) -> State:
         seat = ev["seat"]
         won_plans = list(s.won_plans)
         won_plans[seat] = won_plans[seat] + (s.top,)
         last = s.last_turn
-        return replace(
+        return revise(
             s,
             won_plans=tuple(won_plans),
             pile=s.pile[1:],
@@ -590,15 +591,15 @@ class AgentJean(Game):
         )
 
     def _on_SecondPlanDeclined(self, s: State, ev: Event) -> State:
-        return replace(s, phase="end")
+        return revise(s, phase="end")
 
     def _on_ReserveTakenUp(self, s: State, ev: Event) -> State:
         hands = tuple(h + r for h, r in zip(s.hands, s.reserves))
-        return replace(s, hands=hands, reserves=((),) * s.players)
+        return revise(s, hands=hands, reserves=((),) * s.players)
 
     def _on_RoundScored(self, s: State, ev: Event) -> State:
         medals = tuple(m + (1 if i in ev["medals"] else 0) for i, m in enumerate(s.medals))
-        return replace(
+        return revise(
             s,
             medals=medals,
             last_round=(ev["round"], tuple(ev["scores"]), tuple(ev["medals"])),
@@ -608,7 +609,7 @@ class AgentJean(Game):
         )
 
     def _on_GameWon(self, s: State, ev: Event) -> State:
-        return replace(s, winners=tuple(ev["seats"]), phase="over")
+        return revise(s, winners=tuple(ev["seats"]), phase="over")
 
     # -- who acts, what is legal -------------------------------------------------------
 
