@@ -204,8 +204,9 @@ class Game:
         return True
 
     def canonical(self, state: Any) -> Any:
-        """The state as plain data, for checkpoint digests."""
-        return to_plain(state)
+        """What checkpoint digests are taken of: the state itself by default
+        (frozen dataclasses, tuples, plain values; see :func:`digest`)."""
+        return state
 
     def bot(self, level: str, seed: int) -> Bot:
         """A bot of that level.  Games override to add their own levels."""
@@ -261,11 +262,24 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-def digest(plain: Any) -> str:
-    """A short stable digest of plain data (checkpoints)."""
+def _packable(value: Any) -> Any:
+    """What msgpack cannot pack by itself: records by sorted field, sets sorted."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [getattr(value, name) for name in _field_names(type(value))]
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"cannot digest a {type(value).__name__}")
+
+
+def digest(value: Any) -> str:
+    """A short stable digest of a state or plain data (checkpoints).
+
+    msgpack walks the value in C; only records and sets come back to Python.
+    The same log folded by the same rules always gives the same bytes.
+    """
     import msgpack  # here, not at the top: listing the games need not load it
 
-    return hashlib.sha256(msgpack.packb(plain, use_bin_type=True)).hexdigest()[:32]
+    return hashlib.sha256(msgpack.packb(value, use_bin_type=True, default=_packable)).hexdigest()[:32]
 
 
 def derive_rng(seed: int, *path: object) -> random.Random:

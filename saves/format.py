@@ -69,7 +69,6 @@ _MAX_STR = 1024 * 1024
 _MAX_BIN = 1024 * 1024
 _MAX_ARRAY = 1024 * 1024
 _MAX_MAP = 64 * 1024
-_MAX_DEPTH = 48
 
 PathLike = str | os.PathLike[str]
 
@@ -355,27 +354,12 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise _Bad("the record there holds a msgpack extension type")
 
 
-_PLAIN_SCALARS = (type(None), bool, int, float, str, bytes)
-
-
-def _check_plain(value: Any) -> None:
-    """Only plain values, string map keys, bounded nesting (iteratively)."""
-    stack = [(value, 0)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, _PLAIN_SCALARS):
-            continue
-        if depth >= _MAX_DEPTH:
-            raise _Bad("the record there is nested too deeply")
-        if isinstance(v, list):
-            stack.extend((x, depth + 1) for x in v)
-        elif isinstance(v, dict):
-            for k, x in v.items():
-                if not isinstance(k, str):
-                    raise _Bad("the record there has a map key that is not a string")
-                stack.append((x, depth + 1))
-        else:
-            raise _Bad(f"the record there holds a value of type {type(v).__name__}")
+def _string_keys(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    """Every map is built here: its keys must be strings (msgpack lets bytes through)."""
+    for key, _ in pairs:
+        if type(key) is not str:
+            raise _Bad("the record there has a map key that is not a string")
+    return dict(pairs)
 
 
 #: how every record body is decoded: a save file is untrusted input
@@ -389,6 +373,7 @@ _STRICT: dict[str, Any] = dict(
     max_array_len=_MAX_ARRAY,
     max_map_len=_MAX_MAP,
     max_ext_len=0,
+    object_pairs_hook=_string_keys,
 )
 
 
@@ -402,7 +387,6 @@ def decode_body(data: bytes) -> dict[str, Any]:
         raise _Bad("the record there is not valid msgpack") from None
     if not isinstance(value, dict):
         raise _Bad("the record there is not a map")
-    _check_plain(value)
     return value
 
 

@@ -470,6 +470,10 @@ def _bad_shapes():
         "timestamp": with_(0, lambda r: r.append((b"M", msgpack.packb({"seat": 0, "x": msgpack.Timestamp(1, 0)})))),
         "int map key": with_(0, lambda r: r.append((b"M", msgpack.packb({1: 2}, strict_types=False)))),
         "deep nesting": with_(0, lambda r: r.append((b"M", b"\x81\xa1e" + b"\x91" * 100 + b"\x00"))),
+        "nesting past msgpack's own limit": with_(0, lambda r: r.append((b"M", b"\x81\xa1e" + b"\x91" * 5000 + b"\x00"))),
+        "deep nesting inside an event": with_(
+            0, lambda r: r[3][1].__setitem__("events", [{"t": "Drew", "x": msgpack.unpackb(b"\x91" * 900 + b"\x00")}])
+        ),
         "body a list": with_(0, lambda r: r.append((b"C", msgpack.packb([1, 2])))),
         "unknown kind": with_(0, lambda r: r.append((b"Z", {"n": 1}))),
     }
