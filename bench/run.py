@@ -1,0 +1,477 @@
+"""Cabinet's benchmarks: three figures, each a ratio against a yardstick
+measured in the same run, plus the absolute times for information.
+
+    /work/venv/bin/python bench/run.py            (from the repo root; about a minute)
+    /work/venv/bin/python bench/run.py --quick    (fewer repetitions)
+
+1. Start-up: fresh `cabinet` subprocess to its interactive main menu, against
+   a fresh bare Textual app showing one Label (bench/_start_*.py).
+2. Opening a save and showing its last position (saves.load + game.view +
+   screens.play.history_lines), against decoding the same file with msgpack
+   alone; on a 10,000-event save and on the longest real game (bench/fixtures.py).
+3. One step back at a random point: Match.state_at(n - 1) on the loaded
+   10,000-event match at random n, against one game.evolve.
+
+Every figure is the median over repetitions that alternate the two sides
+(and which side goes first), so machine noise hits both.  Benchmarks are run
+on demand; nothing here is part of the test run.  See docs/PERFORMANCE.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import platform
+import random
+import resource
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+for p in (str(ROOT), str(BENCH)):
+    if p not in sys.path:
+        sys.path.insert(0, p)
+
+import msgpack  # noqa: E402
+
+import fixtures  # noqa: E402
+import saves  # noqa: E402
+from core import engine  # noqa: E402
+from core.engine import PUBLIC, Match  # noqa: E402
+from screens.play import history_lines  # noqa: E402
+
+GOAL_STARTUP = 1.3  # x the bare Textual app
+GOAL_OPEN = 5.0  # x msgpack alone
+GOAL_STEP_MS = 5.0  # ms per step back
+
+_PREAMBLE = 14  # MAGIC (12 bytes) + format version (u16): see saves/format.py
+_FRAME = struct.Struct(">cII")  # kind, body length, CRC32
+
+
+# -- timing helpers ----------------------------------------------------------------
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    gc.collect()
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def alternate(a: Callable[[], Any], b: Callable[[], Any], reps: int) -> tuple[list[Any], list[Any]]:
+    """``reps`` measurements of each side, A B, B A, A B...: one side never
+    gets all the warm (or all the noisy) slots."""
+    ta: list[Any] = []
+    tb: list[Any] = []
+    for i in range(reps):
+        if i % 2 == 0:
+            ta.append(a())
+            tb.append(b())
+        else:
+            tb.append(b())
+            ta.append(a())
+    return ta, tb
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def ms(seconds: float) -> str:
+    if seconds >= 0.01:
+        return f"{seconds * 1000:.1f} ms"
+    if seconds >= 0.001:
+        return f"{seconds * 1000:.2f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def spread(xs: list[float]) -> str:
+    return f"min {ms(min(xs))}, max {ms(max(xs))}"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+# -- 1. start-up ----------------------------------------------------------------
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def run_child(script: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall time, CPU time user + system) of one fresh child process.  The
+    children run one at a time, so the growth of RUSAGE_CHILDREN is this one's."""
+    cpu0 = _children_cpu()
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    elapsed = time.perf_counter() - t0
+    cpu = _children_cpu() - cpu0
+    if proc.returncode != 0 or proc.stdout.strip() != "shown":
+        raise SystemExit(f"{script.name} did not come up (exit {proc.returncode}):\n{proc.stderr[-2000:]}")
+    return elapsed, cpu
+
+
+def child_env(tmp: str, bytecode_cache: bool) -> dict[str, str]:
+    """The children's environment.  ``bytecode_cache``: Python may cache the
+    compiled modules (as for any installed app), kept under ``tmp`` so nothing
+    is written next to the sources; otherwise the environment is inherited as
+    it is (this sandbox sets PYTHONDONTWRITEBYTECODE=1, so Cabinet's own
+    modules, installed editable with no .pyc beside them, are compiled from
+    source at every start, while Textual's come precompiled from its wheel)."""
+    env = {**os.environ, "CABINET_SAVE_DIR": str(Path(tmp) / "saves")}
+    env.pop("TEXTUAL", None)  # no devtools
+    if bytecode_cache:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
+    return env
+
+
+def bench_startup(reps: int, bytecode_cache: bool) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="cabinet-bench-") as tmp:
+        env = child_env(tmp, bytecode_cache)
+        cab = BENCH / "_start_cabinet.py"
+        bare = BENCH / "_start_bare.py"
+        for _ in range(2):  # warm the page cache (and the bytecode cache) of both
+            run_child(bare, env)
+            run_child(cab, env)
+        tc, tb = alternate(lambda: run_child(cab, env), lambda: run_child(bare, env), reps)
+    cab_wall, cab_cpu = [w for w, _ in tc], [c for _, c in tc]
+    bare_wall, bare_cpu = [w for w, _ in tb], [c for _, c in tb]
+    # each run's ratio to its neighbour of the other side: how much the
+    # figure moves with the machine's mood
+    paired = sorted(c / b for c, b in zip(cab_wall, bare_wall))
+    q1, _, q3 = statistics.quantiles(paired, n=4)
+    return {
+        "cabinet": cab_wall,
+        "bare": bare_wall,
+        "ratio": med(cab_wall) / med(bare_wall),
+        "paired": med(paired),
+        "paired_iqr": (q1, q3),
+        "cabinet_cpu": cab_cpu,
+        "bare_cpu": bare_cpu,
+        "ratio_cpu": med(cab_cpu) / med(bare_cpu),
+    }
+
+
+def _importtime(script: Path, env: dict[str, str]) -> dict[str, int]:
+    """Self time (us) of every module one child imports (python -X importtime)."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(script)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    out: dict[str, int] = {}
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "self [us]" not in line:
+            self_us, _, name = line.split(":", 1)[1].split("|")
+            out[name.strip()] = int(self_us)
+    return out
+
+
+def startup_imports(bytecode_cache: bool, reps: int = 5) -> dict[str, Any]:
+    """Import time of both children, and of the modules only Cabinet imports
+    (medians of ``reps`` runs each, alternated)."""
+    with tempfile.TemporaryDirectory(prefix="cabinet-bench-") as tmp:
+        env = child_env(tmp, bytecode_cache)
+        cab = BENCH / "_start_cabinet.py"
+        bare = BENCH / "_start_bare.py"
+        run_child(bare, env)
+        run_child(cab, env)
+        rc, rb = alternate(lambda: _importtime(cab, env), lambda: _importtime(bare, env), reps)
+    extra = sorted(set(rc[0]) - set(rb[0]))
+    per_module = {m: med([r.get(m, 0) for r in rc]) / 1e6 for m in extra}
+    return {
+        "cabinet": med([sum(r.values()) for r in rc]) / 1e6,
+        "bare": med([sum(r.values()) for r in rb]) / 1e6,
+        "extra_count": len(extra),
+        "extra": med([sum(r.get(m, 0) for m in extra) for r in rc]) / 1e6,
+        "top": sorted(per_module.items(), key=lambda kv: -kv[1])[:8],
+    }
+
+
+def inherited_bytecode() -> str:
+    if os.environ.get("PYTHONPYCACHEPREFIX"):
+        return "PYTHONPYCACHEPREFIX is set"
+    if os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        if (ROOT / "tui" / "__pycache__").is_dir():
+            return "PYTHONDONTWRITEBYTECODE is set, but tui/__pycache__ exists"
+        return "PYTHONDONTWRITEBYTECODE is set: Cabinet's own modules compiled at every start"
+    return "bytecode cached beside the sources, as usual"
+
+
+# -- 2. opening a save --------------------------------------------------------------
+
+
+def msgpack_alone(path: Path) -> list[Any]:
+    """The yardstick: read the file, walk the frames, msgpack.unpackb each body."""
+    data = path.read_bytes()
+    pos = _PREAMBLE
+    bodies = []
+    while pos < len(data):
+        _, length, _ = _FRAME.unpack_from(data, pos)
+        pos += _FRAME.size
+        bodies.append(msgpack.unpackb(data[pos : pos + length]))
+        pos += length
+    return bodies
+
+
+def viewer_of(match: Match) -> Any:
+    """Whose eyes the play screen shows the game through (PlayScreen.__init__)."""
+    humans = match.humans()
+    return humans[0] if humans else PUBLIC
+
+
+def open_and_show(path: Path) -> tuple[Match, Any, list]:
+    """What opening a save to play on costs: load, the view, the history."""
+    match = saves.load(path, fixtures.GAMES).match
+    viewer = viewer_of(match)
+    view = match.game.view(match.state, viewer)
+    lines = history_lines(match, viewer)
+    return match, view, lines
+
+
+def bench_open(path: Path, reps: int, inner: int = 1) -> dict[str, Any]:
+    """``inner``: back-to-back calls per timing (for a small save), the time
+    reported per call."""
+
+    def each(fn: Callable[[Path], Any]) -> Callable[[], float]:
+        def run() -> float:
+            gc.collect()
+            t0 = time.perf_counter()
+            for _ in range(inner):
+                fn(path)
+            return (time.perf_counter() - t0) / inner
+
+        return run
+
+    tc, tm = alternate(each(open_and_show), each(msgpack_alone), reps)
+    match, _, lines = open_and_show(path)
+    return {
+        "events": len(match.events),
+        "moves": len(match.moves) - 1,
+        "rounds": getattr(match.state, "round", "?"),
+        "finished": match.outcome is not None,
+        "lines": len(lines),
+        "bytes": path.stat().st_size,
+        "cabinet": tc,
+        "msgpack": tm,
+        "ratio": med(tc) / med(tm),
+    }
+
+
+def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
+    """Where the opening time goes, stage by stage, each timed on its own
+    (medians).  Uses saves.format internals: information only."""
+    from saves import format as F
+
+    data = path.read_bytes()
+    frames: list[tuple[bytes, bytes, int]] = []
+    pos = _PREAMBLE
+    while pos < len(data):
+        kind, length, crc = _FRAME.unpack_from(data, pos)
+        pos += _FRAME.size
+        frames.append((kind, data[pos : pos + length], crc))
+        pos += length
+    bodies = [msgpack.unpackb(b) for _, b, _ in frames]
+    header = bodies[0]
+    game = fixtures.GAMES[header["game"]]
+    moves = [b for (k, _, _), b in zip(frames, bodies) if k == F.MOVE]
+    checkpoints = [b["n"] for (k, _, _), b in zip(frames, bodies) if k == F.CHECKPOINT]
+
+    strict = F._STRICT  # the loader's own options, map-key check included
+
+    def strict_decode() -> None:
+        for _, body, crc in frames:
+            assert zlib.crc32(body) == crc
+            msgpack.unpackb(body, **strict)
+
+    def replay() -> Match:
+        match = Match(game, header)
+        for m in moves:
+            match.replay_move(m["seat"], m["command"], m["events"])
+        return match
+
+    match = replay()
+    states = [match.state_at(n) for n in checkpoints]
+
+    def digests() -> None:
+        for s in states:
+            engine.digest(game.canonical(s))
+
+    viewer = viewer_of(match)
+    stages: list[tuple[str, Callable[[], Any]]] = [
+        ("msgpack alone (the yardstick)", lambda: msgpack_alone(path)),
+        ("frames + CRC + strict msgpack decode (string keys checked)", strict_decode),
+        (f"replay: Match + evolve x {len(match.events)}", replay),
+        (f"checkpoint digests x {len(states)}", digests),
+        ("game.view", lambda: game.view(match.state, viewer)),
+        ("history_lines", lambda: history_lines(match, viewer)),
+    ]
+    return [(name, med([timed(fn) for _ in range(reps)])) for name, fn in stages]
+
+
+# -- 3. one step back -------------------------------------------------------------
+
+
+def bench_step(match: Match, reps: int, per_rep: int, seed: int = 1) -> dict[str, Any]:
+    game = match.game
+    events = match.events
+    rng = random.Random(seed)
+    all_steps: list[float] = []
+
+    def evolve_side() -> float:
+        """Mean time of one evolve: fold the whole log from the empty table."""
+        state = game.initial(match.config)
+        evolve = game.evolve
+        gc.collect()
+        t0 = time.perf_counter()
+        for ev in events:
+            state = evolve(state, ev)
+        return (time.perf_counter() - t0) / len(events)
+
+    def step_side() -> float:
+        ns = [rng.randint(1, len(events)) for _ in range(per_rep)]
+        gc.collect()
+        times = []
+        for n in ns:
+            t0 = time.perf_counter()
+            match.state_at(n - 1)
+            times.append(time.perf_counter() - t0)
+        all_steps.extend(times)
+        return sum(times) / len(times)
+
+    ts, te = alternate(step_side, evolve_side, reps)
+    all_steps.sort()
+    return {
+        "events": len(events),
+        "snapshot_every": match.snapshot_every,
+        "step": ts,
+        "evolve": te,
+        "ratio": med(ts) / med(te),
+        "p99": all_steps[int(0.99 * (len(all_steps) - 1))],
+        "max": all_steps[-1],
+        "calls": len(all_steps),
+    }
+
+
+# -- report -------------------------------------------------------------------------
+
+
+def machine() -> str:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count()
+    import textual
+
+    try:
+        from importlib.metadata import version
+
+        tv = version("textual")
+    except Exception:
+        tv = getattr(textual, "__version__", "?")
+    return (
+        f"{platform.system()} {platform.machine()}, {cpus} CPUs (nproc), "
+        f"Python {platform.python_version()} ({platform.python_implementation()}), "
+        f"textual {tv}, msgpack {'.'.join(map(str, msgpack.version))}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions (a rough look)")
+    ap.add_argument("--no-breakdown", action="store_true", help="skip the import and stage breakdowns")
+    args = ap.parse_args(argv)
+    r_start, r_open, r_step = (7, 3, 3) if args.quick else (41, 11, 9)
+
+    t_all = time.perf_counter()
+    print("Cabinet benchmarks")
+    print("machine:", machine())
+    print()
+
+    # 1
+    print("1. Start-up to the interactive main menu, fresh process, headless (medians)")
+    conditions = (
+        (True, r_start, "with a bytecode cache (as installed)"),
+        (False, max(5, r_start // 2), f"environment as inherited ({inherited_bytecode()})"),
+    )
+    for cached, reps, label in conditions:
+        s = bench_startup(reps, cached)
+        print(f"   {label}, {reps} runs each:")
+        print(f"     cabinet        {ms(med(s['cabinet']))}   ({spread(s['cabinet'])})")
+        print(f"     bare Textual   {ms(med(s['bare']))}   ({spread(s['bare'])})")
+        print(f"     ratio          {s['ratio']:.2f}x   goal <= {GOAL_STARTUP}x   {verdict(s['ratio'] <= GOAL_STARTUP)}")
+        q1, q3 = s["paired_iqr"]
+        print(
+            f"     cross-checks: median of the {reps} side-by-side ratios {s['paired']:.2f}x "
+            f"(middle half {q1:.2f}x-{q3:.2f}x); CPU time (user+sys) {ms(med(s['cabinet_cpu']))} "
+            f"against {ms(med(s['bare_cpu']))}, {s['ratio_cpu']:.2f}x"
+        )
+        if not args.no_breakdown:
+            imp = startup_imports(cached, 3 if args.quick else 5)
+            top = ", ".join(f"{m} {t * 1000:.1f}" for m, t in imp["top"])
+            gap = med(s["cabinet"]) - med(s["bare"])
+            print(
+                f"     the gap, {ms(gap)}: the {imp['extra_count']} modules only Cabinet imports take "
+                f"{ms(imp['extra'])} (python -X importtime, self times); the rest is mounting and painting the menu"
+            )
+            print(f"       biggest of those (ms): {top}")
+    print()
+
+    # 2
+    with tempfile.TemporaryDirectory(prefix="cabinet-bench-") as tmp:
+        t0 = time.perf_counter()
+        long_path = fixtures.long_save(Path(tmp) / "long.cab")
+        real_path = fixtures.real_save(Path(tmp) / "real.cab")
+        made = time.perf_counter() - t0
+        results = {
+            "10,000-event save (marathon)": bench_open(long_path, r_open),
+            "longest real game": bench_open(real_path, r_open * 3),
+        }
+        print(f"2. Opening a save and showing its last position (medians; saves made by bots in {made:.1f} s)")
+        for label, o in results.items():
+            state = "finished" if o["finished"] else "in progress"
+            print(
+                f"   {label}: {o['events']} events, {o['moves']} moves, round {o['rounds']}, {state}, "
+                f"{o['bytes'] / 1024:.0f} KiB, {o['lines']} history lines; {len(o['cabinet'])} runs each"
+            )
+            print(f"     load + view + history   {ms(med(o['cabinet']))}   ({spread(o['cabinet'])})")
+            print(f"     msgpack alone           {ms(med(o['msgpack']))}   ({spread(o['msgpack'])})")
+            print(f"     ratio                   {o['ratio']:.2f}x   goal <= {GOAL_OPEN}x   {verdict(o['ratio'] <= GOAL_OPEN)}")
+        if not args.no_breakdown:
+            print("   where the time goes (10,000-event save; each stage timed alone, medians):")
+            for name, t in open_breakdown(long_path, max(3, r_open // 2)):
+                print(f"     {name:<40} {ms(t):>10}")
+        print()
+
+        # 3
+        match = saves.load(long_path, fixtures.GAMES).match
+        st = bench_step(match, r_step, 400 if not args.quick else 200)
+    print(
+        f"3. One step back at a random point: state_at(n-1), random n, {st['events']}-event match "
+        f"(snapshot every {st['snapshot_every']}; {st['calls']} calls in {r_step} runs)"
+    )
+    print(f"   state_at(n-1)   {ms(med(st['step']))} mean per call (median of runs); p99 {ms(st['p99'])}, max {ms(st['max'])}")
+    print(f"   one evolve      {ms(med(st['evolve']))} (mean over the whole log)")
+    ok = med(st["step"]) < GOAL_STEP_MS / 1000 and st["p99"] < GOAL_STEP_MS / 1000
+    print(f"   ratio           {st['ratio']:.1f}x one evolve   goal < {GOAL_STEP_MS:.0f} ms (mean and p99)   {verdict(ok)}")
+    print()
+    print(f"bench run took {time.perf_counter() - t_all:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
