@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 from core.engine import Game
 
@@ -51,3 +53,17 @@ def get_game(game_id: str) -> Game | None:
 def all_games() -> dict[str, Game]:
     games = {game_id: get_game(game_id) for game_id in catalogue()}
     return {game_id: game for game_id, game in games.items() if game is not None}
+
+
+def lazy_rules(namespace: dict[str, Any], module: str, cls: str) -> Callable[[str], Any]:
+    """A game package's module ``__getattr__``: ``GAME`` (and the rules class)
+    are built from ``module`` the first time they are asked for."""
+
+    def __getattr__(name: str) -> Any:
+        if name in ("GAME", cls):
+            rules = getattr(importlib.import_module(module), cls)
+            namespace.update({"GAME": rules(), cls: rules})
+            return namespace[name]
+        raise AttributeError(f"module {namespace['__name__']!r} has no attribute {name!r}")
+
+    return __getattr__

@@ -1,0 +1,1293 @@
+"""The rules of 1988: Chirac contre Mitterrand as a decider (see core/engine.py).
+
+Two candidates take turns, Chirac first.  A turn: draw three cards from your
+own pile, play one political action of one of them (its quality icons push
+the Public Opinion tokens towards your end), then the card goes to the
+discard pile (neutral action) or stays in front of you as Power Erosion
+(your own colour), and the two others go under your opponent's pile in the
+order you choose.  A second and a fourth Power Erosion give the opponent an
+Electoral Campaign draw; a sixth ends the game.  When both piles are down to
+three cards, each candidate plays one final turn and the qualities decide.
+
+Solo: one seat plays against an automated opponent that is not a seat.  Its
+turn is carried out here, as automatic events, with the match's rng for its
+random choices; the human seat is asked only when its once-a-game veto could
+cancel one of the automaton's neutral actions.
+
+Candidates are indexed 0 (Chirac) and 1 (Mitterrand) inside the state;
+events and views name them ``"chirac"`` and ``"mitterrand"``.  Rows hold a
+position from ``-L`` (Mitterrand's end, on the left) to ``+L`` (Chirac's
+end); Chirac pushes towards ``+``, Mitterrand towards ``-``.
+
+``decide`` returns the events of the command and every automatic event that
+follows (the next turn's draw, the automaton's whole turn...) until a seat
+must choose again.  The phases ``start``, ``draw`` and ``automaton`` mark
+those automatic steps; commands are awaited only in ``play``, ``campaign``
+and ``veto``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from itertools import permutations, product
+from typing import Any
+
+from core.engine import (
+    ALL,
+    Command,
+    ConfigError,
+    Event,
+    Game,
+    IllegalCommand,
+    Outcome,
+    SeatOption,
+    Viewer,
+    revise,
+)
+
+from . import cards as C
+
+CHIRAC, MITTERRAND = 0, 1
+SIDES = C.CANDIDATES  # ("chirac", "mitterrand")
+#: which way each candidate pushes the tokens
+DIRECTION = (1, -1)
+HAND = 3
+PILE = 10
+DISCARD_AT_START = 4
+#: the erosion counts that give the opponent a campaign draw
+CAMPAIGN_AT = (2, 4)
+EROSION_LIMIT = 6
+#: solo: the automaton's pile, two cards of each kind
+SOLO_KINDS = ("NN", "NC", "NM", "CM")
+SOLO_PER_KIND = 2
+#: solo: the final turn comes when the human has this many cards left, the automaton that many
+SOLO_FINAL = (2, 1)
+#: the phases where a seat must act
+PLAYER_PHASES = ("play", "campaign", "veto")
+
+
+def other(c: int) -> int:
+    return 1 - c
+
+
+def side_index(name: str) -> int:
+    return SIDES.index(name)
+
+
+@dataclass(frozen=True)
+class State:
+    #: the candidates' players' names (the automaton is "Automaton")
+    names: tuple[str, str]
+    #: the seat playing each candidate, None for the automaton
+    seats: tuple[int | None, int | None]
+    solo: bool
+    #: for tests: the campaign cards of each draw, in order
+    arranged_campaign: tuple[tuple[str, ...], ...] = ()
+    row_length: int = C.ROW_LENGTH
+    phase: str = "setup"
+    #: turns started so far
+    turn: int = 0
+    #: whose turn it is (or was, between turns)
+    to_move: int = CHIRAC
+    #: this round is the final one
+    final: bool = False
+    rows: tuple[int, int, int] = (0, 0, 0)
+    media: int = MITTERRAND
+    #: solo: the Media token is face down, the veto spent
+    veto_used: bool = False
+    #: solo: the automaton's action index vetoed this turn
+    vetoed: int | None = None
+    #: each candidate's draw pile, top first
+    piles: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    #: how many cards at the bottom of each pile were slid there (and are known to whoever slid them)
+    known: tuple[int, int] = (0, 0)
+    #: the cards drawn this turn by the candidate to move
+    hand: tuple[str, ...] = ()
+    #: the card being played, between its announcement and its placement
+    played: str | None = None
+    #: the discard pile, oldest first
+    discard: tuple[str, ...] = ()
+    #: Power Erosion in front of each candidate, oldest first
+    erosion: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
+    #: solo: Event cards removed from the game
+    removed: tuple[str, ...] = ()
+    #: the Electoral Campaign pile (unordered: it is shuffled after every draw)
+    camp_pile: tuple[str, ...] = ()
+    camp_drawn: tuple[str, ...] = ()
+    camp_drawer: int | None = None
+    camp_removed: tuple[str, ...] = ()
+    camp_applied: tuple[str, ...] = ()
+    #: candidates owed a campaign draw, first owed first
+    camp_pending: tuple[int, ...] = ()
+    camp_draws: int = 0
+    #: the erosion counts (2, 4) already reached by each candidate
+    thresholds: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
+    #: the last turn played and the last campaign card applied, for the view (plain data, never mutated)
+    last: dict | None = None
+    last_campaign: dict | None = None
+    #: which of the two the token moves being made belong to
+    recording: str = "turn"
+    winner: int | None = None
+    reason: str | None = None
+    ended_by: str | None = None
+
+    @property
+    def automaton(self) -> int | None:
+        if not self.solo:
+            return None
+        return CHIRAC if self.seats[CHIRAC] is None else MITTERRAND
+
+    @property
+    def human(self) -> int | None:
+        """Solo: the human's candidate."""
+        a = self.automaton
+        return None if a is None else other(a)
+
+    def candidate_of(self, seat: int) -> int | None:
+        for c in (CHIRAC, MITTERRAND):
+            if self.seats[c] == seat:
+                return c
+        return None
+
+    def label(self, c: int) -> str:
+        """``"Chirac (Alice)"``."""
+        return f"{C.CANDIDATE_SHORT[SIDES[c]]} ({self.names[c]})"
+
+
+# -- pure rule helpers (also used by the bot) ------------------------------------------
+
+
+def push(pos: int, c: int, length: int) -> int | None:
+    """Where a token at ``pos`` goes when candidate ``c`` pushes it one
+    step, or None when it is already at that candidate's end."""
+    to = pos + DIRECTION[c]
+    return to if -length <= to <= length else None
+
+
+def ahead(rows: tuple[int, ...] | list[int]) -> tuple[int, int]:
+    """(qualities where Chirac is ahead, where Mitterrand is); a token at the centre counts for nobody."""
+    return sum(1 for p in rows if p > 0), sum(1 for p in rows if p < 0)
+
+
+def election_winner(rows: tuple[int, ...] | list[int], media: int) -> int:
+    """The candidate ahead in more qualities; on a tie, the holder of the Media token."""
+    chirac, mitterrand = ahead(rows)
+    if chirac != mitterrand:
+        return CHIRAC if chirac > mitterrand else MITTERRAND
+    return media
+
+
+def action_qualities(action: C.Action, choices: list[str] | tuple[str, ...]) -> list[str]:
+    """The qualities an action moves, its choice icons filled in order from ``choices``."""
+    picks = iter(choices)
+    return [next(picks) if icon == C.CHOICE else icon for icon in action.icons]
+
+
+def choice_count(action: C.Action) -> int:
+    return sum(1 for icon in action.icons if icon == C.CHOICE)
+
+
+def automaton_actions(card: str, c: int, eroded: int) -> tuple[list[int], bool]:
+    """The actions of its card the automaton benefits from, and whether it
+    skips its own action because that would be its sixth Power Erosion."""
+    own = C.OWN_COLOUR[SIDES[c]]
+    used, skipped = [], False
+    for i, action in enumerate(C.actions(card)):
+        if action.colour == "white":
+            used.append(i)
+        elif action.colour == own:
+            if eroded + 1 >= EROSION_LIMIT:
+                skipped = True
+            else:
+                used.append(i)
+    return used, skipped
+
+
+def quality_index(q: str) -> int:
+    return C.QUALITIES.index(q)
+
+
+def _nth(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def _and(words: list[str]) -> str:
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+# -- the game ---------------------------------------------------------------------------
+
+
+class ChiracMitterrand(Game):
+    id = "chirac-mitterrand"
+    title = "1988: Chirac contre Mitterrand"
+    min_players = 1
+    max_players = 2
+    rules_version = 1
+    variants = ()
+    seat_options = (
+        SeatOption(
+            "candidate",
+            "Candidate",
+            C.CANDIDATES,
+            unique=True,
+            labels=tuple(C.CANDIDATE_NAMES[c] for c in C.CANDIDATES),
+        ),
+    )
+    bot_levels = ("random", "heuristic")
+
+    # -- table ---------------------------------------------------------------------
+
+    def initial(self, config: dict[str, Any]) -> State:
+        seats = config["seats"]
+        players = config["players"]
+        if not 1 <= players <= 2 or len(seats) != players:
+            raise ConfigError(f"{self.title} is played by 1 or 2 players.")
+        names: list[str] = ["Automaton", "Automaton"]
+        seat_of: list[int | None] = [None, None]
+        for i, s in enumerate(seats):
+            c = side_index(s.get("candidate", SIDES[i]))
+            if seat_of[c] is not None:
+                raise ConfigError("Both seats cannot play the same candidate.")
+            seat_of[c] = i
+            names[c] = s.get("name", f"Player {i + 1}")
+        arranged = config.get("arranged") or {}
+        draws = tuple(tuple(d) for d in arranged.get("campaign", ()))
+        return State(
+            names=(names[0], names[1]),
+            seats=(seat_of[0], seat_of[1]),
+            solo=players == 1,
+            arranged_campaign=draws,
+        )
+
+    def setup(self, config: dict[str, Any], rng: random.Random) -> list[Event]:
+        state = self.initial(config)
+        arranged = config.get("arranged") or {}
+        if state.solo:
+            piles, discard = self._solo_deal(state, arranged, rng)
+            campaign = [c for c in C.CAMPAIGN_IDS if c != C.DEBATE]
+            out = [C.DEBATE]
+        else:
+            piles, discard = self._deal(arranged, rng)
+            campaign = list(C.CAMPAIGN_IDS)
+            out = []
+        first = {
+            "t": "GameSetUp",
+            "solo": state.solo,
+            "names": {SIDES[c]: state.names[c] for c in (CHIRAC, MITTERRAND)},
+            "automaton": SIDES[state.automaton] if state.solo else None,
+            "piles": {SIDES[c]: piles[c] for c in (CHIRAC, MITTERRAND)},
+            "discard": discard,
+            "campaign": campaign,
+            "campaign_removed": out,
+            "media": SIDES[MITTERRAND],
+            "row_length": C.ROW_LENGTH,
+        }
+        return [first] + self._auto(self.evolve(state, first), rng)
+
+    def _deal(self, arranged: dict, rng: random.Random) -> tuple[list[list[str]], list[str]]:
+        if arranged.get("chirac") is not None:
+            piles = [list(arranged["chirac"]), list(arranged["mitterrand"])]
+            discard = list(arranged.get("discard") or ())
+            if sorted(piles[0] + piles[1] + discard) != sorted(C.EVENT_IDS):
+                raise ConfigError("The arranged piles and discard must hold the 24 Event cards, each once.")
+            if len(piles[0]) != PILE or len(piles[1]) != PILE:
+                raise ConfigError("Each arranged pile must hold 10 cards.")
+            return piles, discard
+        deck = list(C.EVENT_IDS)
+        rng.shuffle(deck)
+        discard = deck[:DISCARD_AT_START]
+        rest = deck[DISCARD_AT_START:]
+        return [rest[:PILE], rest[PILE:]], discard
+
+    def _solo_deal(self, state: State, arranged: dict, rng: random.Random) -> tuple[list[list[str]], list[str]]:
+        a = state.automaton
+        if arranged.get("chirac") is not None:
+            piles = [list(arranged["chirac"]), list(arranged["mitterrand"])]
+            if sorted(piles[0] + piles[1]) != sorted(C.EVENT_IDS) or arranged.get("discard"):
+                raise ConfigError("The arranged solo piles must hold the 24 Event cards, each once.")
+            kinds = sorted(C.kind(card) for card in piles[a])
+            if kinds != sorted(SOLO_KINDS * SOLO_PER_KIND):
+                raise ConfigError("The automated opponent's arranged pile must hold two cards of each kind.")
+            return piles, []
+        theirs: list[str] = []
+        for k in SOLO_KINDS:
+            group = [card for card in C.EVENT_IDS if C.kind(card) == k]
+            theirs += rng.sample(group, SOLO_PER_KIND)
+        rng.shuffle(theirs)
+        mine = [card for card in C.EVENT_IDS if card not in theirs]
+        rng.shuffle(mine)
+        piles: list[list[str]] = [[], []]
+        piles[a] = theirs
+        piles[other(a)] = mine
+        return piles, []
+
+    # -- the automatic steps --------------------------------------------------------
+
+    def _auto(self, state: State, rng: random.Random) -> list[Event]:
+        """Every automatic event from here until a seat must choose."""
+        out: list[Event] = []
+        while True:
+            batch = self._next_auto(state, rng)
+            if not batch:
+                return out
+            for ev in batch:
+                out.append(ev)
+                state = self.evolve(state, ev)
+
+    def _next_auto(self, s: State, rng: random.Random) -> list[Event]:
+        phase = s.phase
+        if phase == "start":
+            if s.camp_pending:
+                return [self._campaign_draw(s, rng)]
+            if s.final and s.turn > 0 and s.to_move == MITTERRAND:
+                return [self._election_end(s)]
+            c = CHIRAC if s.turn == 0 or s.to_move == MITTERRAND else MITTERRAND
+            final = s.final
+            if c == CHIRAC and s.turn > 0:
+                final = self._final_round_due(s)
+            if not s.piles[c]:
+                # cannot happen with the piles the rules build; a safe end if it ever did
+                return [self._election_end(s)]
+            return [
+                {
+                    "t": "TurnStarted",
+                    "turn": s.turn + 1,
+                    "round": s.turn // 2 + 1,
+                    "by": SIDES[c],
+                    "name": s.names[c],
+                    "final": final,
+                }
+            ]
+        if phase == "draw":
+            c = s.to_move
+            n = self._draw_count(s, c)
+            cards = list(s.piles[c][:n])
+            return [
+                {
+                    "t": "CardsDrawn",
+                    "by": SIDES[c],
+                    "name": s.names[c],
+                    "seat": s.seats[c],
+                    "public": s.solo and c == s.automaton,
+                    "cards": cards,
+                    "count": len(cards),
+                }
+            ]
+        if phase == "automaton":
+            return self._automaton_turn(s, rng)
+        return []
+
+    def _final_round_due(self, s: State) -> bool:
+        if s.solo:
+            h, a = s.human, s.automaton
+            return len(s.piles[h]) <= SOLO_FINAL[0] and len(s.piles[a]) <= SOLO_FINAL[1]
+        return all(len(p) <= HAND for p in s.piles)
+
+    def _draw_count(self, s: State, c: int) -> int:
+        if s.solo and c == s.automaton:
+            return 1
+        if s.solo and s.final:
+            return SOLO_FINAL[0]
+        return HAND
+
+    def _election_end(self, s: State) -> Event:
+        winner = election_winner(s.rows, s.media)
+        chirac, mitterrand = ahead(s.rows)
+        return {
+            "t": "GameEnded",
+            "by": "election",
+            "winner": SIDES[winner],
+            "name": s.names[winner],
+            "automaton": s.solo and winner == s.automaton,
+            "ahead": {"chirac": chirac, "mitterrand": mitterrand},
+            "media": SIDES[s.media],
+            "tie": chirac == mitterrand,
+        }
+
+    def _erosion_end(self, s: State) -> Event | None:
+        for c in (CHIRAC, MITTERRAND):
+            if len(s.erosion[c]) >= EROSION_LIMIT:
+                winner = other(c)
+                return {
+                    "t": "GameEnded",
+                    "by": "erosion",
+                    "winner": SIDES[winner],
+                    "name": s.names[winner],
+                    "loser": SIDES[c],
+                    "loser_name": s.names[c],
+                    "automaton": s.solo and winner == s.automaton,
+                }
+        return None
+
+    # -- resolving steps (tokens, bonuses, erosion) ---------------------------------
+
+    def _resolve(self, s: State, steps: list[tuple], rng: random.Random) -> tuple[list[Event], State]:
+        """The events of a list of steps, each applied before the next is
+        worked out; stops at once when a sixth Power Erosion ends the game."""
+        out: list[Event] = []
+        for step in steps:
+            ev = self._step_event(s, step, rng)
+            if ev is None:
+                continue
+            out.append(ev)
+            s = self.evolve(s, ev)
+            end = self._erosion_end(s)
+            if end is not None:
+                out.append(end)
+                s = self.evolve(s, end)
+                break
+        return out, s
+
+    def _step_event(self, s: State, step: tuple, rng: random.Random) -> Event | None:
+        kind, c = step[0], step[1]
+        if kind == "icon":
+            q = step[2]
+            qi = quality_index(q)
+            pos = s.rows[qi]
+            to = push(pos, c, s.row_length)
+            if to is not None:
+                return {"t": "TokenMoved", "by": SIDES[c], "quality": q, "from": pos, "to": to}
+            return self._row_end_bonus(s, c, q, rng)
+        if kind == "centre":
+            q = step[2]
+            qi = quality_index(q)
+            pos = s.rows[qi]
+            return {"t": "TokenMoved", "by": SIDES[c], "quality": q, "from": pos, "to": pos + DIRECTION[c]}
+        if kind == "media":
+            if s.media == c:
+                return None
+            return {"t": "MediaTaken", "by": SIDES[c], "name": s.names[c], "quality": None}
+        if kind == "inflict":
+            return self._inflict(s, c, None, rng)
+        if kind == "relief":
+            card = s.erosion[c][-1]
+            count = len(s.erosion[c]) - 1
+            return {"t": "ErosionRelieved", "by": SIDES[c], "name": s.names[c], "card": card, "count": count}
+        if kind == "place":
+            card, own = step[2], step[3]
+            if own:
+                count = len(s.erosion[c]) + 1
+                return {"t": "ErosionTaken", "by": SIDES[c], "name": s.names[c], "card": card, "count": count}
+            return {"t": "CardDiscarded", "by": SIDES[c], "name": s.names[c], "card": card}
+        if kind == "remove":
+            return {"t": "CardRemoved", "by": SIDES[c], "name": s.names[c], "card": step[2]}
+        if kind == "slide":
+            onto, cards = step[2], list(step[3])
+            if not cards:
+                return None
+            return {
+                "t": "CardsSlid",
+                "by": SIDES[c],
+                "name": s.names[c],
+                "onto": SIDES[onto],
+                "onto_name": s.names[onto],
+                "seat": s.seats[c],
+                "cards": cards,
+                "count": len(cards),
+            }
+        raise ValueError(f"unknown step {kind}")
+
+    def _row_end_bonus(self, s: State, c: int, q: str, rng: random.Random) -> Event:
+        """A token already at the mover's end: the Media token, or else a Power Erosion for the opponent."""
+        if s.media != c:
+            return {"t": "MediaTaken", "by": SIDES[c], "name": s.names[c], "quality": q}
+        return self._inflict(s, c, q, rng)
+
+    def _inflict(self, s: State, c: int, q: str | None, rng: random.Random) -> Event:
+        target = other(c)
+        if not s.discard:
+            return {"t": "BonusLost", "by": SIDES[c], "name": s.names[c], "quality": q, "on": SIDES[target]}
+        card = s.discard[rng.randrange(len(s.discard))]
+        return {
+            "t": "ErosionInflicted",
+            "by": SIDES[c],
+            "name": s.names[c],
+            "on": SIDES[target],
+            "on_name": s.names[target],
+            "card": card,
+            "quality": q,
+            "count": len(s.erosion[target]) + 1,
+        }
+
+    # -- the automaton (solo) ----------------------------------------------------------
+
+    def _automaton_turn(self, s: State, rng: random.Random) -> list[Event]:
+        a = s.automaton
+        (card,) = s.hand
+        used, skipped = automaton_actions(card, a, len(s.erosion[a]))
+        applied = [i for i in used if i != s.vetoed]
+        qualities: list[str] = []
+        picks: list[str] = []
+        for i in applied:
+            for icon in C.actions(card)[i].icons:
+                if icon == C.CHOICE:
+                    q = C.QUALITIES[rng.randrange(len(C.QUALITIES))]
+                    picks.append(q)
+                    qualities.append(q)
+                else:
+                    qualities.append(icon)
+        own_used = any(C.actions(card)[i].colour != "white" for i in used)
+        first = {
+            "t": "AutomatonPlayed",
+            "by": SIDES[a],
+            "name": s.names[a],
+            "card": card,
+            "actions": applied,
+            "vetoed": s.vetoed,
+            "skipped_own": skipped,
+            "choices": picks,
+        }
+        s1 = self.evolve(s, first)
+        steps: list[tuple] = [("icon", a, q) for q in qualities]
+        steps.append(("place", a, card, own_used))
+        events, _ = self._resolve(s1, steps, rng)
+        return [first] + events
+
+    def _veto_possible(self, s: State) -> bool:
+        a = s.automaton
+        if s.veto_used or len(s.hand) != 1:
+            return False
+        used, _ = automaton_actions(s.hand[0], a, len(s.erosion[a]))
+        return any(C.actions(s.hand[0])[i].colour == "white" for i in used)
+
+    # -- the campaign --------------------------------------------------------------------
+
+    def _campaign_draw(self, s: State, rng: random.Random) -> Event:
+        c = s.camp_pending[0]
+        pile = sorted(s.camp_pile)
+        n = min(3, len(pile))
+        arranged = s.arranged_campaign[s.camp_draws] if s.camp_draws < len(s.arranged_campaign) else ()
+        if arranged and len(arranged) == n and all(card in pile for card in arranged) and len(set(arranged)) == n:
+            drawn = list(arranged)
+        else:
+            drawn = rng.sample(pile, n)
+        return {
+            "t": "CampaignDrawn",
+            "by": SIDES[c],
+            "name": s.names[c],
+            "seat": s.seats[c],
+            "cards": drawn,
+            "count": n,
+        }
+
+    def campaign_steps(self, s: State, c: int, card: str, quality: str | None) -> list[tuple]:
+        """The steps a Campaign card's effect takes for candidate ``c``."""
+        effect = C.campaign(card).effect
+        if effect == "media":
+            return [("media", c)] if s.media != c else [("icon", c, "charisma")]
+        if effect == "relief":
+            return [("relief", c)] if s.erosion[c] else [("icon", c, "courage")]
+        if effect == "charisma2":
+            return [("icon", c, "charisma"), ("icon", c, "charisma")]
+        if effect == "unite":
+            d = DIRECTION[c]
+            return [("centre", c, q) for q, pos in zip(C.QUALITIES, s.rows) if pos * d < 0]
+        if effect == "letter":
+            return [("icon", c, "integrity"), ("icon", c, quality)]
+        if effect == "first_round":
+            return [("icon", c, "courage"), ("icon", c, "charisma")]
+        if effect == "erosion":
+            return [("inflict", c)]
+        if effect == "debate":
+            return [("icon", c, quality), ("icon", c, quality), ("media", c)]
+        if effect == "poll":
+            return [("icon", c, quality)]
+        raise ValueError(f"unknown campaign effect {effect}")
+
+    # -- commands ----------------------------------------------------------------------
+
+    def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
+        s = state
+        if s.phase == "over":
+            raise IllegalCommand("The game is over.")
+        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
+            raise IllegalCommand("That is not a move of 1988: Chirac contre Mitterrand.")
+        if seat not in self.active(s):
+            raise IllegalCommand(self._waiting_for(s))
+        handler = {"play": self._decide_play, "campaign": self._decide_campaign, "veto": self._decide_veto}[s.phase]
+        events, after = handler(s, seat, command, rng)
+        return events + self._auto(after, rng)
+
+    _EXPECTED = {
+        "play": "Play one of your cards.",
+        "campaign": "Apply one of your Electoral Campaign cards and remove another.",
+        "veto": "Veto a neutral action of the automated opponent's card, or let it apply.",
+    }
+
+    def _waiting_for(self, s: State) -> str:
+        if s.phase == "play":
+            return f"It is {s.label(s.to_move)}'s turn to play."
+        if s.phase == "campaign":
+            return f"{s.label(s.camp_drawer)} is choosing an Electoral Campaign card."
+        if s.phase == "veto":
+            return "The automated opponent's card is waiting for the veto decision."
+        return "Nobody can move now."
+
+    def _expect(self, s: State, command: Command, *kinds: str) -> None:
+        if command["t"] not in kinds:
+            raise IllegalCommand(f"Not now: {self._EXPECTED[s.phase]}")
+
+    def _check_choices(self, action: C.Action, command: Command) -> list[str]:
+        need = choice_count(action)
+        choices = command.get("choices") or []
+        if not isinstance(choices, list) or len(choices) != need:
+            if need == 0:
+                raise IllegalCommand("This action lets you choose no quality.")
+            what = "a quality" if need == 1 else f"{need} qualities"
+            raise IllegalCommand(f"Choose {what} for the choice icon of this action.")
+        for q in choices:
+            if q not in C.QUALITIES:
+                raise IllegalCommand(f"There is no quality called {q!r}: choose charisma, courage or integrity.")
+        return list(choices)
+
+    def _decide_play(self, s: State, seat: int, command: Command, rng: random.Random) -> tuple[list[Event], State]:
+        self._expect(s, command, "PlayCard")
+        c = s.to_move
+        card = command.get("card")
+        if not isinstance(card, str) or card not in C.EVENT_SET:
+            raise IllegalCommand(f"There is no Event card called {card!r}.")
+        if card not in s.hand:
+            raise IllegalCommand(f"{C.event(card).name} is not in your hand.")
+        index = command.get("action")
+        if isinstance(index, bool) or index not in (0, 1):
+            raise IllegalCommand("Choose the card's first or second action (0 or 1).")
+        action = C.actions(card)[index]
+        if not C.may_use(SIDES[c], action):
+            owner = "Chirac" if action.colour == "blue" else "Mitterrand"
+            raise IllegalCommand(f"That action is {owner}'s own: only {owner} may choose it.")
+        choices = self._check_choices(action, command)
+        rest = [x for x in s.hand if x != card]
+        under = command.get("under")
+        if not isinstance(under, list) or not all(isinstance(x, str) for x in under):
+            raise IllegalCommand("Say in which order your other cards go under the pile.")
+        if s.solo:
+            remove = command.get("remove")
+            if remove not in rest:
+                raise IllegalCommand("Choose one of your other cards to remove from the game.")
+            left = [x for x in rest if x != remove]
+            if sorted(under) != sorted(left):
+                raise IllegalCommand("The card you neither play nor remove goes under your own pile.")
+        else:
+            remove = None
+            if sorted(under) != sorted(rest) or len(set(under)) != len(under):
+                raise IllegalCommand("Both of your other cards go under your opponent's pile, in the order you choose.")
+        qualities = action_qualities(action, choices)
+        first = {
+            "t": "CardPlayed",
+            "by": SIDES[c],
+            "name": s.names[c],
+            "seat": seat,
+            "card": card,
+            "action": index,
+            "colour": action.colour,
+            "choices": choices,
+        }
+        s1 = self.evolve(s, first)
+        steps: list[tuple] = [("icon", c, q) for q in qualities]
+        steps.append(("place", c, card, action.colour != "white"))
+        if s.solo:
+            steps.append(("remove", c, remove))
+            steps.append(("slide", c, c, under))
+        else:
+            steps.append(("slide", c, other(c), under))
+        events, after = self._resolve(s1, steps, rng)
+        return [first] + events, after
+
+    def _decide_campaign(self, s: State, seat: int, command: Command, rng: random.Random) -> tuple[list[Event], State]:
+        self._expect(s, command, "Campaign")
+        c = s.camp_drawer
+        apply = command.get("apply")
+        if apply not in s.camp_drawn:
+            raise IllegalCommand("Apply one of the Electoral Campaign cards you drew.")
+        rest = [x for x in s.camp_drawn if x != apply]
+        remove = command.get("remove")
+        if rest and remove not in rest:
+            raise IllegalCommand("Remove one of the other Electoral Campaign cards you drew from the game.")
+        if not rest and remove is not None:
+            raise IllegalCommand("You drew no other Electoral Campaign card to remove.")
+        card = C.campaign(apply)
+        quality = command.get("quality")
+        if card.choice:
+            if quality not in C.QUALITIES:
+                raise IllegalCommand(f"{card.name} needs a quality: charisma, courage or integrity.")
+        elif quality is not None:
+            raise IllegalCommand(f"{card.name} lets you choose no quality.")
+        returned = [x for x in rest if x != remove]
+        first = {
+            "t": "CampaignApplied",
+            "by": SIDES[c],
+            "name": s.names[c],
+            "seat": seat,
+            "applied": apply,
+            "removed": remove,
+            "returned": returned,
+            "count_returned": len(returned),
+            "quality": quality,
+            "back": card.returns,
+        }
+        s1 = self.evolve(s, first)
+        events, after = self._resolve(s1, self.campaign_steps(s1, c, apply, quality), rng)
+        return [first] + events, after
+
+    def _decide_veto(self, s: State, seat: int, command: Command, rng: random.Random) -> tuple[list[Event], State]:
+        self._expect(s, command, "Veto", "Allow")
+        a = s.automaton
+        card = s.hand[0]
+        h = s.human
+        if command["t"] == "Allow":
+            ev = {"t": "VetoDeclined", "by": SIDES[h], "name": s.names[h], "card": card}
+            return [ev], self.evolve(s, ev)
+        index = command.get("action")
+        used, _ = automaton_actions(card, a, len(s.erosion[a]))
+        if isinstance(index, bool) or index not in (0, 1):
+            raise IllegalCommand("Choose which action of the card you veto (0 or 1).")
+        if C.actions(card)[index].colour != "white":
+            raise IllegalCommand("Only a neutral action of the automated opponent can be vetoed.")
+        if index not in used:
+            raise IllegalCommand("That action does not apply this turn.")
+        ev = {"t": "VetoUsed", "by": SIDES[h], "name": s.names[h], "card": card, "action": index}
+        return [ev], self.evolve(s, ev)
+
+    # -- evolve ------------------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        return getattr(self, "_on_" + event["t"])(state, event)
+
+    def _on_GameSetUp(self, s: State, ev: Event) -> State:
+        return revise(
+            s,
+            phase="start",
+            row_length=ev["row_length"],
+            piles=(tuple(ev["piles"]["chirac"]), tuple(ev["piles"]["mitterrand"])),
+            discard=tuple(ev["discard"]),
+            camp_pile=tuple(sorted(ev["campaign"])),
+            camp_removed=tuple(ev["campaign_removed"]),
+            media=side_index(ev["media"]),
+        )
+
+    def _on_TurnStarted(self, s: State, ev: Event) -> State:
+        c = side_index(ev["by"])
+        return revise(s, phase="draw", turn=ev["turn"], to_move=c, final=ev["final"], vetoed=None, hand=())
+
+    def _on_CardsDrawn(self, s: State, ev: Event) -> State:
+        c = side_index(ev["by"])
+        n = ev["count"]
+        piles = list(s.piles)
+        piles[c] = piles[c][n:]
+        known = list(s.known)
+        known[c] = min(known[c], len(piles[c]))
+        s = revise(s, piles=tuple(piles), known=tuple(known), hand=tuple(ev["cards"]))
+        if s.solo and c == s.automaton:
+            return revise(s, phase="veto" if self._veto_possible(s) else "automaton")
+        return revise(s, phase="play")
+
+    def _on_CardPlayed(self, s: State, ev: Event) -> State:
+        c = side_index(ev["by"])
+        hand = tuple(x for x in s.hand if x != ev["card"])
+        last = {
+            "by": ev["by"],
+            "card": ev["card"],
+            "action": ev["action"],
+            "actions": [ev["action"]],
+            "choices": list(ev["choices"]),
+            "moves": [],
+            "turn": s.turn,
+        }
+        return revise(s, hand=hand, played=ev["card"], phase="start", last=last, to_move=c, recording="turn")
+
+    def _on_AutomatonPlayed(self, s: State, ev: Event) -> State:
+        last = {
+            "by": ev["by"],
+            "card": ev["card"],
+            "action": None,
+            "actions": list(ev["actions"]),
+            "choices": list(ev["choices"]),
+            "vetoed": ev["vetoed"],
+            "skipped_own": ev["skipped_own"],
+            "moves": [],
+            "turn": s.turn,
+            "automaton": True,
+        }
+        return revise(s, hand=(), played=ev["card"], phase="start", last=last, recording="turn")
+
+    def _moved(self, s: State, move: dict) -> State:
+        """Add a move to the record being made: the turn's or the campaign card's."""
+        key = "last_campaign" if s.recording == "campaign" else "last"
+        record = getattr(s, key)
+        if record is None:
+            return s
+        record = dict(record)
+        record["moves"] = list(record["moves"]) + [move]
+        return revise(s, **{key: record})
+
+    def _on_TokenMoved(self, s: State, ev: Event) -> State:
+        rows = list(s.rows)
+        rows[quality_index(ev["quality"])] = ev["to"]
+        move = {"quality": ev["quality"], "from": ev["from"], "to": ev["to"], "by": ev["by"]}
+        return self._moved(revise(s, rows=tuple(rows)), move)
+
+    def _on_MediaTaken(self, s: State, ev: Event) -> State:
+        move = {"quality": ev["quality"], "bonus": "media", "by": ev["by"]}
+        return self._moved(revise(s, media=side_index(ev["by"])), move)
+
+    def _erosion_added(self, s: State, target: int, card: str) -> State:
+        erosion = list(s.erosion)
+        erosion[target] = erosion[target] + (card,)
+        count = len(erosion[target])
+        s = revise(s, erosion=tuple(erosion))
+        if count in CAMPAIGN_AT and count not in s.thresholds[target]:
+            thresholds = list(s.thresholds)
+            thresholds[target] = thresholds[target] + (count,)
+            s = revise(s, thresholds=tuple(thresholds))
+            drawer = other(target)
+            if not (s.solo and drawer == s.automaton):  # the automaton never draws campaign cards
+                s = revise(s, camp_pending=s.camp_pending + (drawer,))
+        return s
+
+    def _on_ErosionInflicted(self, s: State, ev: Event) -> State:
+        target = side_index(ev["on"])
+        discard = list(s.discard)
+        discard.remove(ev["card"])
+        s = revise(s, discard=tuple(discard))
+        move = {"quality": ev["quality"], "bonus": "erosion", "card": ev["card"], "by": ev["by"]}
+        return self._erosion_added(self._moved(s, move), target, ev["card"])
+
+    def _on_BonusLost(self, s: State, ev: Event) -> State:
+        move = {"quality": ev["quality"], "bonus": "none", "by": ev["by"]}
+        return self._moved(s, move)
+
+    def _on_ErosionTaken(self, s: State, ev: Event) -> State:
+        return self._erosion_added(revise(s, played=None), side_index(ev["by"]), ev["card"])
+
+    def _on_ErosionRelieved(self, s: State, ev: Event) -> State:
+        c = side_index(ev["by"])
+        erosion = list(s.erosion)
+        mine = list(erosion[c])
+        mine.remove(ev["card"])
+        erosion[c] = tuple(mine)
+        return revise(s, erosion=tuple(erosion), discard=s.discard + (ev["card"],))
+
+    def _on_CardDiscarded(self, s: State, ev: Event) -> State:
+        return revise(s, discard=s.discard + (ev["card"],), played=None)
+
+    def _on_CardRemoved(self, s: State, ev: Event) -> State:
+        return revise(s, hand=tuple(x for x in s.hand if x != ev["card"]), removed=s.removed + (ev["card"],))
+
+    def _on_CardsSlid(self, s: State, ev: Event) -> State:
+        onto = side_index(ev["onto"])
+        cards = tuple(ev["cards"])
+        piles = list(s.piles)
+        piles[onto] = piles[onto] + cards
+        known = list(s.known)
+        known[onto] += len(cards)
+        hand = tuple(x for x in s.hand if x not in cards)
+        return revise(s, piles=tuple(piles), known=tuple(known), hand=hand)
+
+    def _on_VetoUsed(self, s: State, ev: Event) -> State:
+        return revise(s, veto_used=True, vetoed=ev["action"], phase="automaton")
+
+    def _on_VetoDeclined(self, s: State, ev: Event) -> State:
+        return revise(s, phase="automaton")
+
+    def _on_CampaignDrawn(self, s: State, ev: Event) -> State:
+        c = side_index(ev["by"])
+        drawn = tuple(ev["cards"])
+        pile = tuple(x for x in s.camp_pile if x not in drawn)
+        pending = s.camp_pending[1:]
+        if not drawn:
+            return revise(s, camp_pending=pending)
+        return revise(
+            s,
+            camp_pile=pile,
+            camp_drawn=drawn,
+            camp_drawer=c,
+            camp_pending=pending,
+            camp_draws=s.camp_draws + 1,
+            phase="campaign",
+            last_campaign=None,  # a new one is on its way
+        )
+
+    def _on_CampaignApplied(self, s: State, ev: Event) -> State:
+        applied = ev["applied"]
+        back = tuple(ev["returned"]) + ((applied,) if ev["back"] else ())
+        removed = s.camp_removed + ((ev["removed"],) if ev["removed"] else ())
+        record = {"by": ev["by"], "card": applied, "quality": ev["quality"], "moves": [], "turn": s.turn}
+        return revise(
+            s,
+            camp_pile=tuple(sorted(s.camp_pile + back)),
+            camp_drawn=(),
+            camp_drawer=None,
+            camp_removed=removed,
+            camp_applied=s.camp_applied + (() if ev["back"] else (applied,)),
+            phase="start",
+            last_campaign=record,
+            recording="campaign",
+        )
+
+    def _on_GameEnded(self, s: State, ev: Event) -> State:
+        winner = side_index(ev["winner"])
+        return revise(s, phase="over", winner=winner, ended_by=ev["by"], reason=self._reason(s, ev))
+
+    def _reason(self, s: State, ev: Event) -> str:
+        w = side_index(ev["winner"])
+        who = C.CANDIDATE_NAMES[SIDES[w]]
+        if ev["automaton"]:
+            who = f"The automated opponent ({C.CANDIDATE_NAMES[SIDES[w]]})"
+        if ev["by"] == "erosion":
+            loser = C.CANDIDATE_NAMES[ev["loser"]]
+            return f"{who} wins: {loser} suffered a sixth Power Erosion."
+        score = ev["ahead"]
+        mine, theirs = score[SIDES[w]], score[SIDES[other(w)]]
+        if ev["tie"]:
+            return f"{who} wins the election: level in qualities ({mine} to {theirs}), and holds the Media token."
+        return f"{who} wins the election: ahead in {mine} {'quality' if mine == 1 else 'qualities'} to {theirs}."
+
+    # -- who acts, what is legal -------------------------------------------------------
+
+    def active(self, state: State) -> tuple[int, ...]:
+        s = state
+        if s.phase == "play":
+            seat = s.seats[s.to_move]
+            return () if seat is None else (seat,)
+        if s.phase == "campaign":
+            seat = s.seats[s.camp_drawer]
+            return () if seat is None else (seat,)
+        if s.phase == "veto":
+            return (s.seats[s.human],)
+        return ()
+
+    def legal(self, state: State, seat: int) -> list[Command]:
+        s = state
+        if seat not in self.active(s):
+            return []
+        if s.phase == "play":
+            return self._legal_plays(s)
+        if s.phase == "campaign":
+            return self._legal_campaigns(s)
+        if s.phase == "veto":
+            a = s.automaton
+            used, _ = automaton_actions(s.hand[0], a, len(s.erosion[a]))
+            out: list[Command] = [
+                {"t": "Veto", "action": i} for i in used if C.actions(s.hand[0])[i].colour == "white"
+            ]
+            return out + [{"t": "Allow"}]
+        return []
+
+    def _legal_plays(self, s: State) -> list[Command]:
+        c = s.to_move
+        out: list[Command] = []
+        for card in s.hand:
+            rest = [x for x in s.hand if x != card]
+            if s.solo:
+                arrangements = [(r, [x for x in rest if x != r]) for r in rest]
+            else:
+                arrangements = [(None, list(p)) for p in permutations(rest)]
+            for index, action in enumerate(C.actions(card)):
+                if not C.may_use(SIDES[c], action):
+                    continue
+                for choices in product(C.QUALITIES, repeat=choice_count(action)):
+                    for remove, under in arrangements:
+                        command: Command = {"t": "PlayCard", "card": card, "action": index, "under": under}
+                        if s.solo:
+                            command["remove"] = remove
+                        if choices:
+                            command["choices"] = list(choices)
+                        out.append(command)
+        return out
+
+    def _legal_campaigns(self, s: State) -> list[Command]:
+        out: list[Command] = []
+        for apply in s.camp_drawn:
+            rest = [x for x in s.camp_drawn if x != apply]
+            removes: list[str | None] = list(rest) if rest else [None]
+            qualities: list[str | None] = list(C.QUALITIES) if C.campaign(apply).choice else [None]
+            for remove in removes:
+                for q in qualities:
+                    command: Command = {"t": "Campaign", "apply": apply, "remove": remove}
+                    if q is not None:
+                        command["quality"] = q
+                    out.append(command)
+        return out
+
+    def outcome(self, state: State) -> Outcome | None:
+        s = state
+        if s.phase != "over":
+            return None
+        winner_seat = s.seats[s.winner]
+        winners = () if winner_seat is None else (winner_seat,)
+        chirac, mitterrand = ahead(s.rows)
+        per_candidate = (chirac, mitterrand)
+        players = 1 if s.solo else 2
+        scores = [0] * players
+        for c in (CHIRAC, MITTERRAND):
+            if s.seats[c] is not None:
+                scores[s.seats[c]] = per_candidate[c]
+        return Outcome(winners, s.reason or "", tuple(scores))
+
+    # -- what a seat sees ----------------------------------------------------------------
+
+    def _viewer(self, s: State, seat: Viewer) -> int | None:
+        """The candidate a seat plays, None for ALL and PUBLIC."""
+        if isinstance(seat, int) and not isinstance(seat, bool):
+            return s.candidate_of(seat)
+        return None
+
+    def known_bottom(self, s: State, pile: int) -> list[str]:
+        """The cards at the bottom of a pile that were slid there, drawing order."""
+        k = s.known[pile]
+        return list(s.piles[pile][len(s.piles[pile]) - k :]) if k else []
+
+    def _knows_bottom(self, s: State, viewer: int | None, pile: int, everything: bool) -> bool:
+        """Who slid cards under this pile: the opponent (two players) or its owner (solo)."""
+        if everything:
+            return True
+        if viewer is None:
+            return False
+        return viewer == pile if s.solo else viewer == other(pile)
+
+    def view(self, state: State, seat: Viewer) -> dict[str, Any]:
+        s = state
+        everything = seat == ALL
+        me = self._viewer(s, seat)
+        own_seat = isinstance(seat, int) and not isinstance(seat, bool)
+        phase = s.phase if s.phase in PLAYER_PHASES or s.phase == "over" else "play"
+        automaton_card = None
+        if s.solo and s.to_move == s.automaton and s.phase in ("veto", "automaton") and s.hand:
+            automaton_card = s.hand[0]
+        hand: list[str] | None = None
+        if own_seat:
+            hand = list(s.hand) if (me is not None and me == s.to_move and s.phase in ("play",)) else []
+        drawn_visible = everything or (me is not None and me == s.camp_drawer)
+        campaign: dict[str, Any] = {
+            "pile": len(s.camp_pile),
+            "drawn_count": len(s.camp_drawn),
+            "drawer": SIDES[s.camp_drawer] if s.camp_drawer is not None else None,
+            "removed": list(s.camp_removed),
+            "applied": list(s.camp_applied),
+        }
+        if drawn_visible:
+            campaign["drawn"] = list(s.camp_drawn)
+        last = None if s.last is None else dict(s.last)
+        last_campaign = None if s.last_campaign is None else dict(s.last_campaign)
+        view: dict[str, Any] = {
+            "seat": seat,
+            "solo": s.solo,
+            "turn": max(1, s.turn),
+            "round": max(1, (s.turn + 1) // 2),
+            "phase": phase,
+            "active": list(self.active(s)),
+            "to_move": SIDES[s.to_move] if s.turn > 0 and s.phase != "over" else None,
+            "you": SIDES[me] if me is not None else None,
+            "seats": {SIDES[c]: s.seats[c] for c in (CHIRAC, MITTERRAND)},
+            "names": {SIDES[c]: s.names[c] for c in (CHIRAC, MITTERRAND)},
+            "automaton": SIDES[s.automaton] if s.solo else None,
+            "row_length": s.row_length,
+            "rows": {q: s.rows[i] for i, q in enumerate(C.QUALITIES)},
+            "media": SIDES[s.media],
+            "veto_used": s.veto_used,
+            "piles": {SIDES[c]: len(s.piles[c]) for c in (CHIRAC, MITTERRAND)},
+            "known_bottom": {
+                SIDES[c]: self.known_bottom(s, c) if self._knows_bottom(s, me, c, everything) else []
+                for c in (CHIRAC, MITTERRAND)
+            },
+            "discard": list(s.discard),
+            "erosion": {SIDES[c]: list(s.erosion[c]) for c in (CHIRAC, MITTERRAND)},
+            "removed": list(s.removed),
+            "hand": hand,
+            "automaton_card": automaton_card,
+            # the card announced and not yet placed (seen only while stepping through a replay)
+            "played": s.played,
+            "campaign": campaign,
+            "final_turn": s.final,
+            "last_turn": last,
+            "last_campaign": last_campaign,
+            "winner": SIDES[s.winner] if s.winner is not None else None,
+            "reason": s.reason,
+            "ahead": dict(zip(SIDES, ahead(s.rows))),
+            # beyond the screen's shape: what the bot needs
+            "erosion_thresholds": {SIDES[c]: list(s.thresholds[c]) for c in (CHIRAC, MITTERRAND)},
+        }
+        if everything:
+            view["hands"] = {
+                SIDES[c]: list(s.hand) if c == s.to_move and s.phase in ("play", "veto", "automaton") else []
+                for c in (CHIRAC, MITTERRAND)
+            }
+            view["pile_cards"] = {SIDES[c]: list(s.piles[c]) for c in (CHIRAC, MITTERRAND)}
+        return view
+
+    def redact(self, event: Event, seat: Viewer) -> Event:
+        if seat == ALL:
+            return event
+        t = event["t"]
+        me = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+        if t == "GameSetUp":
+            ev = dict(event)
+            ev["pile_counts"] = {k: len(v) for k, v in event["piles"].items()}
+            ev["piles"] = None
+            return ev
+        if t in ("CardsDrawn", "CampaignDrawn", "CardsSlid"):
+            # the automaton's card is turned face up for everyone
+            if event.get("public") or (me is not None and me == event["seat"]):
+                return event
+            ev = dict(event)
+            ev["cards"] = None
+            return ev
+        if t == "CampaignApplied":
+            if me is not None and me == event["seat"]:
+                return event
+            ev = dict(event)
+            ev["returned"] = None
+            return ev
+        return event
+
+    def describe(self, event: Event, seat: Viewer) -> str:
+        t = event["t"]
+        by = event.get("by")
+        who = f"{C.CANDIDATE_SHORT.get(by, by)} ({event.get('name', '?')})" if by in SIDES else ""
+        if t == "GameSetUp":
+            if event["solo"]:
+                a = event["automaton"]
+                return (
+                    f"Solo game against the automated {C.CANDIDATE_SHORT[a]}: its pile holds 8 Event cards, "
+                    f"yours 16; the debate card is out of the game. Mitterrand holds the Media token."
+                )
+            return (
+                "Setup: 4 Event cards to the discard pile, 10 to each candidate's pile; "
+                "Mitterrand holds the Media token."
+            )
+        if t == "TurnStarted":
+            text = f"Turn {event['turn']}: {who} to play."
+            if event["final"]:
+                text += " Final turn."
+            return text
+        if t == "CardsDrawn":
+            if event["cards"] is None:
+                return f"{who} draws {event['count']} cards."
+            names = _and([C.event(c).name for c in event["cards"]])
+            if event["count"] == 1:
+                return f"{who} turns over {names}."
+            return f"{who} draws {names}."
+        if t == "CardPlayed":
+            text = f"{who} plays {C.event(event['card']).name}: {C.action_label(event['card'], event['action'])}"
+            if event["choices"]:
+                text += f", choosing {_and(event['choices'])}"
+            return text + "."
+        if t == "AutomatonPlayed":
+            card = C.event(event["card"])
+            texts = [card.actions[i].text for i in event["actions"]]
+            text = f"{who} uses {card.name}: {_and(texts) if texts else 'no action'}"
+            if event["choices"]:
+                text += f" (drawn at random: {_and(event['choices'])})"
+            if event["skipped_own"]:
+                text += "; it skips its own action, which would be its sixth Power Erosion"
+            return text + "."
+        if t == "TokenMoved":
+            q = C.QUALITY_NAMES[event["quality"]]
+            return f"The {q} token moves towards {C.CANDIDATE_SHORT[by]}: {_position(event['to'])}."
+        if t == "MediaTaken":
+            if event["quality"] is None:
+                return f"{who} takes the Media token."
+            q = C.QUALITY_NAMES[event["quality"]]
+            return f"The {q} token is already at {C.CANDIDATE_SHORT[by]}'s end: {who} takes the Media token."
+        if t == "ErosionInflicted":
+            victim = f"{C.CANDIDATE_SHORT[event['on']]} ({event['on_name']})"
+            card = C.event(event["card"]).name
+            lead = ""
+            if event["quality"] is not None:
+                lead = f"The {C.QUALITY_NAMES[event['quality']]} token is already at {C.CANDIDATE_SHORT[by]}'s end: "
+            return f"{lead}{victim} receives {card} from the discard pile as {_nth(event['count'])} Power Erosion."
+        if t == "BonusLost":
+            lead = ""
+            if event["quality"] is not None:
+                q = C.QUALITY_NAMES[event["quality"]]
+                lead = f"The {q} token is already at {C.CANDIDATE_SHORT[by]}'s end, but "
+            return f"{lead}the discard pile is empty: no Power Erosion for {C.CANDIDATE_SHORT[event['on']]}."
+        if t == "ErosionTaken":
+            return f"{C.event(event['card']).name} stays in front of {who}: {_nth(event['count'])} Power Erosion."
+        if t == "ErosionRelieved":
+            return f"{C.event(event['card']).name} leaves {who}'s Power Erosion for the discard pile."
+        if t == "CardDiscarded":
+            return f"{C.event(event['card']).name} goes to the discard pile."
+        if t == "CardRemoved":
+            return f"{who} removes {C.event(event['card']).name} from the game."
+        if t == "CardsSlid":
+            where = "own pile" if event["onto"] == by else f"{C.CANDIDATE_SHORT[event['onto']]}'s pile"
+            if event["cards"] is None:
+                n = event["count"]
+                return f"{who} slides {n} card{'s' if n > 1 else ''} under {where}."
+            return f"{who} slides {' then '.join(C.event(c).name for c in event['cards'])} under {where}."
+        if t == "VetoUsed":
+            text = C.event(event["card"]).actions[event["action"]].text
+            return f"{who} vetoes the automaton's neutral action «{text}» and turns the Media token face down."
+        if t == "VetoDeclined":
+            return f"{who} lets the automaton's card apply."
+        if t == "CampaignDrawn":
+            if event["count"] == 0:
+                return f"{who} should draw Electoral Campaign cards, but none are left."
+            if event["cards"] is None:
+                return f"{who} draws {event['count']} Electoral Campaign cards."
+            return f"{who} draws Electoral Campaign cards: {_and([C.campaign(c).name for c in event['cards']])}."
+        if t == "CampaignApplied":
+            card = C.campaign(event["applied"])
+            text = f"{who} applies {card.name}"
+            if event["quality"]:
+                text += f" ({event['quality']})"
+            if event["removed"]:
+                text += f", removes {C.campaign(event['removed']).name} from the game"
+            if event["returned"]:
+                text += f" and returns {_and([C.campaign(c).name for c in event['returned']])} to the pile"
+            elif event["count_returned"]:
+                text += " and returns the third card to the pile"
+            if card.returns:
+                text += f"; {card.name} goes back into the pile"
+            return text + "."
+        if t == "GameEnded":
+            w = C.CANDIDATE_NAMES[event["winner"]]
+            if event["automaton"]:
+                w = f"The automated {C.CANDIDATE_SHORT[event['winner']]}"
+            if event["by"] == "erosion":
+                return f"Sixth Power Erosion for {C.CANDIDATE_SHORT[event['loser']]}: {w} wins!"
+            a = event["ahead"]
+            text = f"Election: Chirac ahead in {a['chirac']}, Mitterrand in {a['mitterrand']}"
+            if event["tie"]:
+                text += f"; the Media token ({C.CANDIDATE_SHORT[event['media']]}) decides"
+            return f"{text}. {w} wins!"
+        return t
+
+    def mark(self, event: Event) -> str | None:
+        if event.get("t") == "TurnStarted":
+            return "round" if event["by"] == "chirac" else "turn"
+        return None
+
+    def reveals(self, event: Event, seat: int) -> bool:
+        t = event["t"]
+        if t in ("GameSetUp", "ErosionInflicted", "AutomatonPlayed"):
+            return True  # a shuffle, a card drawn at random, the automaton's card and choices
+        if t == "CardsDrawn":
+            return bool(event.get("public")) or event["seat"] == seat
+        if t == "CampaignDrawn":
+            return event["seat"] == seat and event["count"] > 0
+        if t in ("CardPlayed", "CampaignApplied"):
+            return event["seat"] != seat
+        # turn starts, token moves, bonuses and placements follow from what was already known
+        return False
+
+    # -- bots ----------------------------------------------------------------------------
+
+    def bot(self, level: str, seed: int):
+        if level == "heuristic":
+            from .bot import HeuristicBot
+
+            return HeuristicBot(seed)
+        return super().bot(level, seed)
+
+
+def _position(pos: int) -> str:
+    if pos == 0:
+        return "back at the centre"
+    side = "Chirac" if pos > 0 else "Mitterrand"
+    return f"{abs(pos)} on {side}'s side"

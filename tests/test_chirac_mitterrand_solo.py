@@ -1,0 +1,289 @@
+"""1988: Chirac contre Mitterrand, solo mode.
+
+One scripted game with stacked piles (the header's ``arranged`` key) plays
+every solo rule in turn: the automaton's turns, the veto, the automaton's
+end-of-row bonus, its erosion exception, the campaign draws it gives away,
+and the two-card final turn.  Each automaton turn is also checked against
+the solo rules by ``check_automaton_turn``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
+from core.games.chirac_mitterrand import GAME
+from core.games.chirac_mitterrand import cards as C
+from core.games.chirac_mitterrand.rules import DIRECTION, SIDES
+
+#: the automated Mitterrand's pile: two cards of each kind, its own actions early
+AUTOMATON = ["ev:03", "ev:13", "ev:14", "ev:10", "ev:20", "ev:21", "ev:15", "ev:24"]
+#: the human Chirac's sixteen cards, top first
+HUMAN = [
+    "ev:23", "ev:08", "ev:22",
+    "ev:17", "ev:11", "ev:16",
+    "ev:05", "ev:01", "ev:02",
+    "ev:19", "ev:04", "ev:06",
+    "ev:09", "ev:07", "ev:12", "ev:18",
+]  # fmt: skip
+CAMPAIGN = [["cp:07", "cp:03", "cp:06"], ["cp:09", "cp:01", "cp:05"]]
+
+
+def solo_match(candidate: str = "chirac", seed: int = 3, arranged: dict | None = None) -> Match:
+    config = GAME.make_config(1, [{"candidate": candidate, "name": "Alice"}])
+    return Match.new(GAME, make_header(GAME, config, seed, arranged=arranged))
+
+
+def scripted() -> Match:
+    return solo_match(arranged={"chirac": HUMAN, "mitterrand": AUTOMATON, "campaign": CAMPAIGN})
+
+
+def play(match: Match, card: str, action: int, remove: str, under: list[str], choices: list[str] | None = None):
+    command = {"t": "PlayCard", "card": card, "action": action, "remove": remove, "under": under}
+    if choices:
+        command["choices"] = choices
+    return match.submit(0, command)
+
+
+def of(events: list[dict], t: str) -> list[dict]:
+    return [e for e in events if e["t"] == t]
+
+
+def rows(match: Match) -> dict:
+    return GAME.view(match.state, 0)["rows"]
+
+
+def eroded(match: Match) -> dict:
+    return {side: len(cards) for side, cards in GAME.view(match.state, 0)["erosion"].items()}
+
+
+def check_automaton_turn(events: list[dict]) -> None:
+    """Every AutomatonPlayed in ``events`` follows the solo rules: neutral and
+    own actions (minus a vetoed one), in order, the random choices filled in,
+    then the card placed."""
+    for i, ev in enumerate(events):
+        if ev["t"] != "AutomatonPlayed":
+            continue
+        side = ev["by"]
+        card = C.actions(ev["card"])
+        own = C.OWN_COLOUR[side]
+        expected = [j for j, a in enumerate(card) if a.colour == "white" or (a.colour == own and not ev["skipped_own"])]
+        assert ev["actions"] == [j for j in expected if j != ev["vetoed"]]
+        picks = iter(ev["choices"])
+        qualities = [next(picks) if icon == C.CHOICE else icon for j in ev["actions"] for icon in card[j].icons]
+        assert next(picks, None) is None
+        follow = events[i + 1 : i + 1 + len(qualities)]
+        for q, step in zip(qualities, follow):
+            assert step["t"] in ("TokenMoved", "MediaTaken", "ErosionInflicted", "BonusLost")
+            assert step["quality"] == q and step["by"] == side
+            if step["t"] == "TokenMoved":
+                assert step["to"] - step["from"] == DIRECTION[SIDES.index(side)]
+        placed = events[i + 1 + len(qualities)]
+        used_own = any(card[j].colour == own for j in expected)
+        assert placed["t"] == ("ErosionTaken" if used_own else "CardDiscarded")
+        assert placed["card"] == ev["card"]
+
+
+# -- the scripted game ---------------------------------------------------------------------
+
+
+def test_scripted_solo_game() -> None:
+    m = scripted()
+    (setup,) = of(m.events, "GameSetUp")
+    assert setup["solo"] and setup["automaton"] == "mitterrand"
+    assert setup["discard"] == [] and setup["campaign_removed"] == ["cp:08"]
+    view = GAME.view(m.state, 0)
+    assert view["solo"] and view["seats"] == {"chirac": 0, "mitterrand": None}
+    assert view["names"]["mitterrand"] == "Automaton"
+    assert view["piles"] == {"chirac": 13, "mitterrand": 8} and view["hand"] == ["ev:23", "ev:08", "ev:22"]
+    assert view["campaign"]["pile"] == 8 and view["campaign"]["removed"] == ["cp:08"]
+
+    # Turn 1: a neutral action; one card removed, the last under our own pile, where we know it
+    events = play(m, "ev:08", 0, remove="ev:22", under=["ev:23"])
+    assert [e["t"] for e in events[:5]] == ["CardPlayed", "TokenMoved", "CardDiscarded", "CardRemoved", "CardsSlid"]
+    assert of(events, "CardsSlid")[0]["onto"] == "chirac"
+    view = GAME.view(m.state, 0)
+    assert view["removed"] == ["ev:22"] and view["known_bottom"]["chirac"] == ["ev:23"]
+    assert view["known_bottom"]["mitterrand"] == []
+    # Turn 2: the automaton turns over its top card; its neutral action could be vetoed
+    assert view["phase"] == "veto" and view["automaton_card"] == "ev:03" and view["active"] == [0]
+    assert GAME.legal(m.state, 0) == [{"t": "Veto", "action": 0}, {"t": "Allow"}]
+    events = m.submit(0, {"t": "Allow"})
+    check_automaton_turn(events)
+    (auto,) = of(events, "AutomatonPlayed")
+    assert auto["actions"] == [0, 1] and auto["vetoed"] is None
+    assert rows(m) == {"charisma": 0, "courage": 0, "integrity": -2}
+    assert eroded(m) == {"chirac": 0, "mitterrand": 1}
+    assert not GAME.view(m.state, 0)["veto_used"]  # allowing does not spend the veto
+
+    # Turn 3: a choice icon; turn 4: the automaton's own action gives it a 2nd erosion: we draw
+    events = play(m, "ev:16", 1, remove="ev:11", under=["ev:17"], choices=["courage"])
+    check_automaton_turn(events)
+    assert GAME.view(m.state, 0)["phase"] == "campaign"
+    (drawn,) = of(events, "CampaignDrawn")
+    assert drawn["by"] == "chirac" and drawn["cards"] == CAMPAIGN[0]
+    assert events[-1] is drawn  # right after the automaton's turn, before ours
+    # Le Pen: the automaton takes a random card of the discard pile as Power Erosion
+    discard = list(GAME.view(m.state, 0)["discard"])
+    events = m.submit(0, {"t": "Campaign", "apply": "cp:07", "remove": "cp:03"})
+    (hit,) = of(events, "ErosionInflicted")
+    assert hit["on"] == "mitterrand" and hit["card"] in discard and hit["count"] == 3
+    assert GAME.view(m.state, 0)["campaign"]["removed"] == ["cp:08", "cp:03"]
+    assert GAME.view(m.state, 0)["campaign"]["applied"] == ["cp:07"]
+
+    # Turn 5: our own action gives us Power Erosion, but the automaton never draws campaign cards
+    events = play(m, "ev:01", 1, remove="ev:02", under=["ev:05"])
+    assert of(events, "ErosionTaken")[0]["by"] == "chirac"
+    assert rows(m)["courage"] == 3
+    # Turn 6: allowed again; its 4th erosion gives us a second draw: we take the Media token
+    events = m.submit(0, {"t": "Allow"})
+    check_automaton_turn(events)
+    assert eroded(m) == {"chirac": 1, "mitterrand": 4}
+    assert of(events, "CampaignDrawn")[0]["cards"] == CAMPAIGN[1]
+    events = m.submit(0, {"t": "Campaign", "apply": "cp:01", "remove": "cp:05"})
+    assert of(events, "MediaTaken")[0]["by"] == "chirac"
+
+    # Turn 7: courage reaches our end; the next icon, Media in hand, erodes the automaton (5th)
+    events = play(m, "ev:19", 0, remove="ev:04", under=["ev:06"])
+    assert [e["t"] for e in events[1:3]] == ["TokenMoved", "ErosionInflicted"]
+    assert eroded(m) == {"chirac": 2, "mitterrand": 5}
+    assert not of(events, "CampaignDrawn")  # our 2nd erosion: the automaton draws nothing
+
+    # Turn 8: the veto on one of its two neutral actions; the other one meets the end of the row
+    view = GAME.view(m.state, 0)
+    assert view["automaton_card"] == "ev:10"
+    assert GAME.legal(m.state, 0) == [{"t": "Veto", "action": 0}, {"t": "Veto", "action": 1}, {"t": "Allow"}]
+    events = m.submit(0, {"t": "Veto", "action": 0})
+    check_automaton_turn(events)
+    assert events[0]["t"] == "VetoUsed"
+    (auto,) = of(events, "AutomatonPlayed")
+    assert auto["actions"] == [1] and auto["vetoed"] == 0
+    (media,) = of(events, "MediaTaken")  # integrity was already at Mitterrand's end
+    assert media["by"] == "mitterrand" and media["quality"] == "integrity"
+    assert GAME.view(m.state, 0)["veto_used"] and GAME.view(m.state, 0)["media"] == "mitterrand"
+
+    # Turn 10: five erosions: its own action would be the sixth, so it is skipped; no neutral action
+    events = play(m, "ev:12", 0, remove="ev:07", under=["ev:09"], choices=["charisma"])
+    (auto,) = of(events, "AutomatonPlayed")
+    assert auto["card"] == "ev:20" and auto["skipped_own"] and auto["actions"] == []
+    check_automaton_turn(events)
+    assert eroded(m)["mitterrand"] == 5
+    assert "ev:20" in GAME.view(m.state, 0)["discard"]
+
+    # Turns 11-14: the veto is spent: no more questions
+    events = play(m, "ev:18", 0, remove="ev:17", under=["ev:23"])
+    assert not any(e["t"] in ("VetoUsed", "VetoDeclined") for e in events)
+    events = play(m, "ev:06", 0, remove="ev:05", under=["ev:09"], choices=["courage"])
+    check_automaton_turn(events)
+
+    # Turn 15: the final round: two cards for us, one left for the automaton
+    view = GAME.view(m.state, 0)
+    assert view["final_turn"] and view["turn"] == 15
+    assert view["hand"] == ["ev:23", "ev:09"] and view["piles"] == {"chirac": 0, "mitterrand": 1}
+    legal = GAME.legal(m.state, 0)
+    assert {"t": "PlayCard", "card": "ev:23", "action": 0, "under": [], "remove": "ev:09"} in legal
+    assert all(c["under"] == [] for c in legal)
+    events = play(m, "ev:23", 0, remove="ev:09", under=[])
+    check_automaton_turn(events)
+    starts = of(events, "TurnStarted")
+    assert [s["turn"] for s in starts] == [16] and starts[0]["final"]
+    (end,) = of(events, "GameEnded")
+    assert end["by"] == "election" and end["winner"] == "mitterrand" and end["automaton"]
+    outcome = m.outcome
+    assert outcome is not None and outcome.winners == ()
+    assert "automated opponent" in outcome.reason and outcome.scores == (1,)
+    assert m.active() == ()
+    # the whole game, checked turn by turn
+    check_automaton_turn(m.events)
+    assert len(of(m.events, "AutomatonPlayed")) == 8
+    assert len(of(m.events, "TurnStarted")) == 16
+
+
+def test_the_automaton_plays_first_when_you_are_mitterrand() -> None:
+    theirs = ["ev:08", "ev:10", "ev:01", "ev:02", "ev:03", "ev:04", "ev:05", "ev:09"]
+    mine = [c for c in C.EVENT_IDS if c not in theirs]
+    m = solo_match("mitterrand", arranged={"chirac": theirs, "mitterrand": mine})
+    (first,) = of(m.events, "TurnStarted")
+    assert first["by"] == "chirac" and first["name"] == "Automaton"
+    # its first card has two neutral actions, one with a choice icon: we are asked first
+    view = GAME.view(m.state, 0)
+    assert view["phase"] == "veto" and view["automaton_card"] == "ev:08" and view["to_move"] == "chirac"
+    events = m.submit(0, {"t": "Allow"})
+    (auto,) = of(events, "AutomatonPlayed")
+    assert len(auto["choices"]) == 1 and auto["choices"][0] in C.QUALITIES  # drawn at random
+    check_automaton_turn(events)
+    moved = of(events, "TokenMoved")
+    assert [e["quality"] for e in moved] == ["courage", auto["choices"][0]]
+    assert all(e["to"] == e["from"] + 1 for e in moved)  # the automaton is Chirac: rightwards
+    assert GAME.view(m.state, 0)["phase"] == "play" and GAME.view(m.state, 0)["to_move"] == "mitterrand"
+
+
+def test_random_solo_setup_gives_the_automaton_two_cards_of_each_kind() -> None:
+    seen = set()
+    for seed in range(6):
+        for candidate in ("chirac", "mitterrand"):
+            m = solo_match(candidate, seed=seed)
+            (setup,) = of(m.events, "GameSetUp")
+            automaton = "mitterrand" if candidate == "chirac" else "chirac"
+            theirs = setup["piles"][automaton]
+            assert Counter(C.kind(c) for c in theirs) == Counter({"NN": 2, "NC": 2, "NM": 2, "CM": 2})
+            assert len(setup["piles"][candidate]) == 16
+            assert sorted(theirs + setup["piles"][candidate]) == sorted(C.EVENT_IDS)
+            assert setup["discard"] == [] and "cp:08" not in setup["campaign"] and len(setup["campaign"]) == 8
+            seen.add(tuple(theirs))
+    assert len(seen) > 1
+
+
+def test_solo_commands_name_the_card_removed_and_the_card_kept() -> None:
+    m = scripted()
+    with pytest.raises(IllegalCommand, match="remove"):
+        m.submit(0, {"t": "PlayCard", "card": "ev:08", "action": 0, "under": ["ev:23"]})
+    with pytest.raises(IllegalCommand, match="own pile"):
+        m.submit(0, {"t": "PlayCard", "card": "ev:08", "action": 0, "remove": "ev:22", "under": ["ev:22"]})
+    legal = GAME.legal(m.state, 0)
+    # 3 cards, their usable actions, and which of the two others is removed
+    hand = ["ev:23", "ev:08", "ev:22"]
+    usable = sum(1 for card in hand for a in C.actions(card) if C.may_use("chirac", a))
+    choice_actions = sum(1 for card in hand for a in C.actions(card) if C.may_use("chirac", a) and C.CHOICE in a.icons)
+    assert len(legal) == 2 * (usable - choice_actions) + 2 * 3 * choice_actions
+    for command in legal:
+        assert command["remove"] not in command["under"] and command["remove"] != command["card"]
+
+
+def test_the_veto_is_refused_for_the_automatons_own_action() -> None:
+    m = scripted()
+    play(m, "ev:08", 0, remove="ev:22", under=["ev:23"])
+    with pytest.raises(IllegalCommand, match="neutral"):
+        m.submit(0, {"t": "Veto", "action": 1})  # ev:03's second action is Mitterrand's own
+    with pytest.raises(IllegalCommand, match="Not now"):
+        m.submit(0, {"t": "PlayCard", "card": "ev:17", "action": 0, "remove": "ev:11", "under": ["ev:16"]})
+
+
+def test_what_the_solo_player_and_a_spectator_see() -> None:
+    m = scripted()
+    play(m, "ev:08", 0, remove="ev:22", under=["ev:23"])
+    mine = GAME.view(m.state, 0)
+    public = GAME.view(m.state, PUBLIC)
+    assert mine["automaton_card"] == public["automaton_card"] == "ev:03"  # turned face up for all
+    assert public["hand"] is None and public["known_bottom"]["chirac"] == []
+    assert "pile_cards" not in mine and "pile_cards" in GAME.view(m.state, ALL)
+    drawn = [e for e in m.events if e["t"] == "CardsDrawn"]
+    assert GAME.redact(drawn[-1], PUBLIC)["cards"] == ["ev:03"]  # the automaton's card is public
+    assert GAME.redact(drawn[0], PUBLIC)["cards"] is None  # our hand is not
+    assert GAME.redact(drawn[0], 0)["cards"] == ["ev:23", "ev:08", "ev:22"]
+    slid = [e for e in m.events if e["t"] == "CardsSlid"][0]
+    assert GAME.redact(slid, 0)["cards"] == ["ev:23"] and GAME.redact(slid, PUBLIC)["cards"] is None
+
+
+def test_solo_games_with_bots_end() -> None:
+    from core.bots import play_out
+
+    for seed in range(12):
+        for candidate in ("chirac", "mitterrand"):
+            m = solo_match(candidate, seed=seed)
+            play_out(m, {0: GAME.bot("heuristic" if seed % 2 else "random", seed)})
+            assert m.outcome is not None
+            assert m.outcome.winners in ((), (0,))
+            assert len(of(m.events, "TurnStarted")) <= 16
