@@ -8,6 +8,7 @@ from typing import Any
 from textual.binding import Binding
 from textual.widgets import Static
 
+from core.bots import bots_for
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
 from screens.boards import TableScreen
@@ -57,12 +58,7 @@ class PlayScreen(TableScreen):
         self.match = match = writer.match
         self.path = writer.path
         writer.on_error = lambda sentence: self.app.call_later(self.notify, sentence, severity="error", timeout=10)
-        self.bots: dict[int, Bot] = {}
-        seed = int(match.header.get("bot_seed", 0))
-        for seat in range(match.header["players"]):
-            if match.is_bot(seat):
-                level = match.header["seats"][seat].get("level") or "random"
-                self.bots[seat] = match.game.bot(level, seed * 31 + seat)
+        self.bots: dict[int, Bot] = {s: bot for s, bot in bots_for(match).items() if match.is_bot(s)}
         humans = match.humans()
         self.viewer: Viewer = humans[0] if humans else PUBLIC
         self.browsing: int | None = None
