@@ -35,6 +35,7 @@ def save_dir(override: str | os.PathLike[str] | None = None) -> Path:
 def new_save_path(directory: str | os.PathLike[str], game_id: str) -> Path:
     """A fresh file name: ``<game>-<YYYYmmdd-HHMMSS>-<8 hex>.cab``."""
     directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
     slug = re.sub(r"[^a-z0-9_-]+", "-", game_id.lower()).strip("-") or "game"
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     while True:

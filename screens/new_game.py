@@ -127,6 +127,10 @@ class NewGameScreen(Screen):
         except ConfigError as exc:
             self.notify(str(exc), severity="error")
             return
-        writer = start_save(self.app.save_dir, match)
+        try:
+            writer = start_save(self.app.save_dir, match)
+        except OSError as exc:
+            self.notify(f"Could not create a save in {self.app.save_dir}: {exc.strerror or exc}.", severity="error")
+            return
         self.app.pop_screen()
         self.app.open_game(writer)

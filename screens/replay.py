@@ -181,7 +181,11 @@ class ReplayScreen(TableScreen):
         from tui.session import fork, start_save
 
         match = fork(self.match, self.position, parent=self.path.name)
-        writer = start_save(self.app.save_dir, match)
+        try:
+            writer = start_save(self.app.save_dir, match)
+        except OSError as exc:
+            self.notify(f"Could not create a save in {self.app.save_dir}: {exc.strerror or exc}.", severity="error")
+            return
         self.notify(f"A new game goes on from move {len(match.events)}: {writer.path.name}")
         self.app.pop_screen()
         self.app.open_game(writer)

@@ -47,6 +47,13 @@ def test_bad_arguments_get_a_usage_line_and_status_2(args, capsys, tmp_path) -> 
     assert "Traceback" not in err
 
 
+def test_a_save_directory_that_cannot_be_made_is_a_usage_error(capsys, tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert exit_code(["--save-dir", str(blocker / "saves"), "play", "agent-jean"]) == 2
+    assert "save directory" in capsys.readouterr().err
+
+
 def finished_save(tmp_path: Path) -> Path:
     match = agent_jean_match(humans=0, players=2, seed=2)
     writer = start_save(tmp_path, match, durable=False)

@@ -95,7 +95,11 @@ def game_or_error(parser: Parser, game_id: str):
 def save_dir_of(args: argparse.Namespace) -> Path:
     from saves import save_dir
 
-    return save_dir(args.save_dir)
+    try:
+        return save_dir(args.save_dir)
+    except OSError as exc:
+        build_parser().error(f"cannot use {exc.filename or args.save_dir} as the save directory: {exc.strerror or exc}")
+        raise  # not reached: error() exits
 
 
 def cmd_play(parser: Parser, args: argparse.Namespace):
@@ -124,7 +128,11 @@ def cmd_play(parser: Parser, args: argparse.Namespace):
         match = new_match(game, players, seats, controllers, seed=args.seed, variants=parse_variants(parser, args.variant))
     except ConfigError as exc:
         parser.error(str(exc))
-    writer = start_save(save_dir_of(args), match)
+    try:
+        writer = start_save(save_dir_of(args), match)
+    except OSError as exc:
+        print(f"cabinet: could not create a save: {exc.strerror or exc} ({exc.filename or ''}).", file=sys.stderr)
+        raise SystemExit(1)
     return Start(mode="play", match=match, path=writer.path, writer=writer)
 
 
