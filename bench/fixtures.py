@@ -20,6 +20,13 @@ them through ``Match.submit`` (every event comes out of the game's own
   move boundary at or after ``LONG_EVENTS`` events, so the save is a game in
   progress, as a long game left to be continued would be.
 
+And one match kept in memory (no save needed), for the step-back figure of
+the second game:
+
+* ``cm_match``: a whole 2-player game of 1988: Chirac contre Mitterrand
+  played by the heuristic bot, on the seed that gave the longest such game
+  among seeds 0..199 (120 events; the median game is about 107).
+
 See docs/PERFORMANCE.md for why this and not the toy game's rounds variant.
 """
 
@@ -49,6 +56,11 @@ LONG_SEED = 7
 LONG_EVENTS = 10_000
 #: high enough that the marathon never ends before LONG_EVENTS
 MARATHON_MEDALS = 1_000
+#: 1988: Chirac contre Mitterrand, 2 heuristic players: the seed of the
+#: longest game among seeds 0..199 (find_longest_seed(range(200), CM_ID, 2)): 120 events
+CM_ID = "chirac-mitterrand"
+CM_PLAYERS = 2
+CM_SEED = 138
 
 
 class Marathon(AgentJean):
@@ -75,8 +87,9 @@ GAMES = {MARATHON.id: MARATHON, "agent-jean": get_game("agent-jean")}
 CONTROLLERS: list[dict[str, Any]] = [{"kind": "human"}] + [{"kind": "bot", "level": "heuristic"}] * (PLAYERS - 1)
 
 
-def _new(game: Any, seed: int) -> Match:
-    return new_match(game, PLAYERS, controllers=CONTROLLERS, seed=seed, bot_seed=seed)
+def _new(game: Any, seed: int, players: int = PLAYERS) -> Match:
+    controllers = CONTROLLERS[:1] + CONTROLLERS[1:players]
+    return new_match(game, players, controllers=controllers, seed=seed, bot_seed=seed)
 
 
 def real_save(path: Path, seed: int = REAL_SEED) -> Path:
@@ -104,16 +117,30 @@ def long_save(path: Path, events: int = LONG_EVENTS, seed: int = LONG_SEED) -> P
     return path
 
 
-def find_longest_seed(seeds: range) -> tuple[int, int]:
-    """(events, seed) of the longest heuristic 5-player game among ``seeds``."""
+def cm_match(seed: int = CM_SEED) -> Match:
+    """A whole real 2-player game of 1988: Chirac contre Mitterrand, in memory."""
+    game = get_game(CM_ID)
+    assert game is not None
+    match = _new(game, seed, CM_PLAYERS)
+    play_out(match, bots_for(match, "heuristic"))
+    return match
+
+
+def find_longest_seed(seeds: range, game_id: str = "agent-jean", players: int = PLAYERS) -> tuple[int, int]:
+    """(events, seed) of the longest heuristic game among ``seeds`` (the
+    highest such seed on a tie)."""
+    game = get_game(game_id)
     best = (0, -1)
     for seed in seeds:
-        match = _new(GAMES["agent-jean"], seed)
+        match = _new(game, seed, players)
         play_out(match, bots_for(match, "heuristic"))
         best = max(best, (len(match.events), seed))
     return best
 
 
 if __name__ == "__main__":
+    # python bench/fixtures.py LO HI [GAME_ID PLAYERS]
     lo, hi = (int(a) for a in sys.argv[1:3]) if len(sys.argv) >= 3 else (0, 200)
-    print(find_longest_seed(range(lo, hi)))
+    gid = sys.argv[3] if len(sys.argv) >= 4 else "agent-jean"
+    n = int(sys.argv[4]) if len(sys.argv) >= 5 else PLAYERS
+    print(find_longest_seed(range(lo, hi), gid, n))

@@ -1,8 +1,8 @@
 """Cabinet's benchmarks: three figures, each a ratio against a yardstick
 measured in the same run, plus the absolute times for information.
 
-    /work/venv/bin/python bench/run.py            (from the repo root; about a minute)
-    /work/venv/bin/python bench/run.py --quick    (fewer repetitions)
+    /work/venv/bin/python bench/run.py            (from the repo root; 1 to 1.5 minutes)
+    /work/venv/bin/python bench/run.py --quick    (fewer repetitions; about 25 s)
 
 1. Start-up: fresh `cabinet` subprocess to its interactive main menu, against
    a fresh bare Textual app showing one Label (bench/_start_*.py).
@@ -10,11 +10,15 @@ measured in the same run, plus the absolute times for information.
    screens.play.history_lines), against decoding the same file with msgpack
    alone; on a 10,000-event save and on the longest real game (bench/fixtures.py).
 3. One step back at a random point: Match.state_at(n - 1) on the loaded
-   10,000-event match at random n, against one game.evolve.
+   10,000-event match at random n, against one game.evolve; and the same per
+   game for 1988: Chirac contre Mitterrand, on its longest real 2-player game
+   (bench/fixtures.py cm_match).
 
 Every figure is the median over repetitions that alternate the two sides
-(and which side goes first), so machine noise hits both.  Benchmarks are run
-on demand; nothing here is part of the test run.  See docs/PERFORMANCE.md.
+(and which side goes first), so machine noise hits both; figures 1 and 2 also
+print their CPU-time ratio, which other work on the machine moves less.
+Benchmarks are run on demand; nothing here is part of the test run.  See
+docs/PERFORMANCE.md.
 """
 
 from __future__ import annotations
@@ -68,6 +72,14 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t0
 
 
+def cpu_timed(fn: Callable[[], Any]) -> float:
+    """CPU time of this process for one call: blind to waiting for a core."""
+    gc.collect()
+    c0 = time.process_time()
+    fn()
+    return time.process_time() - c0
+
+
 def alternate(a: Callable[[], Any], b: Callable[[], Any], reps: int) -> tuple[list[Any], list[Any]]:
     """``reps`` measurements of each side, A B, B A, A B...: one side never
     gets all the warm (or all the noisy) slots."""
@@ -88,9 +100,9 @@ def med(xs: list[float]) -> float:
 
 
 def ms(seconds: float) -> str:
-    if seconds >= 0.01:
+    if abs(seconds) >= 0.01:
         return f"{seconds * 1000:.1f} ms"
-    if seconds >= 0.001:
+    if abs(seconds) >= 0.001:
         return f"{seconds * 1000:.2f} ms"
     return f"{seconds * 1e6:.1f} us"
 
@@ -245,19 +257,27 @@ def open_and_show(path: Path) -> tuple[Match, Any, list]:
 
 def bench_open(path: Path, reps: int, inner: int = 1) -> dict[str, Any]:
     """``inner``: back-to-back calls per timing (for a small save), the time
-    reported per call."""
+    reported per call.  The CPU time of this process is taken beside the wall
+    time, as a cross-check: it leaves out the time the process waits for a
+    core while other work runs (it still feels the caches shared with it)."""
 
-    def each(fn: Callable[[Path], Any]) -> Callable[[], float]:
-        def run() -> float:
+    def each(fn: Callable[[Path], Any]) -> Callable[[], tuple[float, float]]:
+        def run() -> tuple[float, float]:
             gc.collect()
+            c0 = time.process_time()
             t0 = time.perf_counter()
             for _ in range(inner):
                 fn(path)
-            return (time.perf_counter() - t0) / inner
+            t1 = time.perf_counter()
+            c1 = time.process_time()
+            return (t1 - t0) / inner, (c1 - c0) / inner
 
         return run
 
-    tc, tm = alternate(each(open_and_show), each(msgpack_alone), reps)
+    rc, rm = alternate(each(open_and_show), each(msgpack_alone), reps)
+    tc, tm = [w for w, _ in rc], [w for w, _ in rm]
+    cc, cm = [c for _, c in rc], [c for _, c in rm]
+    paired = sorted(c / m for c, m in zip(tc, tm))
     match, _, lines = open_and_show(path)
     return {
         "events": len(match.events),
@@ -269,12 +289,18 @@ def bench_open(path: Path, reps: int, inner: int = 1) -> dict[str, Any]:
         "cabinet": tc,
         "msgpack": tm,
         "ratio": med(tc) / med(tm),
+        "paired": med(paired),
+        "cabinet_cpu": cc,
+        "msgpack_cpu": cm,
+        "ratio_cpu": med(cc) / med(cm),
     }
 
 
 def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
     """Where the opening time goes, stage by stage, each timed on its own
-    (medians).  Uses saves.format internals: information only."""
+    (medians), then what the map-key check adds inside ``saves.load`` itself
+    (the loader with and without it, alternated, in CPU time).  Uses saves.format
+    internals: information only."""
     from saves import format as F
 
     data = path.read_bytes()
@@ -292,11 +318,20 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
     checkpoints = [b["n"] for (k, _, _), b in zip(frames, bodies) if k == F.CHECKPOINT]
 
     strict = F._STRICT  # the loader's own options, map-key check included
+    no_hook = {k: v for k, v in strict.items() if k != "object_pairs_hook"}
 
-    def strict_decode() -> None:
-        for _, body, crc in frames:
-            assert zlib.crc32(body) == crc
-            msgpack.unpackb(body, **strict)
+    # the decoded bodies are kept, as the yardstick and the loader keep them
+    # (the match holds its events): discarding them would hide the work the
+    # cyclic GC does as the kept containers pile up
+    def decode(options: dict[str, Any]) -> Callable[[], list[Any]]:
+        def run() -> list[Any]:
+            out = []
+            for _, body, crc in frames:
+                assert zlib.crc32(body) == crc
+                out.append(msgpack.unpackb(body, **options))
+            return out
+
+        return run
 
     def replay() -> Match:
         match = Match(game, header)
@@ -314,33 +349,55 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
     viewer = viewer_of(match)
     stages: list[tuple[str, Callable[[], Any]]] = [
         ("msgpack alone (the yardstick)", lambda: msgpack_alone(path)),
-        ("frames + CRC + strict msgpack decode (string keys checked)", strict_decode),
+        ("frames + CRC + strict decode, keys unchecked", decode(no_hook)),
+        ("  same, string keys checked (the loader's)", decode(strict)),
         (f"replay: Match + evolve x {len(match.events)}", replay),
         (f"checkpoint digests x {len(states)}", digests),
+        ("saves.load as a whole", lambda: saves.load(path, fixtures.GAMES)),
         ("game.view", lambda: game.view(match.state, viewer)),
         ("history_lines", lambda: history_lines(match, viewer)),
     ]
-    return [(name, med([timed(fn) for _ in range(reps)])) for name, fn in stages]
+    out = [(name, med([timed(fn) for _ in range(reps)])) for name, fn in stages]
+
+    def load_unchecked() -> None:
+        hook = strict.pop("object_pairs_hook")  # decode_body reads _STRICT at each call
+        try:
+            saves.load(path, fixtures.GAMES)
+        finally:
+            strict["object_pairs_hook"] = hook
+
+    # a difference of two ~100 ms figures: CPU time, and more runs, so that
+    # the machine's other work does not drown it
+    with_keys, without = alternate(
+        lambda: cpu_timed(lambda: saves.load(path, fixtures.GAMES)), lambda: cpu_timed(load_unchecked), 4 * reps
+    )
+    out.append(("saves.load minus the same, keys unchecked (CPU)", med(with_keys) - med(without)))
+    return out
 
 
 # -- 3. one step back -------------------------------------------------------------
 
 
-def bench_step(match: Match, reps: int, per_rep: int, seed: int = 1) -> dict[str, Any]:
+def bench_step(match: Match, reps: int, per_rep: int, seed: int = 1, min_evolves: int = 5000) -> dict[str, Any]:
+    """``min_evolves``: a short log is folded again and again until one timing
+    of the evolve side covers at least that many evolves."""
     game = match.game
     events = match.events
+    folds = max(1, -(-min_evolves // len(events)))
     rng = random.Random(seed)
     all_steps: list[float] = []
 
     def evolve_side() -> float:
-        """Mean time of one evolve: fold the whole log from the empty table."""
-        state = game.initial(match.config)
+        """Mean time of one evolve: fold the whole log from the empty table
+        (``folds`` times over)."""
         evolve = game.evolve
+        initial = [game.initial(match.config) for _ in range(folds)]
         gc.collect()
         t0 = time.perf_counter()
-        for ev in events:
-            state = evolve(state, ev)
-        return (time.perf_counter() - t0) / len(events)
+        for state in initial:
+            for ev in events:
+                state = evolve(state, ev)
+        return (time.perf_counter() - t0) / (len(events) * folds)
 
     def step_side() -> float:
         ns = [rng.randint(1, len(events)) for _ in range(per_rep)]
@@ -356,7 +413,9 @@ def bench_step(match: Match, reps: int, per_rep: int, seed: int = 1) -> dict[str
     ts, te = alternate(step_side, evolve_side, reps)
     all_steps.sort()
     return {
+        "game": game.title,
         "events": len(events),
+        "folds": folds,
         "snapshot_every": match.snapshot_every,
         "step": ts,
         "evolve": te,
@@ -451,23 +510,33 @@ def main(argv: list[str] | None = None) -> int:
             print(f"     load + view + history   {ms(med(o['cabinet']))}   ({spread(o['cabinet'])})")
             print(f"     msgpack alone           {ms(med(o['msgpack']))}   ({spread(o['msgpack'])})")
             print(f"     ratio                   {o['ratio']:.2f}x   goal <= {GOAL_OPEN}x   {verdict(o['ratio'] <= GOAL_OPEN)}")
+            print(
+                f"     cross-checks: median of the side-by-side ratios {o['paired']:.2f}x; CPU time "
+                f"{ms(med(o['cabinet_cpu']))} against {ms(med(o['msgpack_cpu']))}, {o['ratio_cpu']:.2f}x"
+            )
         if not args.no_breakdown:
             print("   where the time goes (10,000-event save; each stage timed alone, medians):")
             for name, t in open_breakdown(long_path, max(3, r_open // 2)):
-                print(f"     {name:<40} {ms(t):>10}")
+                print(f"     {name:<46} {ms(t):>10}")
         print()
 
         # 3
         match = saves.load(long_path, fixtures.GAMES).match
-        st = bench_step(match, r_step, 400 if not args.quick else 200)
-    print(
-        f"3. One step back at a random point: state_at(n-1), random n, {st['events']}-event match "
-        f"(snapshot every {st['snapshot_every']}; {st['calls']} calls in {r_step} runs)"
-    )
-    print(f"   state_at(n-1)   {ms(med(st['step']))} mean per call (median of runs); p99 {ms(st['p99'])}, max {ms(st['max'])}")
-    print(f"   one evolve      {ms(med(st['evolve']))} (mean over the whole log)")
-    ok = med(st["step"]) < GOAL_STEP_MS / 1000 and st["p99"] < GOAL_STEP_MS / 1000
-    print(f"   ratio           {st['ratio']:.1f}x one evolve   goal < {GOAL_STEP_MS:.0f} ms (mean and p99)   {verdict(ok)}")
+        per_rep = 400 if not args.quick else 200
+        steps = [("L'Agent Jean! (marathon), the loaded 10,000-event save", bench_step(match, r_step, per_rep))]
+        cm = fixtures.cm_match()
+        steps.append((f"{cm.game.title}, longest real 2-player game (in memory)", bench_step(cm, r_step, per_rep)))
+    print("3. One step back at a random point: state_at(n-1) at random n, against one evolve of the same game")
+    for label, st in steps:
+        fold = f", log folded {st['folds']}x per run" if st["folds"] > 1 else ""
+        print(
+            f"   {label}: {st['events']} events, snapshot every {st['snapshot_every']}; "
+            f"{st['calls']} calls in {r_step} runs{fold}"
+        )
+        print(f"     state_at(n-1)   {ms(med(st['step']))} mean per call (median of runs); p99 {ms(st['p99'])}, max {ms(st['max'])}")
+        print(f"     one evolve      {ms(med(st['evolve']))} (mean over the whole log)")
+        ok = med(st["step"]) < GOAL_STEP_MS / 1000 and st["p99"] < GOAL_STEP_MS / 1000
+        print(f"     ratio           {st['ratio']:.1f}x one evolve   goal < {GOAL_STEP_MS:.0f} ms (mean and p99)   {verdict(ok)}")
     print()
     print(f"bench run took {time.perf_counter() - t_all:.0f} s")
     return 0

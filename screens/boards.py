@@ -19,6 +19,10 @@ def board_for(game_id: str) -> Board:
         from screens.chirac_mitterrand import ChiracMitterrandBoard
 
         return ChiracMitterrandBoard(id="board")
+    if game_id == "ministeres":
+        from screens.ministeres import MinisteresBoard
+
+        return MinisteresBoard(id="board")
     raise LookupError(f"No screen for game {game_id!r}.")
 
 

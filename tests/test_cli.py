@@ -47,11 +47,22 @@ def test_bad_arguments_get_a_usage_line_and_status_2(args, capsys, tmp_path) -> 
     assert "Traceback" not in err
 
 
-def test_a_save_directory_that_cannot_be_made_is_a_usage_error(capsys, tmp_path) -> None:
+@pytest.mark.parametrize("before", [True, False])
+def test_a_save_directory_that_cannot_be_made_is_a_usage_error(capsys, tmp_path, before) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert exit_code(["--save-dir", str(blocker / "saves"), "play", "agent-jean"]) == 2
+    option = ["--save-dir", str(blocker / "saves")]
+    args = option + ["play", "agent-jean"] if before else ["play", "agent-jean"] + option
+    assert exit_code(args) == 2
     assert "save directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("before", [True, False])
+def test_the_save_directory_option_is_heard_before_or_after_the_command(capsys, tmp_path, before) -> None:
+    option = ["--save-dir", str(tmp_path)]
+    command = ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--quiet"]
+    assert main(option + command if before else command + option) == 0
+    assert len(list(tmp_path.glob("*.cab"))) == 1
 
 
 def finished_save(tmp_path: Path) -> Path:

@@ -24,10 +24,13 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> Parser:
+    # --save-dir goes before or after the command; after it, a subcommand's
+    # default must not wipe out a value given before (hence SUPPRESS there).
     common = Parser(add_help=False)
-    common.add_argument("--save-dir", metavar="DIR", help="where saves are kept (also CABINET_SAVE_DIR)")
+    common.add_argument("--save-dir", metavar="DIR", default=argparse.SUPPRESS, help="where saves are kept (also CABINET_SAVE_DIR)")
 
-    parser = Parser(prog="cabinet", description="Games of politics and intrigue, in the terminal.", epilog=EPILOG, parents=[common])
+    parser = Parser(prog="cabinet", description="Games of politics and intrigue, in the terminal.", epilog=EPILOG)
+    parser.add_argument("--save-dir", metavar="DIR", default=None, help="where saves are kept (also CABINET_SAVE_DIR)")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
 
     play = sub.add_parser("play", parents=[common], help="start a new game")

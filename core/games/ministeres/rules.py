@@ -1,0 +1,876 @@
+"""The rules of Ministères as a decider (see core/engine.py).
+
+Phase 1, the gifts: in turn, each dealer draws the deck one card at a time
+and places each card before drawing the next: one into his own hand, one
+face up in the centre for each opponent, one face down onto the Favours
+pile.  Then, from his left, each opponent takes one centre card.  The deal
+passes to the left until the deck is empty.
+
+Phase 2, the auctions: the Favours pile is shuffled; one card at a time is
+revealed and auctioned, the opener moving one seat to the left each time.
+
+End: in each ministry the highest total of Gouvernement values takes the
+Fonction Primaire token, the second the Fonction Secondaire; points are the
+tokens' values.
+
+``decide`` returns the event caused by the command and then every automatic
+event that follows (draws, Roi effects, the next deal, the shuffle, the next
+auction, scoring) until a player must choose again.  The phases ``deal``,
+``draw``, ``roi``, ``dealt``, ``open``, ``resolve``, ``default``, ``settle``
+and ``score`` mark those automatic steps and never await a command.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from core.engine import (
+    ALL,
+    Command,
+    ConfigError,
+    Event,
+    Game,
+    IllegalCommand,
+    Outcome,
+    Variant,
+    Viewer,
+    revise,
+)
+
+from . import cards as C
+
+#: every Fonction Primaire token starts here
+START_PRIMAIRE = 4
+#: and never goes below this (the rulebook's floor)
+MIN_PRIMAIRE = 1
+#: the phases where a player must act
+PLAYER_PHASES = ("gifts", "take", "auction", "pay")
+PILES = ("hand", "centre", "favours")
+
+
+@dataclass(frozen=True)
+class State:
+    names: tuple[str, ...]
+    unsold: str = "discard"
+    bids: str = "bluff"
+    dealer_roi: str = "applied"
+    #: for tests: the order the Favours pile is "shuffled" into (top first)
+    arranged_favours: tuple[str, ...] = ()
+    phase: str = "setup"
+    #: the deck, top first (its order is nobody's to see)
+    deck: tuple[str, ...] = ()
+    dealer: int = 0
+    deal: int = 0
+    #: the card the dealer has drawn and must place
+    drawn: str | None = None
+    #: places left this deal: (hand, centre, favours)
+    limits: tuple[int, int, int] = (0, 0, 0)
+    centre: tuple[str, ...] = ()
+    #: seats still to take a centre card, in order
+    takers: tuple[int, ...] = ()
+    hands: tuple[tuple[str, ...], ...] = ()
+    #: the Favours pile, top first once shuffled
+    favours: tuple[str, ...] = ()
+    #: per seat, the cards it put on the Favours pile that are still there
+    placed: tuple[tuple[str, ...], ...] = ()
+    primaire: tuple[int, ...] = (START_PRIMAIRE,) * 6
+    #: the card in transit: a Roi being applied, or the card auctioned
+    lot: str | None = None
+    #: who applies the Roi in ``lot``, and what comes after it
+    lot_seat: int | None = None
+    roi_then: str = ""
+    #: face-up discard pile (Roi applied, Or paid, unsold cards)
+    discard: tuple[str, ...] = ()
+    #: cards paid face down for an Or card: only their number is public
+    face_down: tuple[str, ...] = ()
+    #: the auction
+    opener: int = 0
+    auction_no: int = 0
+    bid: int = 0
+    bidder: int | None = None
+    passed: tuple[int, ...] = ()
+    to_bid: int | None = None
+    #: the payment
+    payer: int | None = None
+    owed: int = 0
+    paid: int = 0
+    pay_kind: str = "gold"
+    #: the end
+    scores: tuple[int, ...] | None = None
+    winners: tuple[int, ...] = ()
+    awards: tuple = ()
+
+    @property
+    def players(self) -> int:
+        return len(self.names)
+
+
+# -- pure rule helpers (also used by the bot and the tests) ------------------------
+
+
+def secondaire(primaire: int, players: int) -> int | None:
+    """The Fonction Secondaire token: half the Primaire, rounded down; none at 2 players."""
+    return None if players == 2 else primaire // 2
+
+
+def apply_roi(primaire: tuple[int, ...], card: str) -> tuple[int, ...]:
+    """The Primaire tokens after a Roi card: each moved by its effect, never below 1."""
+    values = list(primaire)
+    for m, delta in C.ROI_EFFECTS[card]:
+        i = C.MINISTRIES.index(m)
+        values[i] = max(MIN_PRIMAIRE, values[i] + delta)
+    return tuple(values)
+
+
+def lot_kind(card: str) -> str:
+    """How a card won at auction is paid: ``"gold"`` (Or cards by value) or ``"cards"``."""
+    return "cards" if C.is_or(card) else "gold"
+
+
+def means(hand: tuple[str, ...], kind: str) -> int:
+    """What a hand can pay: its gold, or its number of cards."""
+    return C.gold(hand) if kind == "gold" else len(hand)
+
+
+def bid_cap(hand: tuple[str, ...], kind: str, rule: str) -> int:
+    """The highest bid a player may make.
+
+    ``covered``: what the hand can really pay.  ``bluff``: what the hand
+    could pay at best as everyone can see it (three gold a card, or its
+    number of cards), so a player may bid beyond his gold and risk failing.
+    """
+    if rule == "covered":
+        return means(hand, kind)
+    return 3 * len(hand) if kind == "gold" else len(hand)
+
+
+def ministry_totals(hand: tuple[str, ...]) -> dict[str, int]:
+    totals = {m: 0 for m in C.MINISTRIES}
+    for c in hand:
+        if C.is_gouvernement(c):
+            totals[C.ministry(c)] += C.value(c)
+    return totals
+
+
+def best_letter(hand: tuple[str, ...], ministry: str) -> str:
+    """The letter nearest A among a hand's cards of a ministry ("J" when none)."""
+    letters = [C.letter(c) for c in hand if C.is_gouvernement(c) and C.ministry(c) == ministry]
+    return min(letters) if letters else "J"
+
+
+def award(hands: tuple[tuple[str, ...], ...], ministry: str) -> tuple[int | None, int | None]:
+    """(Primaire seat, Secondaire seat) of a ministry.
+
+    Players rank by their total of Gouvernement values there, ties broken by
+    the letter nearest A; a player with no card there takes nothing.  The
+    second in that ranking takes the Secondaire (ignored at 2 players).
+    """
+    ranked = []
+    for seat, hand in enumerate(hands):
+        total = ministry_totals(hand)[ministry]
+        if total > 0:
+            ranked.append((-total, best_letter(hand, ministry), seat))
+    ranked.sort()
+    first = ranked[0][2] if ranked else None
+    second = ranked[1][2] if len(ranked) > 1 else None
+    return first, second
+
+
+def final_scores(hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]) -> tuple[list[int], list[int], list]:
+    """(scores, Primaire tokens won per seat, awards per ministry)."""
+    n = len(hands)
+    scores = [0] * n
+    tokens = [0] * n
+    awards = []
+    for i, m in enumerate(C.MINISTRIES):
+        first, second = award(hands, m)
+        sec_value = secondaire(primaire[i], n)
+        if sec_value is None:
+            second = None
+        if first is not None:
+            scores[first] += primaire[i]
+            tokens[first] += 1
+        if second is not None:
+            scores[second] += sec_value
+        awards.append([m, first, second, primaire[i], sec_value])
+    return scores, tokens, awards
+
+
+def game_winners(scores: list[int], tokens: list[int]) -> list[int]:
+    """Most points; then most Primaire tokens; still tied, they share."""
+    best = max(zip(scores, tokens))
+    return [i for i, st in enumerate(zip(scores, tokens)) if st == best]
+
+
+def left_of(seat: int, players: int) -> int:
+    return (seat + 1) % players
+
+
+# -- the game ----------------------------------------------------------------------
+
+
+class Ministeres(Game):
+    id = "ministeres"
+    title = "Ministères"
+    min_players = 2
+    max_players = 5
+    rules_version = 1
+    variants = (
+        Variant(
+            "bids",
+            "Bids beyond your gold",
+            ("bluff", "covered"),
+            "bluff",
+            "bluff: bid up to what your hand could hold at best (3 a card; for an Or card, your number "
+            "of cards), and lose a random card if you win and cannot pay; covered: never bid more than "
+            "you can pay.",
+        ),
+        Variant(
+            "unsold",
+            "A card nobody bids on",
+            ("discard", "opener"),
+            "discard",
+            "discard: it is discarded face up; opener: the player who revealed it takes it for nothing.",
+        ),
+        Variant(
+            "dealer_roi",
+            "A Roi the dealer keeps",
+            ("applied", "kept"),
+            "applied",
+            "applied: revealed, applied and discarded at once, like a Roi taken from the centre; "
+            "kept: it stays in hand as a card with no effect (it can pay for an Or card).",
+        ),
+    )
+    bot_levels = ("random", "heuristic")
+
+    # -- table ---------------------------------------------------------------
+
+    def initial(self, config: dict[str, Any]) -> State:
+        seats = config["seats"]
+        n = config["players"]
+        variants = config.get("variants", {})
+        return State(
+            names=tuple(s.get("name", f"Player {i + 1}") for i, s in enumerate(seats)),
+            unsold=variants.get("unsold", "discard"),
+            bids=variants.get("bids", "bluff"),
+            dealer_roi=variants.get("dealer_roi", "applied"),
+            arranged_favours=tuple((config.get("arranged") or {}).get("favours") or ()),
+            hands=((),) * n,
+            placed=((),) * n,
+        )
+
+    def setup(self, config: dict[str, Any], rng: random.Random) -> list[Event]:
+        state = self.initial(config)
+        arranged = config.get("arranged") or {}
+        deck = list(arranged.get("deck") or ())
+        if deck:
+            if sorted(deck) != sorted(C.ALL_CARDS):
+                raise ConfigError("The arranged deck must hold the 108 cards, each once.")
+        else:
+            deck = list(C.ALL_CARDS)
+            rng.shuffle(deck)
+        dealer = arranged.get("dealer")
+        if dealer is None:
+            dealer = rng.randrange(state.players)
+        first = {"t": "DeckShuffled", "deck": deck, "dealer": int(dealer), "name": state.names[int(dealer)]}
+        return [first] + self._auto(self.evolve(state, first), rng)
+
+    # -- automatic events ----------------------------------------------------------
+
+    def _auto(self, state: State, rng: random.Random) -> list[Event]:
+        """Every automatic event from here until a player must choose."""
+        out: list[Event] = []
+        while True:
+            ev = self._next_auto(state, rng)
+            if ev is None:
+                return out
+            out.append(ev)
+            state = self.evolve(state, ev)
+
+    def _deal_event(self, s: State, dealer: int) -> Event:
+        n = s.players
+        return {
+            "t": "DealStarted",
+            "deal": s.deal + 1,
+            "dealer": dealer,
+            "name": s.names[dealer],
+            "limits": [1, n - 1, 1],
+            "deck": len(s.deck),
+        }
+
+    def _next_auto(self, s: State, rng: random.Random) -> Event | None:
+        phase = s.phase
+        if phase == "deal":
+            return self._deal_event(s, s.dealer)
+        if phase == "draw":
+            return {"t": "CardDrawn", "seat": s.dealer, "name": s.names[s.dealer], "card": s.deck[0], "left": len(s.deck) - 1}
+        if phase == "roi":
+            return self._roi_event(s)
+        if phase == "dealt":
+            if s.deck:
+                return self._deal_event(s, left_of(s.dealer, s.players))
+            order = list(s.favours)
+            if s.arranged_favours:
+                rank = {c: i for i, c in enumerate(s.arranged_favours)}
+                order.sort(key=lambda c: (rank.get(c, len(rank)), c))
+            else:
+                rng.shuffle(order)
+            return {"t": "FavoursShuffled", "order": order, "count": len(order)}
+        if phase == "open":
+            card = s.favours[0]
+            return {
+                "t": "AuctionOpened",
+                "number": s.auction_no + 1,
+                "seat": s.opener,
+                "name": s.names[s.opener],
+                "card": card,
+                "left": len(s.favours) - 1,
+            }
+        if phase == "resolve":
+            if s.bidder is not None:
+                return self._won_event(s, s.bidder, s.bid)
+            if s.unsold == "opener":
+                return self._won_event(s, s.opener, 0)
+            return {"t": "AuctionUnsold", "card": s.lot}
+        if phase == "default":
+            seat = s.payer
+            taker = left_of(seat, s.players)
+            hand = sorted(s.hands[seat])
+            card = rng.choice(hand) if hand else None
+            return {
+                "t": "PaymentDefaulted",
+                "seat": seat,
+                "name": s.names[seat],
+                "taker": taker,
+                "taker_name": s.names[taker],
+                "card": card,
+                "lot": s.lot,
+                "owed": s.owed,
+            }
+        if phase == "settle":
+            if C.is_roi(s.lot):
+                return self._roi_event(s)
+            return {"t": "CardWon", "seat": s.payer, "name": s.names[s.payer], "card": s.lot}
+        if phase == "score":
+            scores, tokens, awards = final_scores(s.hands, s.primaire)
+            winners = game_winners(scores, tokens)
+            return {
+                "t": "GameScored",
+                "scores": scores,
+                "tokens": tokens,
+                "awards": awards,
+                "hands": [sorted(h, key=C.hand_order) for h in s.hands],
+                "winners": winners,
+                "names": list(s.names),
+            }
+        return None
+
+    def _roi_event(self, s: State) -> Event:
+        before = s.primaire
+        after = apply_roi(before, s.lot)
+        changes = [[m, before[C.MINISTRIES.index(m)], after[C.MINISTRIES.index(m)]] for m, _ in C.ROI_EFFECTS[s.lot]]
+        seat = s.payer if s.phase == "settle" else s.lot_seat
+        return {"t": "RoiApplied", "seat": seat, "name": s.names[seat], "card": s.lot, "changes": changes}
+
+    def _won_event(self, s: State, seat: int, amount: int) -> Event:
+        return {
+            "t": "AuctionWon",
+            "seat": seat,
+            "name": s.names[seat],
+            "card": s.lot,
+            "amount": amount,
+            "kind": lot_kind(s.lot),
+        }
+
+    # -- commands ------------------------------------------------------------------
+
+    _EXPECTED = {
+        "gifts": "Place the card you drew: in your hand, in the centre or on the Favours pile.",
+        "take": "Take one of the cards in the centre.",
+        "auction": "Bid more than the current bid, or pass.",
+        "pay": "Pay with a card from your hand.",
+    }
+
+    def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
+        if state.phase == "over":
+            raise IllegalCommand("The game is over.")
+        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
+            raise IllegalCommand("That is not a move of Ministères.")
+        if seat not in self.active(state):
+            raise IllegalCommand(self._waiting_for(state))
+        handler = {
+            "gifts": self._decide_place,
+            "take": self._decide_take,
+            "auction": self._decide_bid,
+            "pay": self._decide_pay,
+        }[state.phase]
+        first = handler(state, seat, command)
+        return [first] + self._auto(self.evolve(state, first), rng)
+
+    def _waiting_for(self, s: State) -> str:
+        who = [s.names[i] for i in self.active(s)]
+        if not who:
+            return "Nobody can move now."
+        name = who[0]
+        return {
+            "gifts": f"It is {name}'s turn to place the card they drew.",
+            "take": f"It is {name}'s turn to take a card from the centre.",
+            "auction": f"It is {name}'s turn to bid or pass.",
+            "pay": f"{name} is paying for the card they won.",
+        }[s.phase]
+
+    def _expect(self, s: State, command: Command, *kinds: str) -> None:
+        if command["t"] not in kinds:
+            raise IllegalCommand(f"Not now: {self._EXPECTED[s.phase]}")
+
+    def _decide_place(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "Place")
+        where = command.get("where")
+        if where not in PILES:
+            raise IllegalCommand("Place the card in your hand, in the centre or on the Favours pile.")
+        left = s.limits[PILES.index(where)]
+        if left <= 0:
+            raise IllegalCommand(
+                {
+                    "hand": "You have already kept a card in your hand this deal.",
+                    "centre": "The centre already holds a card for each opponent.",
+                    "favours": "You have already put a card on the Favours pile this deal.",
+                }[where]
+            )
+        return {"t": "CardPlaced", "seat": seat, "name": s.names[seat], "card": s.drawn, "where": where}
+
+    def _decide_take(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "Take")
+        card = command.get("card")
+        if not isinstance(card, str) or card not in s.centre:
+            raise IllegalCommand(f"There is no card {card!r} in the centre.")
+        return {"t": "CardTaken", "seat": seat, "name": s.names[seat], "card": card}
+
+    def _decide_bid(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "Bid", "Pass")
+        if command["t"] == "Pass":
+            return {"t": "Passed", "seat": seat, "name": s.names[seat]}
+        amount = command.get("amount")
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise IllegalCommand("A bid is a whole number.")
+        if amount <= s.bid:
+            raise IllegalCommand(f"You must bid more than {s.bid}." if s.bid else "A bid is at least 1.")
+        cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids)
+        if amount > cap:
+            if s.bids == "covered":
+                raise IllegalCommand(f"You cannot bid more than you can pay ({cap}).")
+            raise IllegalCommand(f"You cannot bid more than {cap} with {len(s.hands[seat])} cards in hand.")
+        return {"t": "BidMade", "seat": seat, "name": s.names[seat], "amount": amount}
+
+    def _decide_pay(self, s: State, seat: int, command: Command) -> Event:
+        self._expect(s, command, "Pay")
+        card = command.get("card")
+        if not isinstance(card, str) or card not in s.hands[seat]:
+            raise IllegalCommand(f"You do not have {card!r} in your hand.")
+        if s.pay_kind == "gold" and not C.is_or(card):
+            raise IllegalCommand("Pay for this card with Or cards.")
+        return {
+            "t": "CardPaid",
+            "seat": seat,
+            "name": s.names[seat],
+            "card": card,
+            "face": "up" if s.pay_kind == "gold" else "down",
+        }
+
+    # -- evolve ---------------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        return getattr(self, "_on_" + event["t"])(state, event)
+
+    def _after_placement(self, s: State) -> State:
+        if any(s.limits) and s.deck:
+            return revise(s, phase="draw")
+        n = s.players
+        takers = tuple((s.dealer + k) % n for k in range(1, n))[: len(s.centre)]
+        return revise(s, takers=takers, phase="take" if takers else "dealt")
+
+    def _after_take(self, s: State) -> State:
+        takers = s.takers[1:]
+        if takers and s.centre:
+            return revise(s, takers=takers, phase="take")
+        return revise(s, takers=(), phase="dealt")
+
+    def _after_lot(self, s: State) -> State:
+        s = revise(
+            s,
+            lot=None,
+            lot_seat=None,
+            bid=0,
+            bidder=None,
+            passed=(),
+            to_bid=None,
+            payer=None,
+            owed=0,
+            paid=0,
+            opener=left_of(s.opener, s.players),
+        )
+        return revise(s, phase="open" if s.favours else "score")
+
+    def _with_hand(self, s: State, seat: int, hand: tuple[str, ...]) -> State:
+        hands = list(s.hands)
+        hands[seat] = hand
+        return revise(s, hands=tuple(hands))
+
+    def _on_DeckShuffled(self, s: State, ev: Event) -> State:
+        return revise(s, deck=tuple(ev["deck"]), dealer=ev["dealer"], phase="deal")
+
+    def _on_DealStarted(self, s: State, ev: Event) -> State:
+        return revise(s, deal=ev["deal"], dealer=ev["dealer"], limits=tuple(ev["limits"]), centre=(), phase="draw")
+
+    def _on_CardDrawn(self, s: State, ev: Event) -> State:
+        return revise(s, drawn=s.deck[0], deck=s.deck[1:], phase="gifts")
+
+    def _on_CardPlaced(self, s: State, ev: Event) -> State:
+        seat, card, where = ev["seat"], ev["card"], ev["where"]
+        limits = list(s.limits)
+        limits[PILES.index(where)] -= 1
+        s = revise(s, drawn=None, limits=tuple(limits))
+        if where == "centre":
+            return self._after_placement(revise(s, centre=s.centre + (card,)))
+        if where == "favours":
+            placed = list(s.placed)
+            placed[seat] = placed[seat] + (card,)
+            return self._after_placement(revise(s, favours=s.favours + (card,), placed=tuple(placed)))
+        if C.is_roi(card) and s.dealer_roi == "applied":
+            return revise(s, lot=card, lot_seat=seat, roi_then="placement", phase="roi")
+        return self._after_placement(self._with_hand(s, seat, s.hands[seat] + (card,)))
+
+    def _on_CardTaken(self, s: State, ev: Event) -> State:
+        seat, card = ev["seat"], ev["card"]
+        centre = list(s.centre)
+        centre.remove(card)
+        s = revise(s, centre=tuple(centre))
+        if C.is_roi(card):
+            return revise(s, lot=card, lot_seat=seat, roi_then="take", phase="roi")
+        return self._after_take(self._with_hand(s, seat, s.hands[seat] + (card,)))
+
+    def _on_RoiApplied(self, s: State, ev: Event) -> State:
+        primaire = list(s.primaire)
+        for m, _, after in ev["changes"]:
+            primaire[C.MINISTRIES.index(m)] = after
+        then = s.roi_then
+        s = revise(s, primaire=tuple(primaire), discard=s.discard + (ev["card"],), lot=None, lot_seat=None, roi_then="")
+        if then == "placement":
+            return self._after_placement(s)
+        if then == "take":
+            return self._after_take(s)
+        return self._after_lot(s)
+
+    def _on_FavoursShuffled(self, s: State, ev: Event) -> State:
+        return revise(s, favours=tuple(ev["order"]), opener=left_of(s.dealer, s.players), phase="open" if ev["order"] else "score")
+
+    def _on_AuctionOpened(self, s: State, ev: Event) -> State:
+        card = ev["card"]
+        placed = tuple(tuple(c for c in p if c != card) for p in s.placed)
+        return revise(
+            s,
+            favours=s.favours[1:],
+            placed=placed,
+            lot=card,
+            auction_no=ev["number"],
+            bid=0,
+            bidder=None,
+            passed=(),
+            to_bid=ev["seat"],
+            phase="auction",
+        )
+
+    def _next_bidder(self, s: State, after: int) -> State:
+        n = s.players
+        for k in range(1, n + 1):
+            seat = (after + k) % n
+            if seat not in s.passed and seat != s.bidder:
+                return revise(s, to_bid=seat, phase="auction")
+        return revise(s, to_bid=None, phase="resolve")
+
+    def _on_BidMade(self, s: State, ev: Event) -> State:
+        return self._next_bidder(revise(s, bid=ev["amount"], bidder=ev["seat"]), ev["seat"])
+
+    def _on_Passed(self, s: State, ev: Event) -> State:
+        return self._next_bidder(revise(s, passed=s.passed + (ev["seat"],)), ev["seat"])
+
+    def _on_AuctionUnsold(self, s: State, ev: Event) -> State:
+        return self._after_lot(revise(s, discard=s.discard + (s.lot,)))
+
+    def _on_AuctionWon(self, s: State, ev: Event) -> State:
+        seat, amount = ev["seat"], ev["amount"]
+        s = revise(s, payer=seat, owed=amount, paid=0, pay_kind=ev["kind"], to_bid=None)
+        if amount == 0:
+            return revise(s, phase="settle")
+        if means(s.hands[seat], ev["kind"]) >= amount:
+            return revise(s, phase="pay")
+        return revise(s, phase="default")
+
+    def _on_PaymentDefaulted(self, s: State, ev: Event) -> State:
+        card = ev["card"]
+        if card is not None:
+            hand = list(s.hands[ev["seat"]])
+            hand.remove(card)
+            s = self._with_hand(s, ev["seat"], tuple(hand))
+            s = self._with_hand(s, ev["taker"], s.hands[ev["taker"]] + (card,))
+        return self._after_lot(revise(s, discard=s.discard + (s.lot,)))
+
+    def _on_CardPaid(self, s: State, ev: Event) -> State:
+        seat, card = ev["seat"], ev["card"]
+        hand = list(s.hands[seat])
+        hand.remove(card)
+        s = self._with_hand(s, seat, tuple(hand))
+        if ev["face"] == "up":
+            s = revise(s, discard=s.discard + (card,), paid=s.paid + C.value(card))
+        else:
+            s = revise(s, face_down=s.face_down + (card,), paid=s.paid + 1)
+        return revise(s, phase="settle" if s.paid >= s.owed else "pay")
+
+    def _on_CardWon(self, s: State, ev: Event) -> State:
+        seat = ev["seat"]
+        return self._after_lot(self._with_hand(s, seat, s.hands[seat] + (s.lot,)))
+
+    def _on_GameScored(self, s: State, ev: Event) -> State:
+        return revise(
+            s,
+            scores=tuple(ev["scores"]),
+            winners=tuple(ev["winners"]),
+            awards=tuple(tuple(a) for a in ev["awards"]),
+            phase="over",
+        )
+
+    # -- who acts, what is legal -------------------------------------------------------
+
+    def active(self, state: State) -> tuple[int, ...]:
+        phase = state.phase
+        if phase == "gifts":
+            return (state.dealer,)
+        if phase == "take":
+            return (state.takers[0],)
+        if phase == "auction":
+            return (state.to_bid,)
+        if phase == "pay":
+            return (state.payer,)
+        return ()
+
+    def legal(self, state: State, seat: int) -> list[Command]:
+        if seat not in self.active(state):
+            return []
+        s = state
+        if s.phase == "gifts":
+            return [{"t": "Place", "where": w} for w, left in zip(PILES, s.limits) if left > 0]
+        if s.phase == "take":
+            return [{"t": "Take", "card": c} for c in sorted(set(s.centre), key=C.hand_order)]
+        if s.phase == "auction":
+            cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids)
+            return [{"t": "Bid", "amount": a} for a in range(s.bid + 1, cap + 1)] + [{"t": "Pass"}]
+        if s.phase == "pay":
+            hand = s.hands[seat]
+            if s.pay_kind == "gold":
+                hand = tuple(c for c in hand if C.is_or(c))
+            return [{"t": "Pay", "card": c} for c in sorted(set(hand), key=C.hand_order)]
+        return []
+
+    def outcome(self, state: State) -> Outcome | None:
+        if state.phase != "over":
+            return None
+        names = [state.names[i] for i in state.winners]
+        best = state.scores[state.winners[0]]
+        if len(names) == 1:
+            reason = f"{names[0]} holds the most valuable posts in the government: {best} points."
+        else:
+            reason = f"{_join(names)} tie on {best} points and Primaire tokens, and share the victory."
+        return Outcome(tuple(state.winners), reason, tuple(state.scores))
+
+    # -- what a seat sees ------------------------------------------------------------
+
+    def view(self, state: State, seat: Viewer) -> dict[str, Any]:
+        s = state
+        everything = seat == ALL
+        own = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+        n = s.players
+        players = []
+        for i in range(n):
+            entry = {
+                "name": s.names[i],
+                "hand": len(s.hands[i]),
+                "gold": C.gold(s.hands[i]) if (everything or own == i) else None,
+            }
+            if everything:
+                entry["hand_cards"] = sorted(s.hands[i], key=C.hand_order)
+            players.append(entry)
+        phase = s.phase if s.phase in PLAYER_PHASES or s.phase == "over" else "gifts"
+        in_gifts = s.phase in ("gifts", "take")
+        auction = None
+        if s.phase in ("auction", "pay"):
+            max_bid = None
+            if s.to_bid is not None and (everything or own == s.to_bid):
+                max_bid = bid_cap(s.hands[s.to_bid], lot_kind(s.lot), s.bids)
+            auction = {
+                "card": s.lot,
+                "opener": s.opener,
+                "bid": s.bid,
+                "bidder": s.bidder,
+                "passed": list(s.passed),
+                "to_bid": s.to_bid,
+                "min_bid": s.bid + 1,
+                "max_bid": max_bid,
+                "kind": lot_kind(s.lot),
+            }
+        payment = None
+        if s.phase == "pay":
+            payment = {"payer": s.payer, "owed": s.owed, "paid": s.paid, "kind": s.pay_kind}
+        if everything:
+            favours_known = list(s.favours)
+        elif own is not None:
+            favours_known = list(s.placed[own])
+        else:
+            favours_known = []
+        view = {
+            "seat": seat,
+            "phase": phase,
+            "active": list(self.active(s)),
+            "dealer": s.dealer if in_gifts else None,
+            "deal": max(1, s.deal),
+            "ministries": [
+                {
+                    "id": m,
+                    "name": C.MINISTRY_NAMES[m],
+                    "primaire": s.primaire[i],
+                    "secondaire": secondaire(s.primaire[i], n),
+                }
+                for i, m in enumerate(C.MINISTRIES)
+            ],
+            "deck": len(s.deck),
+            "favours": len(s.favours),
+            "favours_known": favours_known,
+            "drawn": s.drawn if (everything or (own is not None and own == s.dealer)) else None,
+            "limits": dict(zip(PILES, s.limits)) if in_gifts else {p: 0 for p in PILES},
+            "centre": list(s.centre),
+            "hand": sorted(s.hands[own], key=C.hand_order) if own is not None else None,
+            "players": players,
+            "auction": auction,
+            "payment": payment,
+            "discard": list(s.discard),
+            "face_down": len(s.face_down),
+            "scores": list(s.scores) if s.scores is not None else None,
+            "winners": list(s.winners),
+            # beyond the screen's shape: the variants the bot and the help need, the final awards
+            "variants": {"bids": s.bids, "unsold": s.unsold, "dealer_roi": s.dealer_roi},
+            "awards": [list(a) for a in s.awards],
+        }
+        if everything:
+            view["face_down_cards"] = list(s.face_down)
+            view["deck_cards"] = list(s.deck)
+        return view
+
+    def redact(self, event: Event, seat: Viewer) -> Event:
+        if seat == ALL:
+            return event
+        t = event["t"]
+        own = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
+        if t == "DeckShuffled":
+            return {**event, "deck": None, "count": len(event["deck"])}
+        if t == "CardDrawn" and own != event["seat"]:
+            return {**event, "card": None}
+        if t == "CardPlaced" and event["where"] != "centre" and own != event["seat"]:
+            return {**event, "card": None}
+        if t == "FavoursShuffled":
+            return {**event, "order": None}
+        if t == "CardPaid" and event["face"] == "down" and own != event["seat"]:
+            return {**event, "card": None}
+        if t == "PaymentDefaulted" and own not in (event["seat"], event["taker"]):
+            return {**event, "card": None}
+        return event
+
+    def describe(self, event: Event, seat: Viewer) -> str:
+        t = event["t"]
+        name = event.get("name", "")
+        card = event.get("card")
+        shown = C.label(card) if card else None
+        if t == "DeckShuffled":
+            return f"The 108 cards are shuffled; {name} deals first."
+        if t == "DealStarted":
+            return f"Deal {event['deal']}: {name} deals ({event['deck']} cards left in the deck)."
+        if t == "CardDrawn":
+            return f"{name} draws {shown}." if shown else f"{name} draws a card."
+        if t == "CardPlaced":
+            where = {"hand": "in their hand", "centre": "in the centre", "favours": "on the Favours pile"}[event["where"]]
+            return f"{name} places {shown} {where}." if shown else f"{name} places a card {where}."
+        if t == "CardTaken":
+            return f"{name} takes {shown} from the centre."
+        if t == "RoiApplied":
+            moves = ", ".join(f"{C.MINISTRY_NAMES[m]} {a} → {b}" for m, a, b in event["changes"])
+            return f"{name} reveals {shown}: Fonction Primaire {moves}."
+        if t == "FavoursShuffled":
+            return f"The auctions begin: the Favours pile ({event['count']} cards) is shuffled."
+        if t == "AuctionOpened":
+            return f"Auction {event['number']}: {name} reveals {shown} ({event['left']} left on the Favours pile)."
+        if t == "BidMade":
+            return f"{name} bids {event['amount']}."
+        if t == "Passed":
+            return f"{name} passes."
+        if t == "AuctionUnsold":
+            return f"Nobody bids: {shown} is discarded."
+        if t == "AuctionWon":
+            if event["amount"] == 0:
+                return f"Nobody bids: {name} opened the auction and takes {shown} for nothing."
+            price = f"{event['amount']} gold" if event["kind"] == "gold" else f"{event['amount']} cards face down"
+            return f"{name} wins {shown} for {price}."
+        if t == "CardPaid":
+            if event["face"] == "up":
+                return f"{name} pays {shown}."
+            return f"{name} pays {shown} face down." if shown else f"{name} pays a card face down."
+        if t == "PaymentDefaulted":
+            taken = f"takes {shown}" if shown else "takes a card at random"
+            if event["card"] is None:
+                taken = "has nothing to take"
+            return (
+                f"{name} cannot pay {event['owed']}: {C.label(event['lot'])} is discarded and "
+                f"{event['taker_name']} {taken} from their hand."
+            )
+        if t == "CardWon":
+            return f"{name} takes {shown} into their hand."
+        if t == "GameScored":
+            parts = ", ".join(f"{n} {sc}" for n, sc in zip(event["names"], event["scores"]))
+            winners = _join([event["names"][i] for i in event["winners"]])
+            return f"Final scores: {parts}. {winners} {'wins' if len(event['winners']) == 1 else 'share the win'}!"
+        return t
+
+    def mark(self, event: Event) -> str | None:
+        t = event.get("t")
+        if t in ("DealStarted", "FavoursShuffled"):
+            return "round"
+        if t in ("CardPlaced", "AuctionOpened"):
+            return "turn"
+        return None
+
+    def reveals(self, event: Event, seat: int) -> bool:
+        t = event["t"]
+        if t in ("DealStarted", "AuctionUnsold", "AuctionWon", "CardWon", "FavoursShuffled"):
+            return False
+        if t == "CardDrawn":
+            return event["seat"] == seat
+        if t == "CardPlaced":
+            return event["where"] == "centre" and event["seat"] != seat
+        if t in ("CardTaken", "RoiApplied", "BidMade", "Passed", "CardPaid"):
+            return event["seat"] != seat
+        # the deck, an auctioned card turned, a card taken at random, the scores
+        return True
+
+    # -- bots -----------------------------------------------------------------------
+
+    def bot(self, level: str, seed: int):
+        if level == "heuristic":
+            from .bot import HeuristicBot
+
+            return HeuristicBot(seed)
+        return super().bot(level, seed)
+
+
+def _join(names: list[str]) -> str:
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]

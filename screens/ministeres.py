@@ -1,0 +1,189 @@
+"""Ministères: the six ministries, the centre, your hand by ministry, the auction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.engine import Command
+from core.games.ministeres import cards
+from tui.widgets import Board
+
+KIND_STYLE = {"gouvernement": "bold", "roi": "bold magenta", "or": "bold yellow"}
+KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
+
+
+def card_text(card: str) -> Text:
+    info = cards.card_info(card)
+    return Text(KIND_MARK[info["kind"]] + info["label"], style=KIND_STYLE[info["kind"]])
+
+
+def cards_text(items: list[str], empty: str = "none") -> Text:
+    if not items:
+        return Text(empty, style="dim")
+    return Text(", ").join(card_text(c) for c in items)
+
+
+def command_label(command: Command, view: dict[str, Any]) -> Text:
+    """A legal command in words; the core decided it is legal, the screen only names it."""
+    kind = command.get("t")
+    limits = view.get("limits") or {}
+    if kind == "Place":
+        where = command["where"]
+        words = {"hand": "Keep it: into your hand, face down", "centre": "Give it: face up in the centre",
+                 "favours": "Favours pile, face down (for the auctions)"}[where]
+        return Text(f"{words}  ({limits.get(where, '?')} left)")
+    if kind == "Take":
+        return Text.assemble("Take ", card_text(command["card"]))
+    if kind == "Bid":
+        return Text(f"Bid {command['amount']}")
+    if kind == "Pass":
+        return Text("Pass")
+    if kind == "Pay":
+        return Text.assemble("Pay with ", card_text(command["card"]))
+    text = Text(str(kind))
+    for key, value in command.items():
+        if key == "t":
+            continue
+        if key == "ministry":
+            value = cards.MINISTRY_NAMES.get(value, value)
+        text.append(f" · {key}: {value}")
+    return text
+
+
+class MinisteresBoard(Board):
+    BINDINGS = [Binding("p", "pass_bid", "Pass", show=False)]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.view: dict[str, Any] | None = None
+        self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
+        self.choices: list[Command] = []
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static("", id="mi-status")
+            yield Static("", id="mi-ministries")
+            yield Static("", id="mi-table")
+            yield OptionList(id="mi-choices")
+
+    def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+        self.shown = (view, legal)
+        self.view = view
+        names = [p["name"] for p in view["players"]]
+
+        if view["phase"] in ("auction", "pay"):
+            status = Text.assemble(("Enchères ", "bold"), ("(auctions)", "dim"))
+        else:
+            status = Text.assemble(("Deal ", "dim"), (str(view.get("deal", "?")), "bold"))
+        if view.get("dealer") is not None:
+            status.append("  Donneur ", style="dim")
+            status.append(names[view["dealer"]], style="bold")
+        status.append(f"  Deck {view['deck']}  Faveurs {view['favours']}", style="dim")
+        if view["phase"] == "over" and view.get("scores"):
+            status.append("  Final: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])), style="bold")
+        self.query_one("#mi-status", Static).update(status)
+        self.query_one("#mi-ministries", Static).update(self.ministries(view))
+        self.query_one("#mi-table", Static).update(self.table(view, names))
+
+        self.choices = list(legal or [])
+        options = self.query_one("#mi-choices", OptionList)
+        options.clear_options()
+        options.add_options([Option(command_label(c, view)) for c in self.choices])
+        options.display = bool(self.choices)
+        options.border_title = self.prompt(view)
+        focused = self.screen.focused
+        if self.choices and not (focused is not None and focused.id == "history"):
+            options.focus()
+            options.highlighted = 0
+
+    def ministries(self, view: dict[str, Any]) -> Table:
+        """Each ministry's tokens, and your Gouvernement cards in it with their sum."""
+        hand = view.get("hand") or []
+        grid = Table.grid(padding=(0, 1))
+        for column in ("Ministère", "Prim", "Sec", "Yours"):
+            grid.add_column(column)
+        grid.add_row(*(Text(c, style="dim") for c in ("Ministère", "Prim", "Sec", "Your cards (sum)")))
+        for ministry in view["ministries"]:
+            mine = [c for c in hand if cards.card_info(c)["ministry"] == ministry["id"] and cards.card_info(c)["kind"] == "gouvernement"]
+            total = sum(cards.card_info(c)["value"] for c in mine)
+            yours = Text(f"{total:>2} ", style="bold" if mine else "dim")
+            yours.append(" ".join(f"{cards.card_info(c)['value']}·{cards.card_info(c)['letter']}" for c in mine), style="dim")
+            secondaire = ministry.get("secondaire")
+            grid.add_row(ministry["name"], str(ministry["primaire"]), "-" if secondaire is None else str(secondaire), yours)
+        return grid
+
+    def table(self, view: dict[str, Any], names: list[str]) -> Text:
+        text = Text()
+        hand = view.get("hand")
+        if hand is not None:
+            me = view["players"][view["seat"]]
+            golds = sorted(cards.card_info(c)["value"] for c in hand if cards.card_info(c)["kind"] == "or")
+            text.append("Or in hand: ", style="dim")
+            text.append(str(me.get("gold") or 0), style="bold yellow")
+            if golds:
+                counts = ", ".join(f"{golds.count(v)}×{v}" for v in sorted(set(golds)))
+                text.append(f" ({counts})", style="yellow")
+            rois = [c for c in hand if cards.card_info(c)["kind"] == "roi"]
+            if rois:
+                text.append("  ")
+                text.append_text(cards_text(rois))
+            text.append("\n")
+        text.append("Hands: ", style="dim")
+        text.append("  ".join(f"{names[i]} {p['hand']}" for i, p in enumerate(view["players"])))
+        if view.get("drawn"):
+            text.append("\nYou drew: ", style="bold")
+            text.append_text(card_text(view["drawn"]))
+        if view.get("centre"):
+            text.append("\nCentre: ", style="dim")
+            text.append_text(cards_text(view["centre"]))
+        if view.get("favours_known"):
+            text.append("\nYou put on the Faveurs: ", style="dim")
+            text.append_text(cards_text(view["favours_known"]))
+        auction = view.get("auction")
+        if auction:
+            text.append("\nOn offer: ", style="bold")
+            text.append_text(card_text(auction["card"]))
+            if auction.get("bidder") is not None:
+                text.append(f"  bid {auction['bid']} by {names[auction['bidder']]}")
+            else:
+                text.append("  no bid yet", style="dim")
+            if auction.get("passed"):
+                text.append("  passed: " + ", ".join(names[s] for s in auction["passed"]), style="dim")
+        payment = view.get("payment")
+        if payment:
+            what = "Or" if payment["kind"] == "gold" else "cards, face down"
+            text.append(f"\n{names[payment['payer']]} pays {payment['paid']}/{payment['owed']} in {what}", style="italic")
+        for player in view["players"]:
+            if "hand_cards" in player:
+                text.append(f"\n{player['name']}: ", style="bold")
+                text.append_text(cards_text(player["hand_cards"]))
+        return text
+
+    def prompt(self, view: dict[str, Any]) -> str:
+        phase = view["phase"]
+        return {
+            "gifts": "Place the card you drew",
+            "take": "Take a card from the centre",
+            "auction": "Your bid (p: pass)",
+            "pay": "Pay",
+        }.get(phase, "Your choice")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id != "mi-choices":
+            return
+        event.stop()
+        if event.option_index < len(self.choices):
+            self.post_message(Board.Chosen(self.choices[event.option_index]))
+
+    def action_pass_bid(self) -> None:
+        passing = next((c for c in self.choices if c.get("t") == "Pass"), None)
+        if passing is not None:
+            self.post_message(Board.Chosen(passing))
