@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from importlib import resources
 
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Footer, MarkdownViewer, Tab, Tabs
 
-from core.games import all_games
-
-#: docs/rules/<id>.md: the same text the repository documents.
-RULES_DIR = Path(__file__).resolve().parent.parent / "docs" / "rules"
+from core.games import catalogue, game_titles
 
 
 def rules_text(game_id: str) -> str:
-    path = RULES_DIR / f"{game_id}.md"
+    """docs/rules/<id>.md, which each game package carries as its rules.md
+    (a link in the repository, a copy in an installed package)."""
+    entry = catalogue().get(game_id)
     try:
-        return path.read_text(encoding="utf-8")
+        if entry is None:
+            raise FileNotFoundError(game_id)
+        return (resources.files(entry[0]) / "rules.md").read_text(encoding="utf-8")
     except OSError:
-        return f"# {game_id}\n\nThe rules text is missing from this installation ({path})."
+        return f"# {game_id}\n\nThe rules text is missing from this installation."
 
 
 class RulesScreen(Screen):
@@ -27,12 +28,11 @@ class RulesScreen(Screen):
 
     def __init__(self, game_id: str | None = None) -> None:
         super().__init__()
-        games = all_games()
-        self.game_id = game_id if game_id in games else next(iter(games), None)
+        titles = game_titles()
+        self.game_id = game_id if game_id in titles else next(iter(titles), None)
 
     def compose(self) -> ComposeResult:
-        games = all_games()
-        yield Tabs(*(Tab(g.title, id=f"rules-{gid}") for gid, g in games.items()), id="rules-tabs")
+        yield Tabs(*(Tab(title, id=f"rules-{gid}") for gid, title in game_titles().items()), id="rules-tabs")
         yield MarkdownViewer(rules_text(self.game_id) if self.game_id else "No games.", show_table_of_contents=False, id="rules-text")
         yield Footer()
 

@@ -282,3 +282,26 @@ def test_snapshot_replay(snap_compare, tmp_path: Path) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=open_it)
+
+
+def test_every_game_carries_its_rules_document() -> None:
+    from core.games import game_titles
+    from screens.rules import rules_text
+
+    root = Path(__file__).resolve().parent.parent
+    for game_id, title in game_titles().items():
+        text = rules_text(game_id)
+        assert text == (root / "docs" / "rules" / f"{game_id}.md").read_text(encoding="utf-8")
+        assert "## Decisions" in text
+
+
+@run_async
+async def test_the_rules_screen_shows_each_game(tmp_path: Path) -> None:
+    from textual.widgets import MarkdownViewer, Tabs
+
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_rules("chirac-mitterrand")
+        await pilot.pause()
+        assert app.screen.query_one(Tabs).active == "rules-chirac-mitterrand"
+        assert "Chirac" in app.screen.query_one(MarkdownViewer).document.source
