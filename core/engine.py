@@ -28,6 +28,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import importlib
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -105,8 +106,13 @@ class Game:
     rules_version: int = 1
     variants: tuple[Variant, ...] = ()
     seat_options: tuple[SeatOption, ...] = ()
-    #: the bot levels this game offers besides "random"
-    bot_levels: tuple[str, ...] = ("random",)
+    #: the game's own bots: level -> "module:Class" (the class takes a seed)
+    bot_classes: dict[str, str] = {}
+
+    @property
+    def bot_levels(self) -> tuple[str, ...]:
+        """Every level a seat can be played at, weakest first."""
+        return ("random", *self.bot_classes)
 
     # -- table -------------------------------------------------------------
 
@@ -209,11 +215,15 @@ class Game:
         return state
 
     def bot(self, level: str, seed: int) -> Bot:
-        """A bot of that level.  Games override to add their own levels."""
+        """A bot of that level: ``random`` for every game, the others from
+        :attr:`bot_classes`, imported only when a bot is wanted."""
         if level == "random":
             from core.bots.random_bot import RandomBot
 
             return RandomBot(seed)
+        if level in self.bot_classes:
+            module, name = self.bot_classes[level].split(":")
+            return getattr(importlib.import_module(module), name)(seed)
         raise ConfigError(f"{self.title} has no bot level {level!r} (levels: {', '.join(self.bot_levels)}).")
 
 

@@ -235,7 +235,7 @@ class AgentJean(Game):
     seat_options = (
         SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
     )
-    bot_levels = ("random", "heuristic")
+    bot_classes = {"heuristic": "core.games.agent_jean.bot:HeuristicBot"}
 
     # -- table ---------------------------------------------------------------
 
@@ -821,15 +821,6 @@ class AgentJean(Game):
             return event["reason"] == "draw" or event.get("by") != seat
         # deals, plan cards turned, reserves, scores
         return True
-
-    # -- bots -----------------------------------------------------------------------
-
-    def bot(self, level: str, seed: int):
-        if level == "heuristic":
-            from .bot import HeuristicBot
-
-            return HeuristicBot(seed)
-        return super().bot(level, seed)
 
 
 def _join(names: list[str]) -> str:

@@ -237,7 +237,7 @@ class ChiracMitterrand(Game):
             labels=tuple(C.CANDIDATE_NAMES[c] for c in C.CANDIDATES),
         ),
     )
-    bot_levels = ("random", "heuristic")
+    bot_classes = {"heuristic": "core.games.chirac_mitterrand.bot:HeuristicBot"}
 
     # -- table ---------------------------------------------------------------------
 
@@ -1275,15 +1275,6 @@ class ChiracMitterrand(Game):
             return event["seat"] != seat
         # turn starts, token moves, bonuses and placements follow from what was already known
         return False
-
-    # -- bots ----------------------------------------------------------------------------
-
-    def bot(self, level: str, seed: int):
-        if level == "heuristic":
-            from .bot import HeuristicBot
-
-            return HeuristicBot(seed)
-        return super().bot(level, seed)
 
 
 def _position(pos: int) -> str:

@@ -243,7 +243,7 @@ class Ministeres(Game):
             "kept: it stays in hand as a card with no effect (it can pay for an Or card).",
         ),
     )
-    bot_levels = ("random", "heuristic")
+    bot_classes = {"heuristic": "core.games.ministeres.bot:HeuristicBot"}
 
     # -- table ---------------------------------------------------------------
 
@@ -859,15 +859,6 @@ class Ministeres(Game):
             return event["seat"] != seat
         # the deck, an auctioned card turned, a card taken at random, the scores
         return True
-
-    # -- bots -----------------------------------------------------------------------
-
-    def bot(self, level: str, seed: int):
-        if level == "heuristic":
-            from .bot import HeuristicBot
-
-            return HeuristicBot(seed)
-        return super().bot(level, seed)
 
 
 def _join(names: list[str]) -> str:
