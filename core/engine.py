@@ -178,6 +178,20 @@ class Game:
     def evolve(self, state: Any, event: Event) -> Any:
         raise NotImplementedError
 
+    def refuse_out_of_turn(self, state: Any, seat: int, command: Command) -> None:
+        """What every ``decide`` checks first: the game goes on, the command is
+        a command, and it is this seat's move (:meth:`waiting_for` says whose)."""
+        if self.outcome(state) is not None:
+            raise IllegalCommand("The game is over.")
+        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
+            raise IllegalCommand(f"That is not a move of {self.title}.")
+        if seat not in self.active(state):
+            raise IllegalCommand(self.waiting_for(state))
+
+    def waiting_for(self, state: Any) -> str:
+        """Whose move it is, in a sentence (for a seat that tried to move)."""
+        return "It is not your move."
+
     def active(self, state: Any) -> tuple[int, ...]:
         raise NotImplementedError
 

@@ -602,12 +602,7 @@ class ChiracMitterrand(Game):
 
     def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
         s = state
-        if s.phase == "over":
-            raise IllegalCommand("The game is over.")
-        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
-            raise IllegalCommand("That is not a move of 1988: Chirac contre Mitterrand.")
-        if seat not in self.active(s):
-            raise IllegalCommand(self._waiting_for(s))
+        self.refuse_out_of_turn(s, seat, command)
         handler = {"play": self._decide_play, "campaign": self._decide_campaign, "veto": self._decide_veto}[s.phase]
         events, after = handler(s, seat, command, rng)
         return events + self._auto(after, rng)
@@ -618,7 +613,7 @@ class ChiracMitterrand(Game):
         "veto": "Veto a neutral action of the automated opponent's card, or let it apply.",
     }
 
-    def _waiting_for(self, s: State) -> str:
+    def waiting_for(self, s: State) -> str:
         if s.phase == "play":
             return f"It is {s.label(s.to_move)}'s turn to play."
         if s.phase == "campaign":

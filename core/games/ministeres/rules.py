@@ -394,12 +394,7 @@ class Ministeres(Game):
     }
 
     def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
-        if state.phase == "over":
-            raise IllegalCommand("The game is over.")
-        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
-            raise IllegalCommand("That is not a move of Ministères.")
-        if seat not in self.active(state):
-            raise IllegalCommand(self._waiting_for(state))
+        self.refuse_out_of_turn(state, seat, command)
         handler = {
             "gifts": self._decide_place,
             "take": self._decide_take,
@@ -409,7 +404,7 @@ class Ministeres(Game):
         first = handler(state, seat, command)
         return [first] + self._auto(self.evolve(state, first), rng)
 
-    def _waiting_for(self, s: State) -> str:
+    def waiting_for(self, s: State) -> str:
         who = [s.names[i] for i in self.active(s)]
         if not who:
             return "Nobody can move now."
