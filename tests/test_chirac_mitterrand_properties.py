@@ -176,7 +176,7 @@ def test_random_games_hold_every_invariant(players: int, seed: int, candidate: s
 
 
 @pytest.mark.parametrize("players", [1, 2])
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=1000, deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), candidate=st.sampled_from(C.CANDIDATES))
 def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, candidate: str) -> None:
     check_outcome(play_game(players, seed, candidate, deep=False))

@@ -176,7 +176,7 @@ def test_random_games_hold_every_invariant(players: int, seed: int, variants: di
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@settings(max_examples=150, deadline=None, database=None)
+@settings(max_examples=500, deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), variants=variant_sets)
 def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, variants: dict) -> None:
     check_outcome(play_game(players, seed, variants, deep=False))
