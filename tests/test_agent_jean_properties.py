@@ -9,11 +9,9 @@ log from the initial state gives the live state.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
-import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -22,6 +20,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.rules import State, card_strength, trick_winner
+from tests.random_games import play_random
 
 ACTIONS = Counter(C.ACTION_CARDS)
 
@@ -81,48 +80,17 @@ def check_views(s: State, event: dict) -> None:
     assert all("hand_cards" in p and "reserve_cards" in p for p in full["players"])
 
 
-def check_legal(match: Match) -> None:
-    s = match.state
-    for seat in range(s.players):
-        commands = GAME.legal(s, seat)
-        if seat not in GAME.active(s):
-            assert commands == []
-            continue
-        assert commands
-        for command in commands:
-            GAME.decide(s, seat, command, match.rng())  # must not raise
-
 
 def play_game(players: int, seed: int, young: bool, bonus: str, deep: bool) -> Match:
     config = GAME.make_config(players, variants={"young": "on" if young else "off", "bonus": bonus})
     match = Match.new(GAME, make_header(GAME, config, seed))
-    chooser = random.Random(seed)
-    state = GAME.initial(match.config)
-    folded = 0
+    return play_random(match, seed, deep, check_event)
 
-    def fold() -> None:
-        nonlocal state, folded
-        for event in match.events[folded:]:
-            state = GAME.evolve(state, event)
-            if deep:
-                # plain values only: msgpack gives back exactly the event
-                assert msgpack.unpackb(msgpack.packb(event, use_bin_type=True), raw=False) == event
-                check_cards(state)
-                check_views(state, event)
-        folded = len(match.events)
 
-    fold()
-    for _ in range(5000):
-        if match.outcome is not None:
-            break
-        if deep:
-            check_legal(match)
-        (seat,) = match.active()
-        match.submit(seat, chooser.choice(GAME.legal(match.state, seat)))
-        fold()
-    # the log alone, folded with evolve, gives the live state
-    assert GAME.canonical(state) == GAME.canonical(match.state)
-    return match
+def check_event(state: State, event: dict) -> None:
+    check_cards(state)
+    check_views(state, event)
+
 
 
 def check_outcome(match: Match) -> None:

@@ -11,11 +11,9 @@ state.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
-import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -24,6 +22,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import EROSION_LIMIT, SIDES, State, ahead
+from tests.random_games import play_random
 
 EVENTS = Counter(C.EVENT_IDS)
 CAMPAIGNS = Counter(C.CAMPAIGN_IDS)
@@ -100,50 +99,18 @@ def check_views(s: State, event: dict) -> None:
     assert "hands" in full and "pile_cards" in full
 
 
-def check_legal(match: Match) -> None:
-    s = match.state
-    seats = [0] if s.solo else [0, 1]
-    for seat in seats:
-        commands = GAME.legal(s, seat)
-        if seat not in GAME.active(s):
-            assert commands == []
-            continue
-        assert commands
-        for command in commands:
-            GAME.decide(s, seat, command, match.rng())  # must not raise
-
 
 def play_game(players: int, seed: int, candidate: str, deep: bool) -> Match:
     seats = [{"candidate": candidate}]  # seat 0 picks; in a two-player game seat 1 gets the other
     config = GAME.make_config(players, seats)
     match = Match.new(GAME, make_header(GAME, config, seed))
-    chooser = random.Random(seed)
-    state = GAME.initial(match.config)
-    folded = 0
+    return play_random(match, seed, deep, check_event, max_moves=500)
 
-    def fold() -> None:
-        nonlocal state, folded
-        for event in match.events[folded:]:
-            state = GAME.evolve(state, event)
-            if deep:
-                # plain values only: msgpack gives back exactly the event
-                assert msgpack.unpackb(msgpack.packb(event, use_bin_type=True), raw=False) == event
-                check_cards(state)
-                check_views(state, event)
-        folded = len(match.events)
 
-    fold()
-    for _ in range(500):
-        if match.outcome is not None:
-            break
-        if deep:
-            check_legal(match)
-        (seat,) = match.active()
-        match.submit(seat, chooser.choice(GAME.legal(match.state, seat)))
-        fold()
-    # the log alone, folded with evolve, gives the live state
-    assert GAME.canonical(state) == GAME.canonical(match.state)
-    return match
+def check_event(state, event: dict) -> None:
+    check_cards(state)
+    check_views(state, event)
+
 
 
 def check_outcome(match: Match) -> None:

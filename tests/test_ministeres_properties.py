@@ -14,7 +14,6 @@ import random
 from collections import Counter
 from typing import Any
 
-import msgpack
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +22,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.rules import State, final_scores, game_winners
+from tests.random_games import play_random
 
 CARDS = Counter(C.ALL_CARDS)
 
@@ -109,49 +109,22 @@ def check_views(s: State, event: dict) -> None:
     assert sorted(full["favours_known"]) == sorted(s.favours)
 
 
-def check_legal(match: Match) -> None:
-    s = match.state
-    for seat in range(s.players):
-        commands = GAME.legal(s, seat)
-        if seat not in GAME.active(s):
-            assert commands == []
-            continue
-        assert commands
-        for command in commands:
-            GAME.decide(s, seat, command, match.rng())  # must not raise
-
 
 def play_game(players: int, seed: int, variants: dict, deep: bool) -> Match:
     config = GAME.make_config(players, variants=variants)
     match = Match.new(GAME, make_header(GAME, config, seed))
-    chooser = random.Random(seed)
-    state = GAME.initial(match.config)
-    folded = 0
+    return play_random(match, seed, deep, check_event, choose=pass_often)
 
-    def fold() -> None:
-        nonlocal state, folded
-        for event in match.events[folded:]:
-            state = GAME.evolve(state, event)
-            if deep:
-                assert msgpack.unpackb(msgpack.packb(event, use_bin_type=True), raw=False) == event
-                check_cards(state)
-                check_views(state, event)
-        folded = len(match.events)
 
-    fold()
-    for _ in range(5000):
-        if match.outcome is not None:
-            break
-        if deep:
-            check_legal(match)
-        (seat,) = match.active()
-        legal = GAME.legal(match.state, seat)
-        # bids are many: give passing a fair chance so that auctions do not all run to the cap
-        command = {"t": "Pass"} if legal[-1] == {"t": "Pass"} and chooser.random() < 0.4 else chooser.choice(legal)
-        match.submit(seat, command)
-        fold()
-    assert GAME.canonical(state) == GAME.canonical(match.state)
-    return match
+def pass_often(rng: random.Random, legal: list) -> dict:
+    """Bids are many: passing gets a fair chance, so auctions do not all run to the cap."""
+    return {"t": "Pass"} if legal[-1] == {"t": "Pass"} and rng.random() < 0.4 else rng.choice(legal)
+
+
+def check_event(state, event: dict) -> None:
+    check_cards(state)
+    check_views(state, event)
+
 
 
 def check_outcome(match: Match) -> None:

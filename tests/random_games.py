@@ -1,0 +1,68 @@
+"""The random-game driver that every game's property tests share.
+
+It plays a match with random legal commands and, when ``deep``, checks after
+every event that the event is plain data (msgpack gives it back exactly) and
+whatever the game's own ``check_event`` asserts (cards conserved, views that
+leak nothing), and before every move that each command ``legal`` offers is
+accepted by ``decide`` and that seats not to move are offered nothing.  At the
+end, folding the log from the initial state must give the live state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+
+from core.engine import Command, Event, Match
+
+
+def check_legal(match: Match) -> None:
+    game, state = match.game, match.state
+    for seat in range(match.header["players"]):
+        commands = game.legal(state, seat)
+        if seat not in game.active(state):
+            assert commands == []
+            continue
+        assert commands
+        for command in commands:
+            game.decide(state, seat, command, match.rng())  # must not raise
+
+
+def play_random(
+    match: Match,
+    seed: int,
+    deep: bool,
+    check_event: Callable[[Any, Event], None] | None = None,
+    choose: Callable[[random.Random, list[Command]], Command] | None = None,
+    max_moves: int = 5000,
+) -> Match:
+    game = match.game
+    chooser = random.Random(seed)
+    pick = choose or (lambda rng, legal: rng.choice(legal))
+    state = game.initial(match.config)
+    folded = 0
+
+    def fold() -> None:
+        nonlocal state, folded
+        for event in match.events[folded:]:
+            state = game.evolve(state, event)
+            if deep:
+                assert msgpack.unpackb(msgpack.packb(event, use_bin_type=True), raw=False) == event
+                if check_event is not None:
+                    check_event(state, event)
+        folded = len(match.events)
+
+    fold()
+    for _ in range(max_moves):
+        if match.outcome is not None:
+            break
+        if deep:
+            check_legal(match)
+        (seat,) = match.active()
+        match.submit(seat, pick(chooser, game.legal(match.state, seat)))
+        fold()
+    assert game.canonical(state) == game.canonical(match.state)
+    return match
