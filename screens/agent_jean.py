@@ -181,8 +181,6 @@ class HandRow(Widget, can_focus=True):
 class AgentJeanBoard(Board):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.view: dict[str, Any] | None = None
-        self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
         self.choices: list[Command] = []
 
     def compose(self) -> ComposeResult:
@@ -291,13 +289,11 @@ class AgentJeanBoard(Board):
         options.clear_options()
         options.add_options([Option(command_label(c, view)) for c in self.choices])
         options.display = bool(self.choices)
-        focused = self.screen.focused
-        browsing_history = focused is not None and focused.id == "history"
-        if self.choices and not browsing_history:
-            options.focus()
+        if self.choices:
+            self.take_focus(options)
             options.highlighted = 0
-        elif plays and not browsing_history and not hand_row.has_focus:
-            hand_row.focus()
+        elif plays and not hand_row.has_focus:
+            self.take_focus(hand_row)
 
     def announce_round(self, last_round: dict[str, Any], names: list[str]) -> None:
         """A round has just been scored: say so for a while, beside the history line."""

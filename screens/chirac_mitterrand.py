@@ -159,8 +159,6 @@ class ChiracMitterrandBoard(Board):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.view: dict[str, Any] | None = None
-        self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
         self.legal: list[Command] = []
         self.card: str | None = None  # the card being played, once chosen
         self.listed: list[Any] = []  # what each option of the list stands for
@@ -324,9 +322,8 @@ class ChiracMitterrandBoard(Board):
                 self.listed.append(("command", command))
                 options.add_option(Option(command_label(command, view, self.screen.has_class("-wide"))))
         options.display = bool(self.listed)
-        focused = self.screen.focused
-        if self.listed and not (focused is not None and focused.id == "history"):
-            options.focus()
+        if self.listed:
+            self.take_focus(options)
             options.highlighted = 0
 
     def open_campaign(self, view: dict[str, Any], commands: list[Command]) -> None:

@@ -63,8 +63,6 @@ class MinisteresBoard(Board):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.view: dict[str, Any] | None = None
-        self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
         self.choices: list[Command] = []
 
     def compose(self) -> ComposeResult:
@@ -99,9 +97,8 @@ class MinisteresBoard(Board):
         options.add_options([Option(command_label(c, view)) for c in self.choices])
         options.display = bool(self.choices)
         options.border_title = self.prompt(view)
-        focused = self.screen.focused
-        if self.choices and not (focused is not None and focused.id == "history"):
-            options.focus()
+        if self.choices:
+            self.take_focus(options)
             options.highlighted = 0
 
     def ministries(self, view: dict[str, Any]) -> Table:

@@ -32,8 +32,20 @@ class Board(Widget):
             super().__init__()
             self.command = command
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        #: the last view drawn, and what show() was given (to draw it again)
+        self.view: dict[str, Any] | None = None
+        self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
+
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         raise NotImplementedError
+
+    def take_focus(self, widget: Widget) -> None:
+        """Focus the widget of the player's choice, unless they are browsing the history."""
+        focused = self.screen.focused
+        if focused is None or focused.id != "history":
+            widget.focus()
 
     def refresh_view(self) -> None:
         """Draw the last view again (the terminal changed size)."""
