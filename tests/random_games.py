@@ -1,4 +1,4 @@
-"""The random-game driver that every game's property tests share.
+"""What every game's property tests share: the random-game driver and ``strings``.
 
 It plays a match with random legal commands and, when ``deep``, checks after
 every event that the event is plain data (msgpack gives it back exactly) and
@@ -17,6 +17,17 @@ from typing import Any
 import msgpack
 
 from core.engine import Command, Event, Match
+
+
+def strings(value: Any) -> set[str]:
+    """Every string inside a plain value."""
+    if isinstance(value, str):
+        return {value}
+    if isinstance(value, dict):
+        return set().union(*(strings(k) | strings(v) for k, v in value.items())) if value else set()
+    if isinstance(value, (list, tuple)):
+        return set().union(*(strings(v) for v in value)) if value else set()
+    return set()
 
 
 def check_legal(match: Match) -> None:

@@ -10,7 +10,6 @@ log from the initial state gives the live state.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,20 +19,9 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.rules import State, card_strength, trick_winner
-from tests.random_games import play_random
+from tests.random_games import play_random, strings
 
 ACTIONS = Counter(C.ACTION_CARDS)
-
-
-def strings(value: Any) -> set[str]:
-    """Every string inside a plain value."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*(strings(k) | strings(v) for k, v in value.items())) if value else set()
-    if isinstance(value, (list, tuple)):
-        return set().union(*(strings(v) for v in value)) if value else set()
-    return set()
 
 
 def check_cards(s: State) -> None:

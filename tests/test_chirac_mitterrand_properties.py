@@ -12,7 +12,6 @@ state.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,21 +21,10 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import EROSION_LIMIT, SIDES, State, ahead
-from tests.random_games import play_random
+from tests.random_games import play_random, strings
 
 EVENTS = Counter(C.EVENT_IDS)
 CAMPAIGNS = Counter(C.CAMPAIGN_IDS)
-
-
-def strings(value: Any) -> set[str]:
-    """Every string inside a plain value."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*(strings(k) | strings(v) for k, v in value.items())) if value else set()
-    if isinstance(value, (list, tuple)):
-        return set().union(*(strings(v) for v in value)) if value else set()
-    return set()
 
 
 def check_cards(s: State) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,7 +21,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.rules import State, final_scores, game_winners
-from tests.random_games import play_random
+from tests.random_games import play_random, strings
 
 CARDS = Counter(C.ALL_CARDS)
 
@@ -33,17 +32,6 @@ variant_sets = st.fixed_dictionaries(
         "dealer_roi": st.sampled_from(["applied", "kept"]),
     }
 )
-
-
-def strings(value: Any) -> set[str]:
-    """Every string inside a plain value."""
-    if isinstance(value, str):
-        return {value}
-    if isinstance(value, dict):
-        return set().union(*(strings(k) | strings(v) for k, v in value.items())) if value else set()
-    if isinstance(value, (list, tuple)):
-        return set().union(*(strings(v) for v in value)) if value else set()
-    return set()
 
 
 def check_cards(s: State) -> None:
