@@ -757,25 +757,16 @@ class AgentJean(Game):
         if t == "TurnStarted":
             return f"Turn {event['turn']} of round {event['round']}: {name} leads."
         if t == "PowerUsed":
-            text = f"{name} carries out {C.AGENT_NAMES[event['agent']]}'s power."
-            if event.get("revealed"):
-                text += f" Now on the pile: {C.plan_label(event['revealed'])}."
-            return text
+            return f"{name} carries out {C.AGENT_NAMES[event['agent']]}'s power." + _now_on_pile(event)
         if t == "CardPlayed":
             return f"{name} plays {C.card_label(event['card'])}."
         if t == "CardSabotaged":
             return f"{name} (WXT) takes 99 off {event['target_name']}'s {C.card_label(event['card'])}."
         if t == "TurnWon":
             n = len(event["cards"])
-            text = f"{name} wins the turn: {n} cards and plan {C.plan_label(event['plan'])}."
-            if event.get("revealed"):
-                text += f" Now on the pile: {C.plan_label(event['revealed'])}."
-            return text
+            return f"{name} wins the turn: {n} cards and plan {C.plan_label(event['plan'])}." + _now_on_pile(event)
         if t == "SecondPlanTaken":
-            text = f"{name} (Martha) also takes plan {C.plan_label(event['plan'])}."
-            if event.get("revealed"):
-                text += f" Now on the pile: {C.plan_label(event['revealed'])}."
-            return text
+            return f"{name} (Martha) also takes plan {C.plan_label(event['plan'])}." + _now_on_pile(event)
         if t == "SecondPlanDeclined":
             return f"{name} (Martha) leaves the next plan card on the pile."
         if t == "ReserveTakenUp":
@@ -816,6 +807,12 @@ class AgentJean(Game):
             return event["reason"] == "draw" or event.get("by") != seat
         # deals, plan cards turned, reserves, scores
         return True
+
+
+def _now_on_pile(event: Event) -> str:
+    """The card a taken card uncovered, for the history line."""
+    revealed = event.get("revealed")
+    return f" Now on the pile: {C.plan_label(revealed)}." if revealed else ""
 
 
 def _join(names: list[str]) -> str:
