@@ -72,7 +72,7 @@ def play_random(
             break
         if deep:
             check_legal(match)
-        (seat,) = match.active()
+        seat = chooser.choice(match.active())  # some games let several seats move at once
         match.submit(seat, pick(chooser, game.legal(match.state, seat)))
         fold()
     assert game.canonical(state) == game.canonical(match.state)

@@ -18,7 +18,7 @@ def toy_match(seed: int = 1, rounds: str = "30") -> Match:
 
 
 def test_every_game_package_names_itself_like_its_rules() -> None:
-    assert set(catalogue()) == {"agent-jean", "chirac-mitterrand", "ministeres"}
+    assert set(catalogue()) == {"agent-jean", "chirac-mitterrand", "edgar-lucien", "ministeres"}
     for game_id, title in game_titles().items():
         game = get_game(game_id)
         assert (game.id, game.title) == (game_id, title)
