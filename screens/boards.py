@@ -23,6 +23,10 @@ def board_for(game_id: str) -> Board:
         from screens.ministeres import MinisteresBoard
 
         return MinisteresBoard(id="board")
+    if game_id == "edgar-lucien":
+        from screens.edgar_lucien import EdgarLucienBoard
+
+        return EdgarLucienBoard(id="board")
     raise LookupError(f"No screen for game {game_id!r}.")
 
 

@@ -1,0 +1,614 @@
+"""Edgar & Lucien: the map of Fosko, the players, the programming and action dialogs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.engine import Command
+from core.games.edgar_lucien import cards, fosko
+from core.games.edgar_lucien.fosko import ADMIN, IVORY, STEEL, Fosko
+from tui.widgets import Board
+
+#: how each seat's colour is drawn, and its letter for monochrome terminals
+SEAT_STYLE = {"red": "bold red", "yellow": "bold yellow", "blue": "bold dodger_blue1", "white": "bold white"}
+SEAT_LETTER = {"red": "R", "yellow": "Y", "blue": "B", "white": "W"}
+BORDER_STYLE = {"green": "bold green", "orange": "bold dark_orange", "violet": "bold medium_purple1", "cyan": "bold cyan"}
+LINE_STYLE = {"pink": "bold hot_pink", "brown": "bold orange4", "grey": "bold grey70"}
+KIND_STYLE = {STEEL: "steel_blue1", IVORY: "navajo_white1", ADMIN: "bold magenta"}
+OWNED, PADLOCKED = "■", "▣"
+CONDITIONS = ("dandy", "collector", "bureaucrat", "zealot")
+CONDITION_NAME = {
+    "dandy": "Wealthy Dandy",
+    "collector": "High Tax Collector",
+    "bureaucrat": "Influential Bureaucrat",
+    "zealot": "Grand Zealot",
+}
+ADMIN_ORDER = tuple(a.key for a in cards.ADMIN_ACTIONS)
+PROMPTS = {
+    "place": "Where do Edgar and Lucien start?",
+    "requisition": "Requisition: take which district?",
+    "intimidate": "Intimidation: whom?",
+    "surrender": "Intimidated: give up which district?",
+    "yield": "Discredit Threat: pay with?",
+    "bid": "Governor election: your bid",
+}
+
+
+def cogs(amount: int | None) -> str:
+    """50,000 Cogs as ``50k``; a hidden fortune as ``?``."""
+    if amount is None:
+        return "?"
+    return f"{amount // 1000}k" if amount % 1000 == 0 else f"{amount:,}"
+
+
+def card_title(card: str) -> str:
+    return cards.title(card)
+
+
+def seat_text(view: dict[str, Any], seat: int | None, name: bool = True) -> Text:
+    if seat is None:
+        return Text("nobody", style="dim")
+    player = view["players"][seat]
+    colour = player["colour"]
+    text = Text(SEAT_LETTER[colour], style=SEAT_STYLE[colour] + " reverse")
+    if name:
+        text.append(" " + player["name"], style=SEAT_STYLE[colour])
+    return text
+
+
+def district_text(place: Fosko, district: str | None) -> Text:
+    if district is None or not place.has(district):
+        return Text("off the board", style="dim")
+    d = place.district(district)
+    return Text.assemble((d.name, "bold"), (f" ({fosko.KIND_LETTERS[d.kind]})", KIND_STYLE[d.kind]))
+
+
+def move_text(place: Fosko, where: str | None, move: str) -> Text:
+    """A programmed move and where it leads from ``where``."""
+    text = Text()
+    if move == fosko.STAY:
+        text.append("Immobile", style="bold")
+    elif move in fosko.BORDER_COLOURS:
+        text.append(f"[{fosko.COLOUR_LETTERS[move]}] {move} border", style=BORDER_STYLE[move])
+    else:
+        line = move.partition(">")[0]
+        text.append(f"[{fosko.LINE_NAMES.get(line, '?')}] {line} metro", style=LINE_STYLE.get(line, "bold"))
+    if where is not None and place.has(where):
+        text.append(" → ")
+        text.append_text(district_text(place, place.destination(where, move)))
+    return text
+
+
+# -- the map ------------------------------------------------------------------
+
+
+def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
+    """The city as a grid of squares: names, kinds, owners, metro entrances, pawns;
+    each border drawn in its colour with its letter."""
+    width, height = ((13 if place.cols > 4 else 16), 3) if wide else (9, 2)
+    owners: dict[str, int] = {k: v for k, v in (view.get("owners") or {}).items()}
+    heritage = view.get("heritage")
+    players = view["players"]
+    pawns: dict[str, list[tuple[int, str]]] = {}
+    for seat, player in enumerate(players):
+        for pawn in ("edgar", "lucien"):
+            where = player.get(pawn)
+            if where is not None:
+                pawns.setdefault(where, []).append((seat, pawn))
+
+    def cell_lines(district: fosko.District) -> list[Text]:
+        kind = fosko.KIND_LETTERS[district.kind]
+        top = Text()
+        owner = owners.get(district.id)
+        mark = Text()
+        if owner is not None:
+            colour = players[owner]["colour"]
+            mark = Text(f"{PADLOCKED if owner == heritage else OWNED}{SEAT_LETTER[colour]}", style=SEAT_STYLE[colour])
+        metro = Text()
+        for line in place.stations(district.id):
+            metro.append(fosko.LINE_NAMES[line], style=LINE_STYLE[line])
+        here = Text()
+        for seat, who in _pawn_groups(pawns.get(district.id, [])):
+            colour = players[seat]["colour"]
+            if here:
+                here.append(" ")
+            here.append(SEAT_LETTER[colour] + who, style=SEAT_STYLE[colour])
+        if wide:
+            name = district.name if len(district.name) < width else district.name[: width - 2] + "…"
+            top.append(" " + name, style="bold")
+            second = Text(" ")
+            second.append(fosko.KIND_NAMES[district.kind] if district.kind != ADMIN else "Admin", style=KIND_STYLE[district.kind])
+            if metro:
+                second.append(" ")
+                second.append_text(metro)
+            if mark:
+                second.append(" " * max(1, width - second.cell_len - mark.cell_len))
+                second.append_text(mark)
+            return [top, second, Text(" ") + here]
+        top.append(" " + district.code, style="bold")
+        top.append(" " + kind, style=KIND_STYLE[district.kind])
+        if mark:
+            top.append(" " * max(1, width - top.cell_len - mark.cell_len))
+            top.append_text(mark)
+        second = Text(" ")
+        if metro:
+            second.append_text(metro)
+            second.append(" ")
+        second.append_text(here)
+        return [top, second]
+
+    out = Text(no_wrap=True, overflow="crop")
+    rule = "─"
+    for r in range(place.rows):
+        # the line above row r: outer edge, or the borders between row r-1 and row r
+        line = Text("┌" if r == 0 else "├", style="dim")
+        for c in range(place.cols):
+            colour = None
+            if r > 0:
+                colour = place.border(place.at(r - 1, c).id, place.at(r, c).id)
+            if colour:
+                left = (width - 3) // 2
+                line.append(rule * left, style="dim")
+                line.append(f" {fosko.COLOUR_LETTERS[colour]} ", style=BORDER_STYLE[colour] + " reverse")
+                line.append(rule * (width - left - 3), style="dim")
+            else:
+                line.append(rule * width, style="dim")
+            last = c == place.cols - 1
+            line.append(("┐" if last else "┬") if r == 0 else ("┤" if last else "┼"), style="dim")
+        out.append_text(line)
+        out.append("\n")
+        cells = [cell_lines(place.at(r, c)) for c in range(place.cols)]
+        for k in range(height):
+            line = Text("│", style="dim")
+            for c in range(place.cols):
+                content = cells[c][k]
+                content.truncate(width, overflow="ellipsis")
+                line.append_text(content)
+                line.append(" " * (width - content.cell_len))
+                if c < place.cols - 1:
+                    colour = place.border(place.at(r, c).id, place.at(r, c + 1).id)
+                    if colour and k == height // 2:
+                        line.append(fosko.COLOUR_LETTERS[colour], style=BORDER_STYLE[colour] + " reverse")
+                    elif colour:
+                        line.append("┃", style=BORDER_STYLE[colour])
+                    else:
+                        line.append("│", style="dim")
+                else:
+                    line.append("│", style="dim")
+            out.append_text(line)
+            out.append("\n")
+    bottom = Text("└", style="dim")
+    for c in range(place.cols):
+        bottom.append(rule * width, style="dim")
+        bottom.append("┘" if c == place.cols - 1 else "┴", style="dim")
+    out.append_text(bottom)
+    return out
+
+
+def _pawn_groups(pawns: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Pawns of one district by seat: ``EL`` both, ``E`` Edgar, ``L`` Lucien."""
+    seats: dict[int, str] = {}
+    for seat, pawn in pawns:
+        seats[seat] = seats.get(seat, "") + ("E" if pawn == "edgar" else "L")
+    return [(seat, "".join(sorted(who))) for seat, who in sorted(seats.items())]
+
+
+def legend(wide: bool) -> Text:
+    text = Text(style="dim")
+    text.append("Borders ")
+    for colour in fosko.BORDER_COLOURS:
+        text.append(fosko.COLOUR_LETTERS[colour], style=BORDER_STYLE[colour] + " reverse")
+        text.append(f"{colour} " if wide else " ")
+    text.append(" Metro ")
+    for line in fosko.METRO_COLOURS:
+        text.append(fosko.LINE_NAMES[line], style=LINE_STYLE[line])
+        text.append(f" {line} " if wide else " ")
+    text.append(f"\nKinds S steel I ivory A admin · {OWNED} owner {PADLOCKED} padlocked · pawns RE = red Edgar, RL = red Lucien")
+    if not wide:
+        text.append("\n")
+    return text
+
+
+# -- players -------------------------------------------------------------------
+
+
+def tally(view: dict[str, Any]) -> Text:
+    turn = view.get("turn") or 1
+    text = Text.assemble(("Period ", "dim"), (str(view.get("period", 1)), "bold"), ("  Turn ", "dim"))
+    text.append("●" * turn + "○" * (4 - turn), style="bold")
+    text.append(f" {turn}/4", style="dim")
+    phase = {
+        "place": "placing the pawns",
+        "program": "programming",
+        "act": "actions",
+        "ask": "a choice",
+        "bid": "Governor election",
+        "over": "game over",
+    }.get(view.get("phase", ""), "")
+    text.append(f"  · {phase}", style="italic")
+    if view.get("supported"):
+        text.append("  Political Support!", style="bold magenta")
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def popularity_track(view: dict[str, Any]) -> Text:
+    """0 to 100 in steps of 10, each player's marker where it stands."""
+    slots: dict[int, list[int]] = {}
+    for seat, player in enumerate(view["players"]):
+        slots.setdefault(max(0, min(100, player["popularity"])) // 10, []).append(seat)
+    text = Text("Popularity 0", style="dim")
+    for slot in range(11):
+        seats = slots.get(slot, [])
+        if not seats:
+            text.append("·" if slot not in (0, 10) else "|", style="dim")
+        for seat in seats:
+            colour = view["players"][seat]["colour"]
+            text.append(SEAT_LETTER[colour], style=SEAT_STYLE[colour])
+    text.append("100", style="dim")
+    text.append(f"  Deck {view.get('deck', 0)} · discard {view.get('discard', 0)}", style="dim")
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def players_table(view: dict[str, Any], place: Fosko, wide: bool) -> Table:
+    """A row per player in turn order: tokens, Cogs, popularity, districts, cards,
+    administration actions used, where the pawns stand."""
+    table = Table(box=None, padding=(0, 1, 0, 0), header_style="dim", pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 12)
+    table.add_column("Cogs", justify="right")
+    table.add_column("Pop", justify="right")
+    table.add_column("S I A", no_wrap=True)
+    table.add_column("Cards" if wide else "Crd", justify="right")
+    table.add_column("Adm", justify="right")
+    table.add_column("Edgar" if wide else "E", no_wrap=True)
+    table.add_column("Lucien" if wide else "L", no_wrap=True)
+    program = view.get("phase") == "program"
+    for seat in _order(view):
+        player = view["players"][seat]
+        name = Text(player["name"], style=SEAT_STYLE[player["colour"]])
+        if view.get("first") == seat:
+            name.append(" ▶", style="bold")
+        if view.get("governor") == seat:
+            name.append(" ★", style="bold yellow")
+        if view.get("heritage") == seat:
+            name.append(" " + PADLOCKED, style="bold")
+        d = player.get("districts") or {}
+        where = []
+        for pawn in ("edgar", "lucien"):
+            district = player.get(pawn)
+            code = place.district(district).code if district and place.has(district) else "—"
+            where.append(Text(code, style="dim italic" if program and not player.get("programmed") else ""))
+        table.add_row(
+            seat_text(view, seat, name=False),
+            name,
+            cogs(player.get("cogs")),
+            str(player["popularity"]),
+            f"{d.get('steel', 0)} {d.get('ivory', 0)} {d.get('admin', 0)}",
+            str(player.get("hand", 0)),
+            f"{len(player.get('used') or [])}/8",
+            *where,
+        )
+    return table
+
+
+def goals_table(view: dict[str, Any], wide: bool) -> Table:
+    """Each player's progress towards the four conditions: ✓ met, © certified."""
+    needs = view.get("needs") or {}
+    table = Table(box=None, padding=(0, 1, 0, 0), header_style="dim", pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("Goals, 3 of 4" if wide else "Goals", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 12)
+    heads = {
+        "dandy": f"Dandy ≥{cogs(needs.get('cogs', 150000))}",
+        "collector": f"Tax ≥{needs.get('districts', 7)}",
+        "bureaucrat": f"Bureau ≥{needs.get('admin', 3)}A",
+        "zealot": f"Zealot ★{needs.get('popularity', 100)}",
+    }
+    for condition in CONDITIONS:
+        table.add_column(heads[condition], no_wrap=True)
+    certificates = view.get("certificates") or {}
+    for seat in _order(view):
+        player = view["players"][seat]
+        d = player.get("districts") or {}
+        conditions = player.get("conditions") or {}
+        cells = []
+        for condition in CONDITIONS:
+            if condition == "dandy":
+                detail = cogs(player.get("cogs"))
+            elif condition == "collector":
+                detail = str(sum(d.values()))
+            elif condition == "bureaucrat":
+                detail = str(d.get("admin", 0))
+            else:
+                detail = ("★ " if view.get("governor") == seat else "") + str(player["popularity"])
+            certified = certificates.get(condition) == seat
+            met = bool(conditions.get(condition)) or certified
+            mark = "©" if certified else ("✓" if met else " ")
+            cells.append(Text(f"{mark}{detail}", style="bold green" if met else ""))
+        table.add_row(seat_text(view, seat, name=False), Text(player["name"], style=SEAT_STYLE[player["colour"]]), *cells)
+    return table
+
+
+def _order(view: dict[str, Any]) -> list[int]:
+    order = list(view.get("order") or [])
+    return order + [s for s in range(len(view["players"])) if s not in order]
+
+
+# -- what a command is, in words --------------------------------------------------
+
+
+def head_of(command: Command) -> tuple[str, ...]:
+    """Commands that share a head are offered together under one entry."""
+    kind = command["t"]
+    if kind == "PlayCard":
+        return (kind, command["card"])
+    if kind in ("EdgarAdmin", "LucienAdmin"):
+        return (kind, command["action"])
+    if kind in ("Place", "Requisition", "Surrender", "Bid"):
+        return (kind,)
+    return (kind, repr(sorted(command.items())))
+
+
+def command_label(command: Command, view: dict[str, Any], place: Fosko) -> Text:
+    """A legal command in words, with what it costs; the core decided it is legal."""
+    kind = command["t"]
+    me = view.get("seat")
+    player = view["players"][me] if isinstance(me, int) else None
+    here = lambda pawn: player.get(pawn) if player else None  # noqa: E731
+    if kind == "Place":
+        return Text.assemble("Start on ", district_text(place, command["district"]))
+    if kind == "Rob":
+        return Text.assemble(("Edgar: ", "bold"), "rob ", seat_text(view, command["victim"]), "'s Lucien (half the fortune, rounded up)")
+    if kind == "PlayCard":
+        card = command["card"]
+        text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(card), "bold italic"))
+        if "district" in command:
+            text.append(" → Lucien to ")
+            text.append_text(district_text(place, command["district"]))
+        if "certificate" in command:
+            text.append(f" → {CONDITION_NAME[command['certificate']]} certificate")
+        if "target" in command:
+            text.append(" → from ")
+            text.append_text(seat_text(view, command["target"]))
+        if "action" in command:
+            text.append(" → ")
+            text.append_text(admin_label(command["action"], doubled=False))
+        effect = cards.card(card).effect if card in ("trafficking", "discredit", "backer", "popular", "coup") else ""
+        if effect:
+            text.append(f"  ({effect})", style="dim")
+        return text
+    if kind == "EdgarAdmin":
+        return Text.assemble(("Edgar: ", "bold"), admin_label(command["action"], doubled=False), (" (−20 popularity)", "dim"))
+    if kind == "Buy":
+        where = here("lucien")
+        owner = (view.get("owners") or {}).get(where)
+        text = Text.assemble(("Lucien: ", "bold"), "buy ", district_text(place, where))
+        if owner is None:
+            text.append(" · 20,000 to the bank", style="dim")
+        else:
+            text.append(" from ")
+            text.append_text(seat_text(view, owner))
+            text.append(" · 30,000 to them", style="dim")
+        return text
+    if kind == "LucienAdmin":
+        action = command["action"]
+        text = Text.assemble(("Lucien: ", "bold"), admin_label(action, doubled=False))
+        if action == "certificate":
+            text.append(f" → {CONDITION_NAME[command['certificate']]}")
+            holder = (view.get("certificates") or {}).get(command["certificate"])
+            if holder is not None:
+                text.append(" (taken from ")
+                text.append_text(seat_text(view, holder))
+                text.append(")")
+        elif action == "support":
+            text.append(" + Edgar: ")
+            text.append_text(admin_label(command["edgar"], doubled=True))
+            text.append(" (−30 popularity" + (", plays Remote Action)" if command.get("remote") else ")"), style="dim")
+        elif action == "speech":
+            text.append(" (+50 popularity, 100 at most)", style="dim")
+        elif action == "heritage":
+            holder = view.get("heritage")
+            if holder is not None:
+                text.append(" (taken from ")
+                text.append_text(seat_text(view, holder))
+                text.append(")")
+        return text
+    if kind == "Done":
+        return Text("Done: end my actions for this turn", style="italic")
+    if kind == "Requisition":
+        owner = (view.get("owners") or {}).get(command["district"])
+        text = Text.assemble("Requisition ", district_text(place, command["district"]))
+        if owner is not None:
+            text.append(" from ")
+            text.append_text(seat_text(view, owner))
+        return text
+    if kind == "Intimidate":
+        if "players" in command:
+            return Text.assemble("Intimidate ", seat_text(view, command["players"][0]), " and ", seat_text(view, command["players"][1]))
+        owner = (view.get("owners") or {}).get(command["district"])
+        return Text.assemble("Make ", district_text(place, command["district"]), " neutral (", seat_text(view, owner), ")")
+    if kind == "Surrender":
+        return Text.assemble("Give up ", district_text(place, command["district"]))
+    if kind == "Yield":
+        return Text("Lose 20 popularity" if command["pay"] == "popularity" else "Give 10,000 Cogs")
+    if kind == "Bid":
+        return Text(f"Bid {command['amount']:,} Cogs")
+    if kind == "Drop":
+        return Text("Drop out of the bidding", style="italic")
+    return Text(" · ".join([str(kind)] + [f"{k}: {v}" for k, v in command.items() if k != "t"]))
+
+
+def admin_label(action: str, doubled: bool) -> Text:
+    words = cards.admin_name(action)
+    if action == "heist":
+        words += " (+100,000)" if doubled else " (+50,000)"
+    elif action == "draw":
+        words += " 4 cards" if doubled else " 2 cards"
+    elif action == "requisition":
+        words += " of 2 districts" if doubled else " of a district"
+    elif action == "intimidate" and doubled:
+        words += " twice"
+    return Text(words, style="bold")
+
+
+def head_label(head: tuple[str, ...], members: list[Command], view: dict[str, Any], place: Fosko) -> Text:
+    kind = head[0]
+    if kind == "PlayCard":
+        text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(head[1]), "bold italic"), (f"  ({cards.card(head[1]).effect})", "dim"))
+        return text
+    if kind == "LucienAdmin":
+        return Text.assemble(("Lucien: ", "bold"), admin_label(head[1], doubled=False), ("  …", "dim"))
+    return command_label(members[0], view, place)
+
+
+# -- the board -----------------------------------------------------------------------
+
+
+class EdgarLucienBoard(Board):
+    """The map, the tally and popularity, a panel per player, and the dialog of the moment."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", show=False),
+        Binding("d", "done", "Done", show=False),
+    ]
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.legal: list[Command] = []
+        #: programming: Edgar's move once chosen; actions: the head opened
+        self.edgar_move: str | None = None
+        self.opened: tuple[str, ...] | None = None
+        self.listed: list[tuple[str, Any]] = []
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="el-scroll"):
+            yield Static("", id="el-tally")
+            yield Static("", id="el-map")
+            yield Static("", id="el-players")
+        yield OptionList(id="el-choices")
+
+    def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+        if list(legal or []) != self.legal:  # a new choice: start from the top of the dialog
+            self.edgar_move = None
+            self.opened = None
+        self.shown = (view, legal)
+        self.view = view
+        self.legal = list(legal or [])
+        place = fosko.SIDES[view["side"]]
+        wide = self.screen.has_class("-wide")
+        self.query_one("#el-tally", Static).update(Group(tally(view), popularity_track(view)))
+        self.query_one("#el-map", Static).update(Group(map_text(place, view, wide), legend(wide)))
+        parts: list[Any] = [players_table(view, place, wide), goals_table(view, wide)]
+        me = view.get("seat")
+        extra = Text()
+        for seat, player in enumerate(view["players"]):
+            if player.get("cards"):
+                extra.append("\n" if extra else "")
+                extra.append("Your cards: " if seat == me else f"{player['name']}'s cards: ", style="bold")
+                extra.append(", ".join(card_title(c) for c in player["cards"]))
+        if isinstance(me, int) and view["players"][me].get("used"):
+            extra.append("\n" if extra else "")
+            extra.append("Used this period: ", style="dim")
+            extra.append(", ".join(cards.admin_name(a) for a in ADMIN_ORDER if a in view["players"][me]["used"]), style="dim")
+        if view.get("reason"):
+            extra.append("\n" if extra else "")
+            extra.append(view["reason"], style="bold")
+        if extra:
+            parts.append(extra)
+        self.query_one("#el-players", Static).update(Group(*parts))
+        self.fill_choices(view, place)
+
+    # -- the dialog ---------------------------------------------------------------------
+
+    def fill_choices(self, view: dict[str, Any], place: Fosko) -> None:
+        options = self.query_one("#el-choices", OptionList)
+        options.clear_options()
+        self.listed = []
+        me = view.get("seat")
+        player = view["players"][me] if isinstance(me, int) else None
+        programs = [c for c in self.legal if c["t"] == "Program"]
+        if programs and player is not None:
+            if self.edgar_move is None:
+                options.border_title = "Program your Edgar (E)"
+                for move in dict.fromkeys(c["edgar"] for c in programs):
+                    self.listed.append(("edgar", move))
+                    options.add_option(Option(move_text(place, player.get("edgar"), move)))
+            else:
+                options.border_title = "Program your Lucien (L) · Esc: Edgar again"
+                for command in programs:
+                    if command["edgar"] == self.edgar_move:
+                        self.listed.append(("command", command))
+                        options.add_option(Option(move_text(place, player.get("lucien"), command["lucien"])))
+        elif self.legal:
+            groups: dict[tuple[str, ...], list[Command]] = {}
+            for command in self.legal:
+                groups.setdefault(head_of(command), []).append(command)
+            if self.opened is not None and self.opened in groups:
+                options.border_title = "Which one? · Esc: back"
+                for command in groups[self.opened]:
+                    self.listed.append(("command", command))
+                    options.add_option(Option(command_label(command, view, place)))
+            else:
+                self.opened = None
+                options.border_title = self.prompt(view)
+                for head, members in groups.items():
+                    if len(members) == 1 or head[0] in ("Place", "Requisition", "Surrender", "Bid"):
+                        for command in members:
+                            self.listed.append(("command", command))
+                            options.add_option(Option(command_label(command, view, place)))
+                    else:
+                        self.listed.append(("head", head))
+                        options.add_option(Option(head_label(head, members, view, place)))
+        options.display = bool(self.listed)
+        if self.listed:
+            self.take_focus(options)
+            options.highlighted = 0
+
+    def prompt(self, view: dict[str, Any]) -> str:
+        ask = view.get("ask")
+        if view.get("phase") == "ask" and ask:
+            return PROMPTS.get(ask.get("kind", ""), "Your choice")
+        if view.get("phase") == "act":
+            return "Your actions (d: done)"
+        return PROMPTS.get(view.get("phase", ""), "Your choice")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option_list.id != "el-choices":
+            return
+        event.stop()
+        if event.option_index >= len(self.listed):
+            return
+        kind, what = self.listed[event.option_index]
+        if kind == "edgar":
+            self.edgar_move = what
+            self.refresh_view()
+        elif kind == "head":
+            self.opened = what
+            self.refresh_view()
+        else:
+            self.edgar_move = None
+            self.opened = None
+            self.post_message(Board.Chosen(what))
+
+    def action_back(self) -> None:
+        if self.edgar_move is not None or self.opened is not None:
+            self.edgar_move = None
+            self.opened = None
+            self.refresh_view()
+
+    def action_done(self) -> None:
+        done = next((c for c in self.legal if c["t"] in ("Done", "Drop")), None)
+        if done is not None:
+            self.post_message(Board.Chosen(done))

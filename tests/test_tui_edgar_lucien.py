@@ -1,0 +1,137 @@
+"""Edgar & Lucien on screen: the map, the programming and action dialogs, a whole game by keys."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.bots import bot_command, bots_for
+from core.games import get_game
+from saves import load
+from screens.edgar_lucien import EdgarLucienBoard, map_text
+from core.games.edgar_lucien import fosko
+from screens.play import PlayScreen
+from tests.tui_helpers import NAMES, app_for, run_async, settle
+from tui.session import new_match, start_save
+from tui.widgets import Curtain, GameOver
+
+GAME = get_game("edgar-lucien")
+LEVEL = GAME.bot_levels[-1]
+
+
+def el_match(players: int = 2, humans: int = 1, seed: int = 3, variants: dict[str, str] | None = None):
+    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": LEVEL}] * (players - humans)
+    seats = [{"name": n} for n in NAMES[:players]]
+    return new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed, variants=variants)
+
+
+def played(match, moves: int):
+    """The match after ``moves`` commands chosen by heuristic bots for every seat."""
+    bots = {seat: GAME.bot(LEVEL, 100 + seat) for seat in range(match.header["players"])}
+    for _ in range(moves):
+        active = match.active()
+        if not active:
+            break
+        match.submit(active[0], bot_command(match, active[0], bots[active[0]]))
+    return match
+
+
+def el_app(save_dir: Path, match):
+    return app_for(save_dir, start_save(save_dir, match))
+
+
+def board_of(app) -> EdgarLucienBoard:
+    screen = next(s for s in app.screen_stack if isinstance(s, PlayScreen))
+    return screen.query_one(EdgarLucienBoard)
+
+
+@run_async
+async def test_a_whole_game_against_the_bot_through_key_presses(tmp_path: Path) -> None:
+    app = el_app(tmp_path, el_match(players=2, seed=5))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = next(s for s in app.screen_stack if isinstance(s, PlayScreen))
+        match = screen.match
+        for _ in range(4000):
+            await settle(pilot)
+            if match.outcome is not None:
+                break
+            if 0 in match.active() and isinstance(app.screen, PlayScreen):
+                before = len(match.events)
+                # the first thing offered, through every step of the dialog (a card, then its target;
+                # Edgar's move, then Lucien's)
+                for _ in range(3):
+                    await pilot.press("enter")
+                    await settle(pilot)
+                    if len(match.events) > before:
+                        break
+                assert len(match.events) > before, "three key presses of the player did nothing"
+        assert match.outcome is not None
+        assert isinstance(app.screen, GameOver)
+        assert load(screen.path).match.events == match.events
+
+
+@run_async
+async def test_programming_is_two_steps_and_secret_between_two_humans(tmp_path: Path) -> None:
+    match = el_match(players=2, humans=2, seed=8)
+    # both players place their pawns
+    for seat in (0, 1):
+        match.submit(seat, GAME.legal(match.state, seat)[0])
+    app = el_app(tmp_path, match)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, Curtain)
+        await pilot.press("enter")
+        await settle(pilot)
+        board = board_of(app)
+        options = board.query_one("#el-choices")
+        assert "Edgar" in str(options.border_title)
+        first_edgar = board.listed[0]
+        assert first_edgar[0] == "edgar"
+        await pilot.press("enter")
+        assert "Lucien" in str(options.border_title)
+        await pilot.press("escape")
+        assert "Edgar" in str(options.border_title), "Esc goes back to Edgar's move"
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        # Ada's program is in; the table hides before Bastien programs
+        assert isinstance(app.screen, Curtain)
+        program = match.events[-1]
+        assert program["t"] == "Programmed"
+        view = GAME.view(match.state, 1)
+        assert view["players"][0]["program"] is None
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert match.state_at(len(match.events))  # the reveal and the moves happened
+        assert any(e["t"] == "ProgramsRevealed" for e in match.events)
+
+
+def test_the_map_shows_every_district_border_and_metro() -> None:
+    match = played(el_match(players=4, humans=0, seed=2), 4)
+    view = GAME.view(match.state, 0)
+    for place, wide in ((fosko.SIDES[view["side"]], False), (fosko.SIDES[view["side"]], True)):
+        text = map_text(place, view, wide).plain
+        for district in place.districts:
+            name = district.name if len(district.name) <= 12 else district.name[:11] + "…"
+            assert (name if wide else district.code) in text
+        for a, b, colour in place.borders:
+            assert fosko.COLOUR_LETTERS[colour] in text
+        for line, _ in place.lines:
+            assert fosko.LINE_NAMES[line] in text
+        # each player's starting district carries its owner's letter
+        for district, seat in view["owners"].items():
+            assert "■" + "RYBW"[seat] in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_edgar_lucien_two_players(snap_compare, tmp_path: Path, size) -> None:
+    match = played(el_match(players=2, seed=21), 12)
+    assert snap_compare(el_app(tmp_path, match), terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_edgar_lucien_four_players(snap_compare, tmp_path: Path, size) -> None:
+    match = played(el_match(players=4, seed=13), 40)
+    assert snap_compare(el_app(tmp_path, match), terminal_size=size, run_before=settle)
