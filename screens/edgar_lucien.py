@@ -65,11 +65,12 @@ def seat_text(view: dict[str, Any], seat: int | None, name: bool = True) -> Text
     return text
 
 
-def district_text(place: Fosko, district: str | None) -> Text:
+def district_text(place: Fosko, district: str | None, short: bool = False) -> Text:
+    """A district's name and kind; ``short``, its code as the narrow map shows it."""
     if district is None or not place.has(district):
         return Text("off the board", style="dim")
     d = place.district(district)
-    return Text.assemble((d.name, "bold"), (f" ({fosko.KIND_LETTERS[d.kind]})", KIND_STYLE[d.kind]))
+    return Text.assemble((d.code if short else d.name, "bold"), (f" ({fosko.KIND_LETTERS[d.kind]})", KIND_STYLE[d.kind]))
 
 
 def move_text(place: Fosko, where: str | None, move: str) -> Text:
@@ -94,7 +95,8 @@ def move_text(place: Fosko, where: str | None, move: str) -> Text:
 def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
     """The city as a grid of squares: names, kinds, owners, metro entrances, pawns;
     each border drawn in its colour with its letter."""
-    width, height = ((13 if place.cols > 4 else 16), 3) if wide else (9, 2)
+    width, height = ((13 if place.cols > 4 else 16), 3) if wide else ((8 if place.cols > 4 else 9), 2)
+    lead = " " if width > 8 else ""  # five narrow squares must fit 50 columns
     owners: dict[str, int] = {k: v for k, v in (view.get("owners") or {}).items()}
     heritage = view.get("heritage")
     players = view["players"]
@@ -119,9 +121,12 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
         here = Text()
         for seat, who in _pawn_groups(pawns.get(district.id, [])):
             colour = players[seat]["colour"]
-            if here:
-                here.append(" ")
-            here.append(SEAT_LETTER[colour] + who, style=SEAT_STYLE[colour])
+            letter = SEAT_LETTER[colour]
+            if wide:  # RE red Edgar, RL red Lucien, REL both
+                here.append(" " if here else "")
+                here.append(letter + who, style=SEAT_STYLE[colour])
+            else:  # R red Edgar, r red Lucien: four players' pawns fit a narrow square
+                here.append(("E" in who) * letter + ("L" in who) * letter.lower(), style=SEAT_STYLE[colour])
         if wide:
             name = district.name if len(district.name) < width else district.name[: width - 2] + "…"
             top.append(" " + name, style="bold")
@@ -134,12 +139,12 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
                 second.append(" " * max(1, width - second.cell_len - mark.cell_len))
                 second.append_text(mark)
             return [top, second, Text(" ") + here]
-        top.append(" " + district.code, style="bold")
+        top.append(lead + district.code, style="bold")
         top.append(" " + kind, style=KIND_STYLE[district.kind])
         if mark:
             top.append(" " * max(1, width - top.cell_len - mark.cell_len))
             top.append_text(mark)
-        second = Text(" ")
+        second = Text(" ")  # apart from the border letter on its left
         if metro:
             second.append_text(metro)
             second.append(" ")
@@ -212,9 +217,9 @@ def legend(wide: bool) -> Text:
     for line in fosko.METRO_COLOURS:
         text.append(fosko.LINE_NAMES[line], style=LINE_STYLE[line])
         text.append(f" {line} " if wide else " ")
-    text.append(f"\nKinds S steel I ivory A admin · {OWNED} owner {PADLOCKED} padlocked · pawns RE = red Edgar, RL = red Lucien")
-    if not wide:
-        text.append("\n")
+    text.append("\nKinds " if wide else "\n")
+    text.append(f"S steel I ivory A admin · {OWNED} owner {PADLOCKED} padlocked")
+    text.append("\nPawns RE = red Edgar, RL = red Lucien" if wide else "\nPawns R = red Edgar, r = red Lucien")
     return text
 
 
@@ -247,15 +252,15 @@ def popularity_track(view: dict[str, Any]) -> Text:
     slots: dict[int, list[int]] = {}
     for seat, player in enumerate(view["players"]):
         slots.setdefault(max(0, min(100, player["popularity"])) // 10, []).append(seat)
-    text = Text("Popularity 0", style="dim")
+    text = Text("Popularity 0 ", style="dim")
     for slot in range(11):
         seats = slots.get(slot, [])
         if not seats:
-            text.append("·" if slot not in (0, 10) else "|", style="dim")
+            text.append("·", style="dim")
         for seat in seats:
             colour = view["players"][seat]["colour"]
             text.append(SEAT_LETTER[colour], style=SEAT_STYLE[colour])
-    text.append("100", style="dim")
+    text.append(" 100", style="dim")
     text.append(f"  Deck {view.get('deck', 0)} · discard {view.get('discard', 0)}", style="dim")
     text.no_wrap = True
     text.overflow = "ellipsis"
@@ -310,11 +315,12 @@ def goals_table(view: dict[str, Any], wide: bool) -> Table:
     table = Table(box=None, padding=(0, 1, 0, 0), header_style="dim", pad_edge=False)
     table.add_column("", no_wrap=True)
     table.add_column("Goals, 3 of 4" if wide else "Goals", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 12)
+    gap = " " if wide else ""
     heads = {
-        "dandy": f"Dandy ≥{cogs(needs.get('cogs', 150000))}",
-        "collector": f"Tax ≥{needs.get('districts', 7)}",
-        "bureaucrat": f"Bureau ≥{needs.get('admin', 3)}A",
-        "zealot": f"Zealot ★{needs.get('popularity', 100)}",
+        "dandy": f"Dandy{gap}≥{cogs(needs.get('cogs', 150000))}",
+        "collector": f"Tax{gap}≥{needs.get('districts', 7)}",
+        "bureaucrat": f"{'Bureau' if wide else 'Bur'}{gap}≥{needs.get('admin', 3)}A",
+        "zealot": f"{'Zealot' if wide else 'Zeal'}{gap}★{needs.get('popularity', 100)}",
     }
     for condition in CONDITIONS:
         table.add_column(heads[condition], no_wrap=True)
@@ -361,8 +367,12 @@ def head_of(command: Command) -> tuple[str, ...]:
     return (kind, repr(sorted(command.items())))
 
 
-def command_label(command: Command, view: dict[str, Any], place: Fosko) -> Text:
-    """A legal command in words, with what it costs; the core decided it is legal."""
+def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bool = True) -> Text:
+    """A legal command in words, with what it costs; the core decided it is legal.
+
+    Narrow, the costs are abbreviated so that a line fits the dialog at 80 columns.
+    """
+    pop = "popularity" if wide else "pop."
     kind = command["t"]
     me = view.get("seat")
     player = view["players"][me] if isinstance(me, int) else None
@@ -370,7 +380,7 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko) -> Text:
     if kind == "Place":
         return Text.assemble("Start on ", district_text(place, command["district"]))
     if kind == "Rob":
-        return Text.assemble(("Edgar: ", "bold"), "rob ", seat_text(view, command["victim"]), "'s Lucien (half the fortune, rounded up)")
+        return Text.assemble(("Edgar: ", "bold"), "rob ", seat_text(view, command["victim"]), "'s Lucien", (" (half the fortune, rounded up)" if wide else " (half their Cogs)", "dim"))
     if kind == "PlayCard":
         card = command["card"]
         text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(card), "bold italic"))
@@ -390,11 +400,12 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko) -> Text:
             text.append(f"  ({effect})", style="dim")
         return text
     if kind == "EdgarAdmin":
-        return Text.assemble(("Edgar: ", "bold"), admin_label(command["action"], doubled=False), (" (−20 popularity)", "dim"))
+        return Text.assemble(("Edgar: ", "bold"), admin_label(command["action"], doubled=False), (f" · −20 {pop}", "dim"))
     if kind == "Buy":
         where = here("lucien")
         owner = (view.get("owners") or {}).get(where)
-        text = Text.assemble(("Lucien: ", "bold"), "buy ", district_text(place, where))
+        # narrow, the district by its code on the map, so that the line fits
+        text = Text.assemble(("Lucien: ", "bold"), "buy ", district_text(place, where, short=not wide))
         if owner is None:
             text.append(" · 20,000 to the bank", style="dim")
         else:
@@ -415,9 +426,9 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko) -> Text:
         elif action == "support":
             text.append(" + Edgar: ")
             text.append_text(admin_label(command["edgar"], doubled=True))
-            text.append(" (−30 popularity" + (", plays Remote Action)" if command.get("remote") else ")"), style="dim")
+            text.append(f" · −30 {pop}" + (", plays Remote Action" if command.get("remote") else ""), style="dim")
         elif action == "speech":
-            text.append(" (+50 popularity, 100 at most)", style="dim")
+            text.append(f" · +50 {pop}, 100 at most", style="dim")
         elif action == "heritage":
             holder = view.get("heritage")
             if holder is not None:
@@ -463,14 +474,14 @@ def admin_label(action: str, doubled: bool) -> Text:
     return Text(words, style="bold")
 
 
-def head_label(head: tuple[str, ...], members: list[Command], view: dict[str, Any], place: Fosko) -> Text:
+def head_label(head: tuple[str, ...], members: list[Command], view: dict[str, Any], place: Fosko, wide: bool) -> Text:
     kind = head[0]
     if kind == "PlayCard":
         text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(head[1]), "bold italic"), (f"  ({cards.card(head[1]).effect})", "dim"))
         return text
     if kind == "LucienAdmin":
         return Text.assemble(("Lucien: ", "bold"), admin_label(head[1], doubled=False), ("  …", "dim"))
-    return command_label(members[0], view, place)
+    return command_label(members[0], view, place, wide)
 
 
 # -- the board -----------------------------------------------------------------------
@@ -536,6 +547,7 @@ class EdgarLucienBoard(Board):
         options = self.query_one("#el-choices", OptionList)
         options.clear_options()
         self.listed = []
+        wide = self.screen.has_class("-wide")
         me = view.get("seat")
         player = view["players"][me] if isinstance(me, int) else None
         programs = [c for c in self.legal if c["t"] == "Program"]
@@ -559,7 +571,7 @@ class EdgarLucienBoard(Board):
                 options.border_title = "Which one? · Esc: back"
                 for command in groups[self.opened]:
                     self.listed.append(("command", command))
-                    options.add_option(Option(command_label(command, view, place)))
+                    options.add_option(Option(command_label(command, view, place, wide)))
             else:
                 self.opened = None
                 options.border_title = self.prompt(view)
@@ -567,10 +579,10 @@ class EdgarLucienBoard(Board):
                     if len(members) == 1 or head[0] in ("Place", "Requisition", "Surrender", "Bid"):
                         for command in members:
                             self.listed.append(("command", command))
-                            options.add_option(Option(command_label(command, view, place)))
+                            options.add_option(Option(command_label(command, view, place, wide)))
                     else:
                         self.listed.append(("head", head))
-                        options.add_option(Option(head_label(head, members, view, place)))
+                        options.add_option(Option(head_label(head, members, view, place, wide)))
         options.display = bool(self.listed)
         if self.listed:
             self.take_focus(options)

@@ -101,13 +101,13 @@ def check_views(s: State, event: dict) -> None:
                 assert p["cards"] is None
                 if not s.revealed:
                     assert p["program"] is None  # nobody sees another program before the reveal
-                if s.hidden:
+                if s.hidden and s.phase != "over":  # the fortunes are shown when the game ends
                     assert p["cogs"] is None
                     dandy_certified = s.certs[C.CERTIFICATES.index(C.DANDY)] == i
                     assert p["conditions"]["dandy"] is (True if dandy_certified else None)
                 else:
                     assert p["cogs"] == s.cogs[i]
-        if s.hidden:
+        if s.hidden and s.phase != "over":
             assert view["bank"] is None
         seen = GAME.redact(event, seat)
         t = event["t"]

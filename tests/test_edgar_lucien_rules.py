@@ -1075,6 +1075,16 @@ def test_hidden_fortunes_never_reach_another_seats_view() -> None:
     assert GAME.view(match.state, ALL)["players"][1]["cogs"] == 50_000
 
 
+def test_every_fortune_is_shown_once_the_game_is_over() -> None:
+    config = GAME.make_config(3, variants={"fortunes": "hidden"})
+    match = play_random(Match.new(GAME, make_header(GAME, config, 7)), 7, deep=False)
+    assert match.outcome is not None
+    for viewer in (0, 1, 2, PUBLIC):
+        view = GAME.view(match.state, viewer)
+        assert [p["cogs"] for p in view["players"]] == list(match.state.cogs)
+        assert view["bank"] == match.state.bank
+
+
 def test_the_view_has_the_shape_the_screen_draws() -> None:
     match = start("promenade", "docks")
     view = GAME.view(match.state, 0)

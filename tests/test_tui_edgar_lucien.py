@@ -109,8 +109,12 @@ async def test_programming_is_two_steps_and_secret_between_two_humans(tmp_path: 
 
 
 def test_the_map_shows_every_district_border_and_metro() -> None:
-    match = played(el_match(players=4, humans=0, seed=2), 4)
-    view = GAME.view(match.state, 0)
+    for moves in (4, 40):  # the pawns as placed, then spread over the city
+        match = played(el_match(players=4, humans=0, seed=2), moves)
+        check_map(GAME.view(match.state, 0))
+
+
+def check_map(view) -> None:
     for place, wide in ((fosko.SIDES[view["side"]], False), (fosko.SIDES[view["side"]], True)):
         text = map_text(place, view, wide).plain
         for district in place.districts:
@@ -123,6 +127,13 @@ def test_the_map_shows_every_district_border_and_metro() -> None:
         # each player's starting district carries its owner's letter
         for district, seat in view["owners"].items():
             assert "■" + "RYBW"[seat] in text
+        # both pawns of every player: RE and RL (REL together) wide, R and r (Rr) narrow
+        for seat, player in enumerate(view["players"]):
+            letter = "RYBW"[seat]
+            if player["edgar"] == player["lucien"]:
+                assert (letter + "EL" if wide else letter + letter.lower()) in text
+            else:
+                assert all(mark in text for mark in ((letter + "E", letter + "L") if wide else (letter, letter.lower())))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])

@@ -1751,7 +1751,7 @@ class EdgarLucien(Game):
         b = s.board
         players = []
         for i in range(n):
-            sees_money = everything or own == i or not s.hidden
+            sees_money = everything or own == i or not s.hidden or s.phase == "over"  # fortunes are shown at the end
             total, admin, steel, ivory = holdings(s, i)
             raw = met(s, i)
             conds: dict[str, bool | None] = {}
@@ -1810,7 +1810,7 @@ class EdgarLucien(Game):
             "certificates": {cert: s.certs[k] for k, cert in enumerate(C.CERTIFICATES)},
             "deck": len(s.deck),
             "discard": len(s.discard),
-            "bank": s.bank if (everything or not s.hidden) else None,
+            "bank": s.bank if (everything or not s.hidden or s.phase == "over") else None,
             "needs": {
                 "cogs": C.WEALTH,
                 "districts": C.districts_needed(n),
