@@ -78,7 +78,7 @@ class ReplayScreen(TableScreen):
         self.marks = [(i + 1, match.game.mark(ev)) for i, ev in enumerate(match.events) if match.game.mark(ev)]
 
     def on_mount(self) -> None:
-        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer))
+        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer), follow=False)
         self.show()
 
     # -- drawing ----------------------------------------------------------------
@@ -95,7 +95,12 @@ class ReplayScreen(TableScreen):
         self.query_one("#status", Static).update(
             f"Replay · {match.game.title} · move {self.position}/{self.last} · {eyes}{auto}{end}"
         )
+        self.follow_history()
+
+    def follow_history(self) -> None:
+        """Highlight (and scroll to) the history line of the current position."""
         history = self.query_one(HistoryPanel)
+        history.keep_highlight = True
         if not history.has_focus:
             index = self.line_for(self.position)
             if index is not None:
@@ -174,7 +179,7 @@ class ReplayScreen(TableScreen):
             return
         order: list[Viewer] = [*range(self.match.header["players"]), ALL]
         self.viewer = order[(order.index(self.viewer) + 1) % len(order)] if self.viewer in order else ALL
-        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer))
+        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer), follow=False)
         self.show()
 
     def action_play_on(self) -> None:

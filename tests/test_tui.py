@@ -273,6 +273,7 @@ def test_snapshot_curtain(snap_compare, tmp_path: Path) -> None:
 
 
 def test_snapshot_replay(snap_compare, tmp_path: Path) -> None:
+    """Opened at move 30, the history shows (and highlights) the lines of move 30, not the end."""
     writer = finished_save(tmp_path, seed=9)
     loaded = load(writer.path)
     app = CabinetApp(save_dir=tmp_path)

@@ -6,13 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from core.bots import bot_command, bots_for
+from core.bots import bot_command, bots_for, play_out
 from core.games import get_game
 from saves import load
 from screens.edgar_lucien import EdgarLucienBoard, map_text
 from core.games.edgar_lucien import fosko
 from screens.play import PlayScreen
+from screens.replay import ReplayScreen
 from tests.tui_helpers import NAMES, app_for, run_async, settle
+from tui.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
 
@@ -146,3 +148,39 @@ def test_snapshot_edgar_lucien_two_players(snap_compare, tmp_path: Path, size) -
 def test_snapshot_edgar_lucien_four_players(snap_compare, tmp_path: Path, size) -> None:
     match = played(el_match(players=4, seed=13), 40)
     assert snap_compare(el_app(tmp_path, match), terminal_size=size, run_before=settle)
+
+
+@run_async
+async def test_replay_steps_through_a_game_and_keeps_programs_secret_until_the_reveal(tmp_path: Path) -> None:
+    match = el_match(players=3, humans=0, seed=9)
+    writer = start_save(tmp_path, match, durable=False)
+    play_out(match, bots_for(match))
+    loaded = load(writer.path)
+    events = loaded.match.events
+    # the moment seat 1 has programmed and the wheels are not yet revealed
+    at = next(
+        n
+        for n in range(1, len(events))
+        if events[n - 1]["t"] == "Programmed" and events[n - 1]["seat"] == 1 and events[n]["t"] == "Programmed"
+    )
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_replay(loaded.match, writer.path, at=at)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen) and screen.position == at
+        board = screen.query_one(EdgarLucienBoard)
+        assert board.view["players"][1]["program"] is not None  # everything revealed
+        await pilot.press("v")  # through seat 0's eyes
+        await pilot.pause()
+        assert screen.viewer == 0
+        assert board.view["players"][1]["program"] is None and board.view["players"][0]["cards"] is not None
+        reveal = next(n for n in range(at, len(events)) if events[n]["t"] == "ProgramsRevealed") + 1
+        for _ in range(reveal - at):
+            await pilot.press("right")
+        await pilot.pause()
+        assert screen.position == reveal
+        assert board.view["players"][1]["program"] is not None
+        await pilot.press("end")
+        await pilot.pause()
+        assert board.view["phase"] == "over"

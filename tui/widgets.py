@@ -87,14 +87,22 @@ class HistoryPanel(OptionList):
         super().__init__(**kwargs)
         self.border_title = "History"
         self.event_index: list[int] = []  # option -> number of events after it
+        #: a replay keeps its highlighted line in view, even when the panel is resized
+        self.keep_highlight = False
 
-    def set_lines(self, lines: list[tuple[int, str, str | None]]) -> None:
-        """(events after the line, text, mark) for every line, from scratch."""
+    def on_resize(self, event: events.Resize) -> None:
+        # the lines wrap anew at the new width: the highlighted one may have moved out of view
+        if self.keep_highlight and self.highlighted is not None and not self.has_focus:
+            self.call_after_refresh(self.scroll_to_highlight)
+
+    def set_lines(self, lines: list[tuple[int, str, str | None]], follow: bool = True) -> None:
+        """(events after the line, text, mark) for every line, from scratch; ``follow``:
+        scroll to the last line (a replay highlights its own line instead)."""
         self.clear_options()
         self.event_index = []
-        self.append_lines(lines)
+        self.append_lines(lines, follow)
 
-    def append_lines(self, lines: list[tuple[int, str, str | None]]) -> None:
+    def append_lines(self, lines: list[tuple[int, str, str | None]], follow: bool = True) -> None:
         options = []
         for n, text, mark in lines:
             self.event_index.append(n)
@@ -103,7 +111,7 @@ class HistoryPanel(OptionList):
         if options:
             at_end = self.highlighted is None or self.highlighted >= self.option_count - 1
             self.add_options(options)
-            if at_end and not self.has_focus:
+            if follow and at_end and not self.has_focus:
                 self.scroll_end(animate=False)
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
