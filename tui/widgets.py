@@ -136,7 +136,7 @@ class Curtain(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="curtain-box"):
             yield Static(f"Pass the terminal to {self.player}", id="curtain-title")
-            yield Static(self.reason or "The table is hidden so that nobody sees another player's cards.", id="curtain-reason")
+            yield Static(self.reason or "The table is hidden so that nobody sees another player's secrets.", id="curtain-reason")
             yield Static(f"{self.player}: press Enter when you are ready.", id="curtain-key")
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
