@@ -47,7 +47,7 @@ def cogs(amount: int | None) -> str:
     """50,000 Cogs as ``50k``; a hidden fortune as ``?``."""
     if amount is None:
         return "?"
-    return f"{amount // 1000}k" if amount % 1000 == 0 else f"{amount:,}"
+    return "0" if amount == 0 else (f"{amount // 1000}k" if amount % 1000 == 0 else f"{amount:,}")
 
 
 def card_title(card: str) -> str:

@@ -19,13 +19,14 @@ if TYPE_CHECKING:
 class Start:
     """What the app opens on: the menu, a game, or a replay."""
 
-    mode: str = "menu"  # "menu" | "play" | "replay"
+    mode: str = "menu"  # "menu" | "play" | "replay" | "join"
     match: Match | None = None
     path: Path | None = None
     at: int | None = None
     viewer: Any = None
     writer: Any = None  # the SaveWriter of a game to play
     warnings: list[str] = field(default_factory=list)
+    remote: Any = None  # the RemoteTable of a game to join
 
 
 class CabinetApp(App[int]):
@@ -49,6 +50,8 @@ class CabinetApp(App[int]):
             self.open_game(start.writer)
         elif start.mode == "replay" and start.match is not None and start.path is not None:
             self.open_replay(start.match, start.path, at=start.at, viewer=start.viewer)
+        elif start.mode == "join" and start.remote is not None:
+            self.run_worker(self.join(start.remote, from_command_line=True), group="join")
         for warning in start.warnings:
             self.notify(warning, severity="warning", timeout=8)
 
@@ -66,6 +69,23 @@ class CabinetApp(App[int]):
         from screens.replay import ReplayScreen
 
         self.push_screen(ReplayScreen(match, path, at=at, viewer=viewer, locked=locked))
+
+    async def join(self, remote: Any, from_command_line: bool = False) -> bool:
+        """Join a hosted game and show it; a failure is one sentence (and, from the
+        command line, the end of the app with exit status 1)."""
+        from screens.remote import RemotePlayScreen
+        from tui.client import JoinError
+
+        try:
+            await remote.connect()
+        except JoinError as exc:
+            if from_command_line:
+                self.exit(1, return_code=1, message=str(exc))
+            else:
+                self.notify(str(exc), severity="error", timeout=10)
+            return False
+        await self.push_screen(RemotePlayScreen(remote))
+        return True
 
     def open_rules(self, game_id: str | None = None) -> None:
         from screens.rules import RulesScreen

@@ -42,6 +42,24 @@ def build_parser() -> Parser:
     play.add_argument("--variant", action="append", default=[], metavar="K=V", help="a rule variant (repeatable)")
     play.add_argument("--names", metavar="A,B,...", help="the players' names")
 
+    host = sub.add_parser("host", parents=[common], help="host a game for players in other terminals")
+    host.add_argument("game", nargs="?", help="game id: " + ", ".join(game_titles()))
+    host.add_argument("--players", type=int, help="number of seats")
+    host.add_argument("--bots", metavar="SEATS", help="seats played by bots: 2,3 (1-based), all or none")
+    host.add_argument("--bot-level", metavar="L", help="level of the bots, one for all or one per bot seat: L[,L...]")
+    host.add_argument("--seed", type=int, help="seed of the shuffles (a random one by default)")
+    host.add_argument("--variant", action="append", default=[], metavar="K=V", help="a rule variant (repeatable)")
+    host.add_argument("--names", metavar="A,B,...", help="the players' names")
+    host.add_argument("--listen", metavar="ADDR", default="127.0.0.1:7788",
+                      help="HOST:PORT (default 127.0.0.1:7788, loopback only) or a Unix socket path")
+    host.add_argument("--resume", metavar="SAVE", type=Path, help="host a saved game again (same join codes)")
+    host.add_argument("--bot-delay", type=float, default=0.6, metavar="S", help="seconds a bot waits before moving")
+
+    join = sub.add_parser("join", parents=[common], help="join a game hosted with cabinet host")
+    join.add_argument("address", metavar="ADDR", help="HOST:PORT or socket path the host printed")
+    join.add_argument("code", nargs="?", help="your seat's join code")
+    join.add_argument("--watch", action="store_true", help="watch as a spectator (public information only)")
+
     load = sub.add_parser("load", parents=[common], help="continue a saved game")
     load.add_argument("save", type=Path)
 
@@ -105,9 +123,9 @@ def save_dir_of(args: argparse.Namespace) -> Path:
         raise  # not reached: error() exits
 
 
-def cmd_play(parser: Parser, args: argparse.Namespace):
-    from tui.app import Start
-    from tui.session import new_match, parse_bots, start_save
+def match_from_args(parser: Parser, args: argparse.Namespace):
+    """A new match from ``play``'s or ``host``'s arguments."""
+    from tui.session import new_match, parse_bots
 
     game = game_or_error(parser, args.game)
     players = args.players or game.min_players
@@ -128,15 +146,96 @@ def cmd_play(parser: Parser, args: argparse.Namespace):
     names = [n.strip() for n in args.names.split(",")] if args.names else []
     seats = [{"name": n} for n in names[:players]]
     try:
-        match = new_match(game, players, seats, controllers, seed=args.seed, variants=parse_variants(parser, args.variant))
+        return new_match(game, players, seats, controllers, seed=args.seed, variants=parse_variants(parser, args.variant))
     except ConfigError as exc:
         parser.error(str(exc))
+
+
+def new_save_or_exit(args: argparse.Namespace, match):
+    from tui.session import start_save
+
     try:
-        writer = start_save(save_dir_of(args), match)
+        return start_save(save_dir_of(args), match)
     except OSError as exc:
         print(f"cabinet: could not create a save: {exc.strerror or exc} ({exc.filename or ''}).", file=sys.stderr)
         raise SystemExit(1)
+
+
+def cmd_play(parser: Parser, args: argparse.Namespace):
+    from tui.app import Start
+
+    match = match_from_args(parser, args)
+    writer = new_save_or_exit(args, match)
     return Start(mode="play", match=match, path=writer.path, writer=writer)
+
+
+def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
+    import asyncio
+
+    from saves import SaveWriter
+    from tui.protocol import parse_address
+    from tui.server import GameServer, load_or_make_codes
+
+    try:
+        address = parse_address(args.listen)
+    except ValueError as exc:
+        parser.error(f"--listen: {exc}")
+    if args.resume is not None:
+        if args.game:
+            parser.error("--resume hosts the saved game: give no game id")
+        loaded = load_or_exit(args.resume)
+        for warning in loaded.warnings:
+            print(warning, file=sys.stderr)
+        writer = SaveWriter.resume(loaded)
+    else:
+        if not args.game:
+            parser.error("host needs a game id, or --resume SAVE")
+        writer = new_save_or_exit(args, match_from_args(parser, args))
+    match = writer.match
+    if not match.humans():
+        parser.error("every seat is a bot: there is nobody to host (try cabinet simulate)")
+    codes = load_or_make_codes(writer.path, match)
+    writer.on_error = lambda sentence: print(f"cabinet host: {sentence}", file=sys.stderr, flush=True)
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    async def serve() -> None:
+        server = GameServer(writer, codes, bot_delay=max(0.0, args.bot_delay), log=log)
+        try:
+            bound = await server.start(address)
+        except OSError as exc:
+            print(f"cabinet host: cannot listen on {address}: {exc.strerror or exc}.", file=sys.stderr)
+            raise SystemExit(1)
+        log(f"Hosting {match.game.title} on {bound}; the game is saved in {writer.path}.")
+        for seat, code in codes.items():
+            log(f"  {server.name(seat)}: cabinet join {bound} {code}")
+        log(f"  spectators: cabinet join {bound} --watch")
+        log("Ctrl-C stops the server; cabinet host --resume SAVE hosts the game again, with the same codes.")
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await server.close()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        print(f"Stopped. The game is saved in {writer.path}.")
+    return 0
+
+
+def cmd_join(parser: Parser, args: argparse.Namespace):
+    from tui.app import Start
+    from tui.client import RemoteTable
+    from tui.protocol import parse_address
+
+    try:
+        address = parse_address(args.address)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.watch == bool(args.code):
+        parser.error("join takes your seat's code, or --watch to look on")
+    return Start(mode="join", remote=RemoteTable(address, None if args.watch else args.code))
 
 
 def load_or_exit(path: Path):
@@ -255,6 +354,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_verify(parser, args)
     if command == "export":
         return cmd_export(parser, args)
+    if command == "host":
+        return cmd_host(parser, args)
 
     from tui.app import CabinetApp, Start
 
@@ -265,9 +366,11 @@ def main(argv: list[str] | None = None) -> int:
         start = cmd_load(parser, args)
     elif command == "replay":
         start = cmd_replay(parser, args)
+    elif command == "join":
+        start = cmd_join(parser, args)
     app = CabinetApp(save_dir=save_dir_of(args), start=start)
     app.run()
-    return 0
+    return app.return_code or 0
 
 
 if __name__ == "__main__":

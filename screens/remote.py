@@ -1,0 +1,194 @@
+"""A game hosted elsewhere (``cabinet join``): the same board as local play, fed by the server.
+
+The screen holds only what the server sent to its seat (see ``tui.client``).
+When the connection drops it tries again every few seconds with the same
+join code; the game waits on the host meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Footer, Static
+
+from screens.boards import board_for
+from tui.client import JoinError, RemoteTable
+from tui.protocol import ProtocolError
+from tui.widgets import Board, GameOver, HistoryPanel, RoomyScreen
+
+RETRY = 2.0  # seconds between two attempts to join again
+
+
+class RemotePlayScreen(RoomyScreen):
+    BINDINGS = [
+        Binding("h", "history", "History"),
+        Binding("u", "takeback", "Take back", show=False),
+        Binding("question_mark", "rules", "Rules"),
+        Binding("escape", "live", "Back to play", show=False),
+        Binding("q", "menu", "Leave"),
+    ]
+
+    def __init__(self, remote: RemoteTable) -> None:
+        super().__init__()
+        self.remote = remote
+        self.browsing: int | None = None
+        self.connected = True
+        self.over = False  # the connection was closed for good (joined elsewhere, left)
+        self.announced_end = False
+        self.waiting_view: int | None = None
+
+    def compose(self) -> ComposeResult:
+        assert self.remote.game is not None
+        yield Static("", id="status")
+        with Horizontal(id="main"):
+            yield board_for(self.remote.game.id)
+            yield HistoryPanel(id="history")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.run_worker(self.listen(), exclusive=True, group="remote")
+
+    # -- the wire -----------------------------------------------------------------------
+
+    async def listen(self) -> None:
+        remote = self.remote
+        while not self.over:
+            try:
+                while True:
+                    message = await remote.receive()
+                    if message is None:
+                        break
+                    self.received(message)
+                    if self.over:
+                        return
+            except (ProtocolError, OSError) as exc:
+                self.notify(f"The connection broke: {exc}", severity="warning")
+            if self.over:
+                return
+            self.connected = False
+            self.refresh_status()
+            await remote.close()
+            while not self.over:
+                await asyncio.sleep(RETRY)
+                try:
+                    await remote.connect(timeout=5.0)
+                except JoinError:
+                    continue
+                self.connected = True
+                self.query_one(HistoryPanel).set_lines([])
+                self.notify("Joined again.")
+                break
+
+    def received(self, message: dict[str, Any]) -> None:
+        kind = message["t"]
+        if kind == "update":
+            new = self.remote.apply(message)
+            self.query_one(HistoryPanel).append_lines(self.remote.lines(new))
+            self.refresh_table()
+            if self.remote.outcome is not None:
+                self.announce_end()
+        elif kind == "view_at":
+            if self.browsing is not None and message.get("n") == self.browsing:
+                self.query_one(Board).show(message["view"], None)
+        elif kind == "error":
+            self.notify(str(message.get("message")), severity="error")
+            self.refresh_table()  # the dialog offers the legal moves again
+        elif kind == "bye":
+            text = str(message.get("message") or "The host closed the connection.")
+            self.notify(text, severity="warning", timeout=10)
+            if not message.get("come_back"):  # e.g. joined from another terminal: this one steps aside
+                self.over = True
+                self.refresh_status(text)
+
+    # -- drawing --------------------------------------------------------------------------
+
+    def refresh_status(self, text: str | None = None) -> None:
+        remote = self.remote
+        if text is None:
+            if not self.connected:
+                text = "Connection lost: joining again…"
+            elif self.browsing is not None:
+                text = f"Looking back at move {self.browsing} of {len(remote.events)} (Esc: back to play)"
+            elif remote.outcome is not None:
+                text = "Game over: " + remote.outcome_text()
+            else:
+                away = [remote.name(s) for s in remote.away if s in remote.active]
+                if away:
+                    text = f"Waiting for {', '.join(away)} (away)."
+                elif isinstance(remote.seat, int) and remote.seat in remote.active:
+                    text = f"{remote.name(remote.seat)}, your move."
+                else:
+                    text = f"Waiting for {', '.join(remote.name(s) for s in remote.active)}."
+                others = [remote.name(s) for s in remote.away if s not in remote.active]
+                if others:
+                    text += f" Away: {', '.join(others)}."
+        you = f"You: {remote.name(remote.seat)}" if isinstance(remote.seat, int) else "Watching"
+        title = remote.game.title if remote.game else "Cabinet"
+        self.query_one("#status", Static).update(f"{title} · {you} · {text}")
+
+    def refresh_table(self) -> None:
+        remote = self.remote
+        if remote.view is None:
+            return
+        if self.browsing is None:
+            legal = remote.legal if self.connected and remote.outcome is None else None
+            self.query_one(Board).show(remote.view, legal)
+        self.refresh_status()
+
+    def announce_end(self) -> None:
+        if self.announced_end:
+            return
+        self.announced_end = True
+
+        def chosen(what: str | None) -> None:
+            if what == "replay":
+                self.notify("The save and its replay are on the host's machine.", severity="information")
+            elif what == "menu":
+                self.action_menu()
+
+        self.app.push_screen(GameOver(self.remote.outcome_text()), chosen)
+
+    # -- the player -------------------------------------------------------------------
+
+    def on_board_chosen(self, message: Board.Chosen) -> None:
+        message.stop()
+        if self.browsing is not None or not isinstance(self.remote.seat, int):
+            return
+        if not self.connected:
+            self.notify("Not connected: the move waits until you have joined again.", severity="warning")
+            return
+        self.remote.command(message.command)
+
+    def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
+        n = message.n
+        self.browsing = None if n is None or n >= len(self.remote.events) else n
+        if self.browsing is not None:
+            self.remote.send({"t": "view_at", "n": self.browsing})
+        self.refresh_table()
+
+    def action_history(self) -> None:
+        self.query_one(HistoryPanel).focus()
+
+    def action_live(self) -> None:
+        self.browsing = None
+        self.query_one(Board).focus()
+        self.refresh_table()
+
+    def action_rules(self) -> None:
+        if self.remote.game is not None:
+            self.app.open_rules(self.remote.game.id)
+
+    def action_takeback(self) -> None:
+        self.notify("Take-backs are for games against bots on one terminal.", severity="warning")
+
+    def action_menu(self) -> None:
+        self.over = True
+        self.workers.cancel_group(self, "remote")
+        self.run_worker(self.remote.close(), group="close")
+        if isinstance(self.remote.seat, int) and self.remote.outcome is None:
+            self.notify("You left; the game waits for you. Join again with the same code.")
+        self.app.back_to_menu()

@@ -1,0 +1,128 @@
+"""``cabinet join``: a client's side of the wire, and all it knows of the game.
+
+A ``RemoteTable`` holds only what the server sent to its seat: the table's
+public description, the events as redacted for the seat, the seat's current
+view and legal commands.  The game's code is used only to put those in words
+(``describe``); nothing here can see what the seat may not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Any
+
+from core.engine import PUBLIC, Command, Event, Game, Viewer
+from core.games import get_game
+from tui.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
+
+
+class JoinError(Exception):
+    """Joining failed: the message is the sentence to show."""
+
+
+class RemoteTable:
+    def __init__(self, address: Address, code: str | None = None) -> None:
+        self.address = address
+        self.code = code  # None: watch
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.seat: Viewer = PUBLIC
+        self.table: dict[str, Any] = {}
+        self.game: Game | None = None
+        self.events: list[Event] = []  # redacted for this seat
+        self.view: dict[str, Any] | None = None
+        self.legal: list[Command] | None = None
+        self.active: list[int] = []
+        self.away: list[int] = []
+        self.outcome: dict[str, Any] | None = None
+
+    # -- the connection -------------------------------------------------------------
+
+    async def connect(self, timeout: float = 10.0) -> None:
+        """Open the connection and say hello; raises JoinError with a sentence."""
+        try:
+            self.reader, self.writer = await asyncio.wait_for(open_connection(self.address), timeout)
+        except (OSError, asyncio.TimeoutError) as exc:
+            reason = getattr(exc, "strerror", None) or "no answer"
+            raise JoinError(f"No game is hosted at {self.address} ({reason}).") from None
+        hello: dict[str, Any] = {"t": "hello", "v": VERSION}
+        if self.code is None:
+            hello["watch"] = True
+        else:
+            hello["code"] = self.code
+        self.send(hello)
+        try:
+            welcome = await asyncio.wait_for(self.receive(), timeout)
+        except (ProtocolError, asyncio.TimeoutError, OSError) as exc:
+            await self.close()
+            raise JoinError(f"The host at {self.address} did not answer as a Cabinet game: {exc or 'no answer'}.") from None
+        if welcome is None or welcome["t"] != "welcome":
+            await self.close()
+            message = (welcome or {}).get("message") or "the host closed the connection"
+            raise JoinError(f"Could not join: {message}")
+        table = welcome.get("table") or {}
+        game = get_game(str(table.get("game")))
+        if game is None:
+            await self.close()
+            raise JoinError(f"The host plays {table.get('game')!r}, a game this Cabinet does not have.")
+        self.game, self.table = game, table
+        seat = welcome.get("seat")
+        self.seat = seat if isinstance(seat, int) else PUBLIC
+        self.events = []
+
+    async def receive(self) -> dict[str, Any] | None:
+        assert self.reader is not None
+        return await read_frame(self.reader, SERVER_MAX)
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.writer is not None and not self.writer.is_closing():
+            self.writer.write(pack(message))
+
+    def command(self, command: Command) -> None:
+        self.send({"t": "command", "command": command})
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(Exception):
+                await self.writer.wait_closed()
+        self.writer = None
+
+    # -- what the seat knows ------------------------------------------------------------
+
+    def apply(self, update: dict[str, Any]) -> list[tuple[int, Event]]:
+        """Take in an update; the events it brought, with their numbers."""
+        new = []
+        for index, event in update.get("events") or []:
+            if index == len(self.events):
+                self.events.append(event)
+                new.append((index, event))
+        self.view = update.get("view")
+        self.legal = update.get("legal")
+        self.active = list(update.get("active") or [])
+        self.away = list(update.get("away") or [])
+        self.outcome = update.get("outcome")
+        return new
+
+    def lines(self, new: list[tuple[int, Event]]) -> list[tuple[int, str, str | None]]:
+        """History lines for events, as HistoryPanel takes them."""
+        assert self.game is not None
+        out = []
+        for index, event in new:
+            text = self.game.describe(event, self.seat)
+            if text:
+                out.append((index + 1, text, self.game.mark(event)))
+        return out
+
+    def name(self, seat: Viewer) -> str:
+        if isinstance(seat, int):
+            return self.table["seats"][seat]["name"]
+        return "Spectator"
+
+    def outcome_text(self) -> str:
+        if self.outcome is None:
+            return ""
+        names = [self.name(s) for s in self.outcome["winners"]]
+        who = " and ".join(names) if names else "Nobody"
+        return f"{who} {'share the victory' if len(names) > 1 else 'wins'}. {self.outcome['reason']}"
