@@ -17,6 +17,7 @@ measured in the same run, plus the absolute times for information.
 Every figure is the median over repetitions that alternate the two sides
 (and which side goes first), so machine noise hits both; figures 1 and 2 also
 print their CPU-time ratio, which other work on the machine moves less.
+The game server (`cabinet host`, on loopback TCP) has its own: bench/net.py.
 Benchmarks are run on demand; nothing here is part of the test run.  See
 docs/PERFORMANCE.md.
 """

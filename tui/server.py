@@ -32,6 +32,7 @@ HELLO_TIMEOUT = 10.0  # seconds to say hello before the server hangs up
 RATE = 40.0  # messages a second a client may send, on average...
 BURST = 200.0  # ...and at once
 SEND_BUFFER = 32 * 1024 * 1024  # bytes waiting for a client that does not read: then it is dropped
+LINGER = 2.0  # seconds a client told bye has to read it and close, before the server closes
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 
 
@@ -86,15 +87,39 @@ class Connection:
         if transport is not None and transport.get_write_buffer_size() > SEND_BUFFER:
             self.close()  # it does not read: it can join again
 
-    def close(self, farewell: str | None = None, come_back: bool = False) -> None:
-        """Hang up, with a last sentence; ``come_back``: the client may join again later."""
+    def close(self, farewell: str | None = None, come_back: bool = False, linger: bool = True) -> None:
+        """Hang up, with a last sentence; ``come_back``: the client may join again later.
+
+        With a farewell the socket is only shut for writing (``linger``): closing a
+        socket with the client's frames still unread in it resets the connection,
+        and a reset throws away what the client has not read yet, the bye first.
+        The connection's own task closes it for good (``hang_up``).
+        """
         if self.closed:
             return
         if farewell:
             self.send({"t": "bye", "message": farewell, "come_back": come_back})
         self.closed = True
         with contextlib.suppress(Exception):
-            self.writer.close()
+            if farewell and linger and self.writer.can_write_eof():
+                self.writer.write_eof()
+            else:
+                self.writer.close()
+
+    async def hang_up(self) -> None:
+        """Discard what the client still sends until it closes, LINGER seconds at most; close."""
+        try:
+            if not self.writer.is_closing():
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + LINGER
+                while deadline > loop.time():
+                    if not await asyncio.wait_for(self.reader.read(CLIENT_MAX), deadline - loop.time()):
+                        break
+        except Exception:  # a reset, the time is up: close all the same
+            pass
+        finally:
+            with contextlib.suppress(Exception):
+                self.writer.close()
 
     def allow(self) -> bool:
         """Token bucket: may this client send one more message now?"""
@@ -155,7 +180,7 @@ class GameServer:
 
     async def close(self) -> None:
         for conn in list(self.players.values()) + list(self.watchers):
-            conn.close("The host has stopped the game; it is saved.", come_back=True)
+            conn.close("The host has stopped the game; it is saved.", come_back=True, linger=False)
         for server in self.servers:
             server.close()
             with contextlib.suppress(Exception):
@@ -179,9 +204,12 @@ class GameServer:
             conn.close(str(exc))
         except (ConnectionError, asyncio.IncompleteReadError, OSError):
             pass
+        except asyncio.CancelledError:
+            pass  # the server is stopping: this connection ends here, quietly
         finally:
             self.forget(conn)
             conn.close()
+            await conn.hang_up()
             if task is not None:
                 self.tasks.discard(task)
 
@@ -197,7 +225,7 @@ class GameServer:
             return
         while not conn.closed:
             message = await read_frame(conn.reader, CLIENT_MAX)
-            if message is None:
+            if message is None or conn.closed:  # closed meanwhile: replaced by a new join, or stopping
                 return
             if not conn.allow():
                 conn.close("Too many messages: the connection is closed. Join again.")
@@ -225,7 +253,7 @@ class GameServer:
             conn.seat = seat
             self.players[seat] = conn
             if old is not None:
-                old.close("You joined this game again from another terminal.")
+                old.close("You joined this game again from another terminal.", linger=False)
             self.log(f"{self.name(seat)} joined.")
         conn.send({"t": "welcome", "v": VERSION, "seat": conn.seat if isinstance(conn.seat, int) else None, "table": self.table()})
         self.broadcast()

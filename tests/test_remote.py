@@ -1,0 +1,252 @@
+"""Playing together from separate terminals, on loopback: whole games of every
+game through ``cabinet host``'s server, a player who drops and joins again, a
+server stopped and resumed from its save, and the join screen driven by keys.
+
+Every test is bounded: each client gives up after ``LIMIT`` seconds without
+the game ending, and plays at most ``MOVES`` commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import pytest
+
+from core.engine import PUBLIC
+from core.games import get_game
+from saves import SaveWriter, load
+from screens.remote import RemotePlayScreen
+from tests.tui_helpers import run_async
+from tui.app import CabinetApp
+from tui.client import JoinError, RemoteTable
+from tui.protocol import Address
+from tui.server import GameServer, load_or_make_codes
+from tui.session import new_match, start_save
+from tui.widgets import GameOver
+
+LIMIT = 30.0
+MOVES = 3000
+NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Eve"]
+
+
+def hosted(tmp_path: Path, game_id: str, players: int, humans: int, seed: int, **variants: str):
+    game = get_game(game_id)
+    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": game.bot_levels[-1]}] * (players - humans)
+    seats = [{"name": n} for n in NAMES[:players]]
+    match = new_match(game, players, seats, controllers, seed=seed, bot_seed=seed, variants=variants or None)
+    writer = start_save(tmp_path, match, durable=False)
+    return writer, load_or_make_codes(writer.path, match)
+
+
+async def serve(writer: SaveWriter, codes: dict[int, str], address: Address | None = None) -> GameServer:
+    server = GameServer(writer, codes, bot_delay=0)
+    await server.start(address or Address(host="127.0.0.1", port=0))
+    return server
+
+
+async def play_client(remote: RemoteTable, seed: int, stop_after: int | None = None) -> int:
+    """Play random legal commands for the seat until the game ends (or ``stop_after``
+    commands); the number of commands sent."""
+    rng = random.Random(seed)
+    sent = 0
+    while True:
+        message = await remote.receive()
+        if message is None:
+            return sent
+        if message["t"] != "update":
+            continue  # an error (a command overtaken by another move): the next update tells
+        remote.apply(message)
+        if remote.outcome is not None:
+            return sent
+        if remote.legal:
+            if stop_after is not None and sent >= stop_after:
+                return sent
+            assert sent < MOVES
+            remote.command(rng.choice(remote.legal))
+            sent += 1
+
+
+async def join(server: GameServer, seat: int | None) -> RemoteTable:
+    remote = RemoteTable(server.address, None if seat is None else server.codes[seat])
+    await remote.connect()
+    return remote
+
+
+@pytest.mark.parametrize(
+    "game_id, players, humans",
+    [("agent-jean", 3, 3), ("chirac-mitterrand", 2, 2), ("ministeres", 5, 5), ("edgar-lucien", 4, 3)],
+)
+@run_async
+async def test_whole_games_through_the_server(tmp_path: Path, game_id: str, players: int, humans: int) -> None:
+    writer, codes = hosted(tmp_path, game_id, players, humans, seed=11)
+    server = await serve(writer, codes)
+    try:
+        clients = [await join(server, seat) for seat in range(humans)]
+        watcher = await join(server, None)
+        assert [c.seat for c in clients] == list(range(humans)) and watcher.seat == PUBLIC
+        await asyncio.wait_for(asyncio.gather(*(play_client(c, 100 + i) for i, c in enumerate(clients))), LIMIT)
+        match = server.match
+        assert match.outcome is not None
+        # each client saw the whole game, in its seat's words, and the end
+        for client in clients:
+            assert len(client.events) == len(match.events)
+            assert client.outcome == {"winners": list(match.outcome.winners), "reason": match.outcome.reason}
+        # the save holds every move
+        assert load(writer.path).match.events == match.events
+        for client in clients + [watcher]:
+            await client.close()
+    finally:
+        await server.close()
+
+
+@run_async
+async def test_edgar_lucien_programs_are_given_at_once_by_every_player(tmp_path: Path) -> None:
+    writer, codes = hosted(tmp_path, "edgar-lucien", 3, 3, seed=4)
+    server = await serve(writer, codes)
+    try:
+        clients = [await join(server, seat) for seat in range(3)]
+        game = server.game
+        # place the pawns in turn
+        for client in clients:
+            while True:
+                message = await asyncio.wait_for(client.receive(), 5)
+                client.apply(message)
+                if client.legal:
+                    break
+            client.command(client.legal[0])
+        # every player programs: all three are asked at once
+        for client in clients:
+            while not (client.view and client.view["phase"] == "program" and client.legal):
+                client.apply(await asyncio.wait_for(client.receive(), 5))
+            assert client.active == [0, 1, 2]
+        for client in clients:  # all three send before any answer is read
+            client.command(client.legal[0])
+        await asyncio.sleep(0.2)
+        assert any(e["t"] == "ProgramsRevealed" for e in server.match.events)
+        assert server.match.state.phase != "program" or server.match.state.turn > 1
+        assert game.id == "edgar-lucien"
+        for client in clients:
+            await client.close()
+    finally:
+        await server.close()
+
+
+@run_async
+async def test_a_player_who_drops_joins_again_and_the_game_finishes(tmp_path: Path) -> None:
+    writer, codes = hosted(tmp_path, "agent-jean", 3, 2, seed=5)
+    server = await serve(writer, codes)
+    try:
+        ada, bastien = await join(server, 0), await join(server, 1)
+        playing = asyncio.ensure_future(play_client(bastien, 3))
+        # Ada plays a few moves, then her connection dies
+        await asyncio.wait_for(play_client(ada, 1, stop_after=3), LIMIT)
+        seen = len(ada.events)
+        ada.writer.transport.abort()
+        await ada.close()
+        # Bastien is told that Ada is away, and the game waits for her
+        for _ in range(500):
+            if 0 in bastien.away:
+                break
+            await asyncio.sleep(0.01)
+        assert 0 in bastien.away and server.match.outcome is None
+        # Ada joins again with her code: she is told the whole history again
+        again = await join(server, 0)
+        assert again.seat == 0
+        await asyncio.wait_for(asyncio.gather(play_client(again, 2), playing), LIMIT)
+        assert server.match.outcome is not None
+        assert len(again.events) == len(server.match.events) > seen
+        assert 0 not in bastien.away
+        for client in (again, bastien):
+            await client.close()
+    finally:
+        await server.close()
+
+
+@run_async
+async def test_a_wrong_code_cannot_join(tmp_path: Path) -> None:
+    writer, codes = hosted(tmp_path, "chirac-mitterrand", 2, 2, seed=1)
+    server = await serve(writer, codes)
+    try:
+        with pytest.raises(JoinError, match="not one of this game's"):
+            await RemoteTable(server.address, "abcd-efgh-jkmn").connect()
+    finally:
+        await server.close()
+    with pytest.raises(JoinError, match="No game is hosted"):
+        await RemoteTable(server.address, codes[0]).connect(timeout=2)
+
+
+@run_async
+async def test_a_server_stopped_mid_game_and_resumed_from_its_save_finishes_the_same_game(tmp_path: Path) -> None:
+    socket = tmp_path / "cabinet.sock"  # a Unix socket this time
+    writer, codes = hosted(tmp_path, "ministeres", 3, 3, seed=8)
+    server = await serve(writer, codes, Address(path=socket))
+    clients = [await join(server, seat) for seat in range(3)]
+    playing = [asyncio.ensure_future(play_client(c, 10 + i)) for i, c in enumerate(clients)]
+    for _ in range(1000):  # a dozen moves into the game
+        if len(server.match.moves) > 12:
+            break
+        await asyncio.sleep(0.01)
+    for task in playing:
+        task.cancel()
+    assert server.match.outcome is None
+    before = list(server.match.events)
+    await server.close()  # the host is stopped
+    for client in clients:
+        await client.close()
+    # started again from the save: the same codes, the same game
+    loaded = load(writer.path)
+    assert loaded.match.events == before
+    again = SaveWriter.resume(loaded)
+    assert load_or_make_codes(again.path, again.match) == codes
+    server = await serve(again, load_or_make_codes(again.path, again.match), Address(path=socket))
+    try:
+        clients = [await join(server, seat) for seat in range(3)]
+        await asyncio.wait_for(asyncio.gather(*(play_client(c, 20 + i) for i, c in enumerate(clients))), LIMIT)
+        assert server.match.outcome is not None
+        assert server.match.events[: len(before)] == before
+        assert load(writer.path).match.events == server.match.events
+        for client in clients:
+            await client.close()
+    finally:
+        await server.close()
+
+
+@run_async
+async def test_the_join_screen_plays_a_whole_game_by_keys(tmp_path: Path) -> None:
+    writer, codes = hosted(tmp_path, "edgar-lucien", 2, 1, seed=5)
+    server = await serve(writer, codes)
+    try:
+        app = CabinetApp(save_dir=tmp_path / "client", bot_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await app.join(RemoteTable(server.address, codes[0]))
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, RemotePlayScreen)
+            match = server.match
+            for _ in range(4000):
+                await asyncio.sleep(0.01)
+                await pilot.pause()
+                if match.outcome is not None:
+                    break
+                if 0 in match.active() and screen.remote.legal and len(screen.remote.events) == len(match.events):
+                    before = len(match.events)
+                    for _ in range(3):  # Edgar's move, then Lucien's; a card, then its target
+                        await pilot.press("enter")
+                        await asyncio.sleep(0.02)
+                        await pilot.pause()
+                        if len(match.events) > before:
+                            break
+                    assert len(match.events) > before, "three key presses of the player did nothing"
+            assert match.outcome is not None
+            for _ in range(50):
+                await asyncio.sleep(0.02)
+                await pilot.pause()
+                if isinstance(app.screen, GameOver):
+                    break
+            assert isinstance(app.screen, GameOver)
+            status = str(screen.query_one("#status").render())
+            assert "Game over" in status
+    finally:
+        await server.close()
