@@ -1,4 +1,4 @@
-"""The main menu: New game, Continue, Load, Replay, Rules, Quit."""
+"""The main menu: New game, Continue, Load, Replay, Join, Rules, Quit."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ class MainMenu(Screen):
                     Option("Continue", id="continue"),
                     Option("Load a game", id="load"),
                     Option("Replay a game", id="replay"),
+                    Option("Join a hosted game", id="join"),
                     Option("Rules", id="rules"),
                     Option("Quit", id="quit"),
                     id="menu-options",
@@ -46,6 +47,10 @@ class MainMenu(Screen):
             from screens.save_list import SaveListScreen
 
             self.app.push_screen(SaveListScreen(mode=choice))
+        elif choice == "join":
+            from screens.join import JoinScreen
+
+            self.app.push_screen(JoinScreen())
         elif choice == "rules":
             self.app.open_rules()
         elif choice == "quit":

@@ -250,3 +250,42 @@ async def test_the_join_screen_plays_a_whole_game_by_keys(tmp_path: Path) -> Non
             assert "Game over" in status
     finally:
         await server.close()
+
+
+@run_async
+async def test_joining_from_the_menu(tmp_path: Path) -> None:
+    writer, codes = hosted(tmp_path, "agent-jean", 3, 2, seed=6)
+    server = await serve(writer, codes)
+    try:
+        app = CabinetApp(save_dir=tmp_path / "client", bot_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            menu = app.screen.query_one("#menu-options")
+            menu.highlighted = next(i for i in range(menu.option_count) if menu.get_option_at_index(i).id == "join")
+            await pilot.press("enter")
+            await pilot.pause()
+            app.screen.query_one("#join-address").value = str(server.address)
+            await pilot.click("#join-code")
+            await pilot.press(*"nope-nope-nope", "enter")
+            for _ in range(100):
+                await asyncio.sleep(0.02)
+                await pilot.pause()
+                if "not one of this game's" in str(app.screen.query_one("#join-error").render()):
+                    break
+            assert "not one of this game's" in str(app.screen.query_one("#join-error").render())
+            app.screen.query_one("#join-code").value = codes[1]
+            await pilot.press("enter")
+            for _ in range(100):
+                await asyncio.sleep(0.02)
+                await pilot.pause()
+                if isinstance(app.screen, RemotePlayScreen):
+                    break
+            assert isinstance(app.screen, RemotePlayScreen) and app.screen.remote.seat == 1
+            for _ in range(100):
+                await asyncio.sleep(0.02)
+                await pilot.pause()
+                if "Away: Ada" in str(app.screen.query_one("#status").render()) or "Ada (away)" in str(app.screen.query_one("#status").render()):
+                    break
+            status = str(app.screen.query_one("#status").render())
+            assert "You: Bastien" in status and "away" in status.lower()
+    finally:
+        await server.close()

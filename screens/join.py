@@ -1,0 +1,55 @@
+"""Join a game hosted elsewhere, from the menu: the address and your seat's code."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from tui.client import RemoteTable
+from tui.protocol import DEFAULT_PORT, parse_address
+
+
+class JoinScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape", "dismiss", "Back")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="join-box"):
+            yield Static("Join a game", id="join-title")
+            yield Static("The address and the code the host printed for your seat; no code: watch.", id="join-help")
+            yield Input(value=f"127.0.0.1:{DEFAULT_PORT}", placeholder="HOST:PORT or socket path", id="join-address")
+            yield Input(placeholder="join code (xxxx-xxxx-xxxx), or empty to watch", id="join-code")
+            yield Static("", id="join-error")
+
+    def on_mount(self) -> None:
+        self.query_one("#join-code", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        address_text = self.query_one("#join-address", Input).value
+        code = self.query_one("#join-code", Input).value.strip() or None
+        try:
+            address = parse_address(address_text)
+        except ValueError as exc:
+            self.query_one("#join-error", Static).update(str(exc))
+            return
+        self.query_one("#join-error", Static).update(f"Joining {address}…")
+        self.run_worker(self.join(RemoteTable(address, code)), exclusive=True)
+
+    async def join(self, remote: RemoteTable) -> None:
+        from tui.client import JoinError
+
+        try:
+            await remote.connect()
+        except JoinError as exc:
+            self.query_one("#join-error", Static).update(str(exc))
+            return
+        self.dismiss(None)
+        from screens.remote import RemotePlayScreen
+
+        self.app.push_screen(RemotePlayScreen(remote))
+
+    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+        self.dismiss(None)
