@@ -38,6 +38,13 @@ def exit_code(args: list[str]) -> int:
         ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--bot-level", "a,b,c"],
         ["export", "x.cab", "--format", "pdf"],
         ["replay"],
+        ["host"],
+        ["host", "agent-jean", "--bots", "all"],
+        ["host", "agent-jean", "--listen", "127.0.0.1:99999"],
+        ["host", "agent-jean", "--resume", "x.cab"],
+        ["join", "127.0.0.1:7788"],
+        ["join", "127.0.0.1:7788", "abcd-efgh-jkmn", "--watch"],
+        ["join", "host:port", "abcd-efgh-jkmn"],
     ],
 )
 def test_bad_arguments_get_a_usage_line_and_status_2(args, capsys, tmp_path) -> None:

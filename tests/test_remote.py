@@ -289,3 +289,41 @@ async def test_joining_from_the_menu(tmp_path: Path) -> None:
             assert "You: Bastien" in status and "away" in status.lower()
     finally:
         await server.close()
+
+
+@run_async
+async def test_cabinet_host_in_its_own_process_serves_a_whole_game_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    import os
+    import signal
+    import sys
+
+    env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tui", "host", "chirac-mitterrand", "--players", "2", "--names", "Ada,Bastien",
+        "--listen", "127.0.0.1:0", "--seed", "3",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    try:
+        lines = []
+        while not any(line.startswith("  spectators:") for line in lines):
+            raw = await asyncio.wait_for(process.stdout.readline(), 20)
+            assert raw, (await process.stderr.read()).decode()
+            lines.append(raw.decode().rstrip("\n"))
+        joins = [line.split() for line in lines if "cabinet join" in line and "--watch" not in line]
+        assert [j[0] for j in joins] == ["Ada:", "Bastien:"]
+        address = Address(host="127.0.0.1", port=int(joins[0][3].rpartition(":")[2]))
+        clients = [RemoteTable(address, j[4]) for j in joins]
+        for client in clients:
+            await client.connect()
+        await asyncio.wait_for(asyncio.gather(*(play_client(c, 30 + i) for i, c in enumerate(clients))), LIMIT)
+        assert all(c.outcome is not None for c in clients)
+        for client in clients:
+            await client.close()
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(process.communicate(), 20)
+    assert process.returncode == 0 and b"Traceback" not in err
+    assert b"The game is saved" in out
+    (save,) = tmp_path.glob("*.cab")
+    assert load(save).match.outcome is not None
