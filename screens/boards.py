@@ -35,9 +35,32 @@ class TableScreen(RoomyScreen):
 
     match: Match
 
+    def game_id(self) -> str:
+        return self.match.game.id
+
     def compose(self) -> ComposeResult:
         yield Static("", id="status")
         with Horizontal(id="main"):
-            yield board_for(self.match.game.id)
+            yield board_for(self.game_id())
             yield HistoryPanel(id="history")
         yield Footer()
+
+
+class LiveTableScreen(TableScreen):
+    """A game being played, here or on a host: the history to browse, the rules to read."""
+
+    browsing: int | None = None
+
+    def refresh_table(self) -> None:
+        raise NotImplementedError
+
+    def action_history(self) -> None:
+        self.query_one(HistoryPanel).focus()
+
+    def action_live(self) -> None:
+        self.browsing = None
+        self.query_one(Board).focus()
+        self.refresh_table()
+
+    def action_rules(self) -> None:
+        self.app.open_rules(self.game_id())

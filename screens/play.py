@@ -11,7 +11,7 @@ from textual.widgets import Static
 from core.bots import bots_for
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
-from screens.boards import TableScreen
+from screens.boards import LiveTableScreen
 from tui.widgets import Board, Curtain, GameOver, HistoryPanel
 
 
@@ -43,7 +43,7 @@ def history_lines(match: Match, viewer: Viewer, start: int = 0) -> list[tuple[in
     return lines
 
 
-class PlayScreen(TableScreen):
+class PlayScreen(LiveTableScreen):
     BINDINGS = [
         Binding("h", "history", "History"),
         Binding("u", "takeback", "Take back"),
@@ -230,17 +230,6 @@ class PlayScreen(TableScreen):
         self.app.push_screen(GameOver(outcome_text(self.match)), chosen)
 
     # -- actions --------------------------------------------------------------
-
-    def action_history(self) -> None:
-        self.query_one(HistoryPanel).focus()
-
-    def action_live(self) -> None:
-        self.browsing = None
-        self.query_one(Board).focus()
-        self.refresh_table()
-
-    def action_rules(self) -> None:
-        self.app.open_rules(self.match.game.id)
 
     def action_menu(self) -> None:
         self.notify(f"Saved: {self.path.name}. Continue it from the menu.")

@@ -10,20 +10,18 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
-from screens.boards import board_for
+from screens.boards import LiveTableScreen
 from tui.client import JoinError, RemoteTable
 from tui.protocol import ProtocolError
-from tui.widgets import Board, GameOver, HistoryPanel, RoomyScreen
+from tui.widgets import Board, GameOver, HistoryPanel
 
 RETRY = 2.0  # seconds between two attempts to join again
 
 
-class RemotePlayScreen(RoomyScreen):
+class RemotePlayScreen(LiveTableScreen):
     BINDINGS = [
         Binding("h", "history", "History"),
         Binding("u", "takeback", "Take back", show=False),
@@ -41,13 +39,9 @@ class RemotePlayScreen(RoomyScreen):
         self.announced_end = False
         self.waiting_view: int | None = None
 
-    def compose(self) -> ComposeResult:
-        assert self.remote.game is not None
-        yield Static("", id="status")
-        with Horizontal(id="main"):
-            yield board_for(self.remote.game.id)
-            yield HistoryPanel(id="history")
-        yield Footer()
+    def game_id(self) -> str:
+        assert self.remote.game is not None  # joined before the screen is made
+        return self.remote.game.id
 
     def on_mount(self) -> None:
         self.run_worker(self.listen(), exclusive=True, group="remote")
@@ -169,18 +163,6 @@ class RemotePlayScreen(RoomyScreen):
         if self.browsing is not None:
             self.remote.send({"t": "view_at", "n": self.browsing})
         self.refresh_table()
-
-    def action_history(self) -> None:
-        self.query_one(HistoryPanel).focus()
-
-    def action_live(self) -> None:
-        self.browsing = None
-        self.query_one(Board).focus()
-        self.refresh_table()
-
-    def action_rules(self) -> None:
-        if self.remote.game is not None:
-            self.app.open_rules(self.remote.game.id)
 
     def action_takeback(self) -> None:
         self.notify("Take-backs are for games against bots on one terminal.", severity="warning")
