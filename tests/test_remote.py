@@ -68,6 +68,17 @@ async def play_client(remote: RemoteTable, seed: int, stop_after: int | None = N
             sent += 1
 
 
+async def until(ready, pilot=None, tries: int = 100, pause: float = 0.02) -> None:
+    """Let the loop (and the app under ``pilot``) run until ``ready()``, ``tries`` times at most;
+    the caller asserts what it waited for."""
+    for _ in range(tries):
+        if ready():
+            return
+        await asyncio.sleep(pause)
+        if pilot is not None:
+            await pilot.pause()
+
+
 async def join(server: GameServer, seat: int | None) -> RemoteTable:
     remote = RemoteTable(server.address, None if seat is None else server.codes[seat])
     await remote.connect()
@@ -146,10 +157,7 @@ async def test_a_player_who_drops_joins_again_and_the_game_finishes(tmp_path: Pa
         ada.writer.transport.abort()
         await ada.close()
         # Bastien is told that Ada is away, and the game waits for her
-        for _ in range(500):
-            if 0 in bastien.away:
-                break
-            await asyncio.sleep(0.01)
+        await until(lambda: 0 in bastien.away, tries=500, pause=0.01)
         assert 0 in bastien.away and server.match.outcome is None
         # Ada joins again with her code: she is told the whole history again
         again = await join(server, 0)
@@ -184,10 +192,7 @@ async def test_a_server_stopped_mid_game_and_resumed_from_its_save_finishes_the_
     server = await serve(writer, codes, Address(path=socket))
     clients = [await join(server, seat) for seat in range(3)]
     playing = [asyncio.ensure_future(play_client(c, 10 + i)) for i, c in enumerate(clients)]
-    for _ in range(1000):  # a dozen moves into the game
-        if len(server.match.moves) > 12:
-            break
-        await asyncio.sleep(0.01)
+    await until(lambda: len(server.match.moves) > 12, tries=1000, pause=0.01)  # a dozen moves into the game
     for task in playing:
         task.cancel()
     assert server.match.outcome is None
@@ -240,11 +245,7 @@ async def test_the_join_screen_plays_a_whole_game_by_keys(tmp_path: Path) -> Non
                             break
                     assert len(match.events) > before, "three key presses of the player did nothing"
             assert match.outcome is not None
-            for _ in range(50):
-                await asyncio.sleep(0.02)
-                await pilot.pause()
-                if isinstance(app.screen, GameOver):
-                    break
+            await until(lambda: isinstance(app.screen, GameOver), pilot, tries=50)
             assert isinstance(app.screen, GameOver)
             status = str(screen.query_one("#status").render())
             assert "Game over" in status
@@ -266,25 +267,13 @@ async def test_joining_from_the_menu(tmp_path: Path) -> None:
             app.screen.query_one("#join-address").value = str(server.address)
             await pilot.click("#join-code")
             await pilot.press(*"nope-nope-nope", "enter")
-            for _ in range(100):
-                await asyncio.sleep(0.02)
-                await pilot.pause()
-                if "not one of this game's" in str(app.screen.query_one("#join-error").render()):
-                    break
+            await until(lambda: "not one of this game's" in str(app.screen.query_one("#join-error").render()), pilot)
             assert "not one of this game's" in str(app.screen.query_one("#join-error").render())
             app.screen.query_one("#join-code").value = codes[1]
             await pilot.press("enter")
-            for _ in range(100):
-                await asyncio.sleep(0.02)
-                await pilot.pause()
-                if isinstance(app.screen, RemotePlayScreen):
-                    break
+            await until(lambda: isinstance(app.screen, RemotePlayScreen), pilot)
             assert isinstance(app.screen, RemotePlayScreen) and app.screen.remote.seat == 1
-            for _ in range(100):
-                await asyncio.sleep(0.02)
-                await pilot.pause()
-                if "Away: Ada" in str(app.screen.query_one("#status").render()) or "Ada (away)" in str(app.screen.query_one("#status").render()):
-                    break
+            await until(lambda: "away" in str(app.screen.query_one("#status").render()).lower(), pilot)
             status = str(app.screen.query_one("#status").render())
             assert "You: Bastien" in status and "away" in status.lower()
     finally:
