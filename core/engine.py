@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import hashlib
 import importlib
+import math
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +44,9 @@ ALL = "all"
 PUBLIC = "public"
 
 Viewer = int | str  # a seat number, ALL or PUBLIC
+
+#: what :meth:`Game.observe` puts where a seat cannot see a card or a choice
+UNSEEN = "?"
 
 
 class IllegalCommand(Exception):
@@ -106,13 +110,27 @@ class Game:
     rules_version: int = 1
     variants: tuple[Variant, ...] = ()
     seat_options: tuple[SeatOption, ...] = ()
-    #: the game's own bots: level -> "module:Class" (the class takes a seed)
+    #: the game's own bots: level -> "module:Class" (the class takes a seed);
+    #: ``easy`` is the game's heuristic bot, which the search bot also plays out with
     bot_classes: dict[str, str] = {}
+    #: the search bot's thinking budget at each level, in iterations
+    #: (``normal`` must decide within a second a move: see bench/ and docs/BOTS.md)
+    search_iterations: dict[str, int] = {"normal": 200, "hard": 1000}
 
     @property
     def bot_levels(self) -> tuple[str, ...]:
         """Every level a seat can be played at, weakest first."""
-        return ("random", *self.bot_classes)
+        return ("random", *self.bot_classes, *self.search_iterations)
+
+    @property
+    def default_bot_level(self) -> str:
+        """The level a new bot seat gets unless told otherwise."""
+        return "normal" if "normal" in self.bot_levels else self.bot_levels[-1]
+
+    @property
+    def rollout_level(self) -> str | None:
+        """The bot the search plays out with: the heuristic one where there is one."""
+        return "easy" if "easy" in self.bot_classes else None
 
     # -- table -------------------------------------------------------------
 
@@ -210,6 +228,41 @@ class Game:
     def outcome(self, state: Any) -> Outcome | None:
         raise NotImplementedError
 
+    # -- what a seat knows (the search bot) ------------------------------------
+
+    def observe(self, state: Any, seat: int) -> Any:
+        """The state as ``seat`` knows it, for a search bot to sample from.
+
+        Every card or choice the seat cannot see is replaced by :data:`UNSEEN`
+        (or left out), and whatever it cannot know the order of is put in a
+        canonical order, so that two states with the same ``view(state, seat)``
+        give *equal* observations: a bot given the observation cannot peek.
+        A game without hidden information returns the state itself.
+        """
+        return state
+
+    #: how many moves the search bot plays out before it judges the position
+    #: by :meth:`estimate` instead of playing to the end (None: to the end)
+    search_horizon: int | None = None
+
+    def estimate(self, state: Any) -> tuple[float, ...]:
+        """Each seat's chance of winning, judged from the position alone
+        (shares of 1).  The search bot asks it where it cuts a play-out short;
+        only games with a :attr:`search_horizon` need it."""
+        raise NotImplementedError
+
+    def determinize(self, known: Any, seat: int, rng: random.Random, redo: bool = False) -> Any:
+        """A whole state drawn at random among those ``seat`` cannot tell from
+        ``known`` (what :meth:`observe` gave): every unseen card dealt from the
+        cards unaccounted for, so that ``view(result, seat)`` equals the view
+        ``known`` was observed from.
+
+        With ``redo``, choices other seats have made but not yet revealed (a
+        program in Edgar & Lucien) are withdrawn instead, so that a simulation
+        has those seats choose again, as they would, without seeing ours.
+        """
+        return known
+
     # -- helpers the shell uses -------------------------------------------
 
     def mark(self, event: Event) -> str | None:
@@ -231,22 +284,33 @@ class Game:
     def bot(self, level: str, seed: int) -> Bot:
         """A bot of that level: ``random`` for every game, the others from
         :attr:`bot_classes`, imported only when a bot is wanted."""
+        level = LEVEL_ALIASES.get(level, level)
         if level == "random":
             from core.bots.random_bot import RandomBot
 
             return RandomBot(seed)
+        if level in self.search_iterations:
+            from core.bots.search import SearchBot
+
+            return SearchBot(seed, self.search_iterations[level], level)
         if level in self.bot_classes:
             module, name = self.bot_classes[level].split(":")
             return getattr(importlib.import_module(module), name)(seed)
         raise ConfigError(f"{self.title} has no bot level {level!r} (levels: {', '.join(self.bot_levels)}).")
 
 
+#: bot levels saved under another name by earlier versions
+LEVEL_ALIASES = {"heuristic": "easy"}
+
+
 class Bot:
-    """A player that chooses among ``legal`` commands from what its seat sees."""
+    """A player that chooses among ``legal`` commands from what its seat sees:
+    its ``view``, and for a bot that simulates, ``known``, the state as its
+    seat knows it (:meth:`Game.observe`), never the state itself."""
 
     level = "?"
 
-    def choose(self, game: Game, view: dict[str, Any], legal: list[Command]) -> Command:
+    def choose(self, game: Game, view: dict[str, Any], legal: list[Command], known: Any = None) -> Command:
         raise NotImplementedError
 
 
@@ -304,6 +368,15 @@ def digest(value: Any) -> str:
     import msgpack  # here, not at the top: listing the games need not load it
 
     return hashlib.sha256(msgpack.packb(value, use_bin_type=True, default=_packable)).hexdigest()[:32]
+
+
+def win_shares(scores: Sequence[float], spread: float) -> tuple[float, ...]:
+    """Scores as chances of winning: a softmax whose ``spread`` is the lead,
+    in the game's points, that makes a seat e (2.7) times likelier to win."""
+    best = max(scores)
+    weights = [math.exp((x - best) / spread) for x in scores]
+    total = sum(weights)
+    return tuple(w / total for w in weights)
 
 
 def derive_rng(seed: int, *path: object) -> random.Random:

@@ -79,7 +79,7 @@ class NewGameScreen(Screen):
                 Input(DEFAULT_NAMES[i % len(DEFAULT_NAMES)], id=f"name-{i}", classes="name", compact=True),
                 Select(
                     who_choices(game),
-                    value="human" if i == 0 else f"bot:{game.bot_levels[-1]}",
+                    value="human" if i == 0 else f"bot:{game.default_bot_level}",
                     allow_blank=False, compact=True, id=f"who-{i}", classes="who",
                 ),
             ]

@@ -8,7 +8,7 @@ from typing import Any
 from textual.binding import Binding
 from textual.widgets import Static
 
-from core.bots import bots_for
+from core.bots import bot_inputs, bots_for
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
@@ -122,13 +122,12 @@ class PlayScreen(LiveTableScreen):
         match, bot, generation = self.match, self.bots[seat], self.generation
         # The view and legal commands are taken here, on the UI thread; the
         # worker only thinks over them.
-        view = match.game.view(match.state, seat)
-        legal = match.game.legal(match.state, seat)
+        view, legal, known = bot_inputs(match.game, match.state, seat)
 
         started = time.monotonic()
 
         def work() -> None:
-            command = bot.choose(match.game, view, legal)
+            command = bot.choose(match.game, view, legal, known)
             try:
                 self.app.call_from_thread(self.bot_ready, seat, command, generation, started)
             except RuntimeError:

@@ -90,8 +90,8 @@ def test_registered_with_its_options() -> None:
     assert (game.title, game.min_players, game.max_players) == ("L'Agent Jean!", 2, 5)
     assert {v.key: v.choices for v in game.variants} == {"young": ("off", "on"), "bonus": ("rulebook", "board")}
     assert game.seat_options[0].key == "agent" and game.seat_options[0].unique
-    assert game.bot_levels == ("random", "heuristic")
-    assert isinstance(game.bot("heuristic", 1), HeuristicBot)
+    assert game.bot_levels == ("random", "easy", "normal", "hard")
+    assert isinstance(game.bot("easy", 1), HeuristicBot)
     assert isinstance(game.bot("random", 1), RandomBot)
     with pytest.raises(ConfigError):
         game.bot("genius", 1)
@@ -703,7 +703,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
         smart = i % 2
         header = make_header(GAME, GAME.make_config(2), seed=10_000 + i)
         match = Match.new(GAME, header)
-        bots = {s: GAME.bot("heuristic" if s == smart else "random", 97 * i + s) for s in range(2)}
+        bots = {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(2)}
         play_out(match, bots)
         if match.outcome.winners == (smart,):
             wins += 1

@@ -129,8 +129,8 @@ def test_registered_with_its_options() -> None:
     )
     assert option.labels == ("Jacques Chirac", "François Mitterrand")
     assert game.variants == ()
-    assert game.bot_levels == ("random", "heuristic")
-    assert isinstance(game.bot("heuristic", 1), HeuristicBot)
+    assert game.bot_levels == ("random", "easy", "normal", "hard")
+    assert isinstance(game.bot("easy", 1), HeuristicBot)
     assert isinstance(game.bot("random", 1), RandomBot)
     with pytest.raises(ConfigError):
         game.bot("genius", 1)
@@ -671,13 +671,13 @@ def test_a_move_can_be_taken_back_until_something_is_revealed() -> None:
         GAME,
         GAME.make_config(2),
         11,
-        controllers=[{"kind": "human"}, {"kind": "bot", "level": "heuristic"}],
+        controllers=[{"kind": "human"}, {"kind": "bot", "level": "easy"}],
         arranged={"chirac": CH, "mitterrand": MI, "discard": DI, "campaign": []},
     )
     m = Match.new(GAME, header)
     play(m, "ev:08", 0, ["ev:10", "ev:01"])
     assert m.takeback_point(0) == 1  # nothing new for Chirac: Mitterrand's draw is hidden from him
-    bot = GAME.bot("heuristic", 1)
+    bot = GAME.bot("easy", 1)
     from core.bots import bot_command
 
     m.submit(1, bot_command(m, 1, bot))
@@ -705,7 +705,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
     for i in range(games):
         smart = i % 2  # alternate the candidates
         m = new_match(seed=1000 + i)
-        play_out(m, {s: GAME.bot("heuristic" if s == smart else "random", 97 * i + s) for s in range(2)})
+        play_out(m, {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(2)})
         wins += m.outcome.winners == (smart,)
     assert wins / games >= 0.7, wins
 
@@ -715,7 +715,7 @@ def test_equal_heuristic_bots_give_both_candidates_a_fair_game() -> None:
     chirac = 0
     for i in range(games):
         m = new_match(seed=5000 + i)
-        play_out(m, {s: GAME.bot("heuristic", 31 * i + s) for s in range(2)})
+        play_out(m, {s: GAME.bot("easy", 31 * i + s) for s in range(2)})
         chirac += m.outcome.winners == (0,)
     assert 0.4 <= chirac / games <= 0.6, chirac
 
@@ -723,7 +723,7 @@ def test_equal_heuristic_bots_give_both_candidates_a_fair_game() -> None:
 def test_the_heuristic_bot_sees_only_its_view() -> None:
     m = to_first_campaign(("cp:05", "cp:07", "cp:01"))
     seen = GAME.view(m.state, 1)
-    command = GAME.bot("heuristic", 3).choose(GAME, seen, GAME.legal(m.state, 1))
+    command = GAME.bot("easy", 3).choose(GAME, seen, GAME.legal(m.state, 1))
     assert command in GAME.legal(m.state, 1)
     assert re.fullmatch(r"cp:0\d", command["apply"])
 

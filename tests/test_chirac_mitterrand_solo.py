@@ -283,7 +283,7 @@ def test_solo_games_with_bots_end() -> None:
     for seed in range(12):
         for candidate in ("chirac", "mitterrand"):
             m = solo_match(candidate, seed=seed)
-            play_out(m, {0: GAME.bot("heuristic" if seed % 2 else "random", seed)})
+            play_out(m, {0: GAME.bot("easy" if seed % 2 else "random", seed)})
             assert m.outcome is not None
             assert m.outcome.winners in ((), (0,))
             assert len(of(m.events, "TurnStarted")) <= 16

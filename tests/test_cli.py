@@ -67,7 +67,7 @@ def test_a_save_directory_that_cannot_be_made_is_a_usage_error(capsys, tmp_path,
 @pytest.mark.parametrize("before", [True, False])
 def test_the_save_directory_option_is_heard_before_or_after_the_command(capsys, tmp_path, before) -> None:
     option = ["--save-dir", str(tmp_path)]
-    command = ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--quiet"]
+    command = ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--quiet", "--bot-level", "easy"]
     assert main(option + command if before else command + option) == 0
     assert len(list(tmp_path.glob("*.cab"))) == 1
 
@@ -81,17 +81,37 @@ def finished_save(tmp_path: Path) -> Path:
 
 def test_simulate_plays_saves_and_sums_up(capsys, tmp_path) -> None:
     code = main(["simulate", "agent-jean", "--players", "2", "--games", "3", "--seed", "5",
-                 "--bot-level", "heuristic,random", "--save-dir", str(tmp_path)])
+                 "--bot-level", "easy,random", "--save-dir", str(tmp_path)])
     assert code == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out[:3]] == ["game 1", "game 2", "game 3"]
-    assert "P1-heuristic" in "\n".join(out) and "P2-random" in "\n".join(out)
+    summary = [line.strip() for line in out[4:]]
+    assert [line.split(":")[0] for line in summary] == ["easy", "random"]
+    wins = [float(line.split(": ")[1].split(" wins")[0]) for line in summary]
+    assert sum(wins) == 3  # every game has its winner (a shared win counts its shares)
+    assert "thinks" in summary[0] and "a move on average" in summary[0]
     assert len(list(tmp_path.glob("*.cab"))) == 3
     # the same seed gives the same games
     again = tmp_path / "again"
     main(["simulate", "agent-jean", "--players", "2", "--games", "3", "--seed", "5",
-          "--bot-level", "heuristic,random", "--save-dir", str(again)])
+          "--bot-level", "easy,random", "--save-dir", str(again)])
     assert capsys.readouterr().out.splitlines()[:3] == out[:3]
+
+
+def test_simulate_rotates_the_seats_between_levels(capsys, tmp_path) -> None:
+    """--rotate: game k seats the levels k places on, so in a 2-player match
+    each level plays each seat (each candidate, in 1988) every other game."""
+    code = main(["simulate", "chirac-mitterrand", "--players", "2", "--games", "4", "--seed", "2",
+                 "--bot-level", "random,easy", "--rotate", "--save-dir", str(tmp_path)])
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "seats rotated" in out
+    from saves import load
+
+    seated = sorted(
+        tuple(seat["level"] for seat in load(path).match.header["seats"]) for path in tmp_path.glob("*.cab")
+    )
+    assert seated == [("easy", "random")] * 2 + [("random", "easy")] * 2
 
 
 def test_replay_refuses_a_seat_that_is_not_there(capsys, tmp_path) -> None:

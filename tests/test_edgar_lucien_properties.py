@@ -345,7 +345,7 @@ def bot_wins(players: int, games: int) -> int:
     for i in range(games):
         smart = i % players
         match = Match.new(GAME, make_header(GAME, GAME.make_config(players), seed=20_000 + i))
-        bots = {s: GAME.bot("heuristic" if s == smart else "random", 97 * i + s) for s in range(players)}
+        bots = {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(players)}
         while match.outcome is None:
             seat = match.active()[0]
             match.submit(seat, bot_command(match, seat, bots[seat]))

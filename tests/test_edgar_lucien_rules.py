@@ -185,7 +185,7 @@ def test_registered_with_its_variants_and_bots() -> None:
         "deck": (("15", "20"), "15"),
         "start": (("outskirts", "anywhere"), "outskirts"),
     }
-    assert game.bot_levels == ("random", "heuristic")
+    assert game.bot_levels == ("random", "easy", "normal", "hard")
     assert isinstance(game.bot("random", 1), RandomBot)
     with pytest.raises(ConfigError):
         game.make_config(5)

@@ -120,8 +120,8 @@ def test_registered_with_its_options() -> None:
         "unsold": ("discard", "opener"),
         "dealer_roi": ("applied", "kept"),
     }
-    assert game.bot_levels == ("random", "heuristic")
-    assert isinstance(game.bot("heuristic", 1), HeuristicBot)
+    assert game.bot_levels == ("random", "easy", "normal", "hard")
+    assert isinstance(game.bot("easy", 1), HeuristicBot)
     assert isinstance(game.bot("random", 1), RandomBot)
     with pytest.raises(ConfigError):
         game.bot("genius", 1)
@@ -491,7 +491,7 @@ def test_bluff_bids_are_capped_by_what_the_hand_could_hold() -> None:
 
 def test_auctions_go_on_until_the_favours_pile_is_empty_and_the_game_is_scored() -> None:
     match = new_match(2, seed=9)
-    play_out(match, {s: GAME.bot("heuristic", s) for s in range(2)})
+    play_out(match, {s: GAME.bot("easy", s) for s in range(2)})
     assert len(of(match.events, "AuctionOpened")) == 36
     (scored,) = of(match.events, "GameScored")
     outcome = match.outcome
@@ -572,7 +572,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
     for i in range(games):
         smart = i % 2
         match = Match.new(GAME, make_header(GAME, GAME.make_config(2), seed=10_000 + i))
-        bots = {s: GAME.bot("heuristic" if s == smart else "random", 97 * i + s) for s in range(2)}
+        bots = {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(2)}
         play_out(match, bots)
         if match.outcome.winners == (smart,):
             wins += 1
@@ -584,7 +584,7 @@ def test_heuristic_bot_wins_more_than_its_share_against_three_random_bots() -> N
     for i in range(games):
         smart = i % 4
         match = Match.new(GAME, make_header(GAME, GAME.make_config(4), seed=30_000 + i))
-        bots = {s: GAME.bot("heuristic" if s == smart else "random", 89 * i + s) for s in range(4)}
+        bots = {s: GAME.bot("easy" if s == smart else "random", 89 * i + s) for s in range(4)}
         play_out(match, bots)
         if match.outcome.winners == (smart,):
             wins += 1

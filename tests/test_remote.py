@@ -33,7 +33,7 @@ NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Eve"]
 
 def hosted(tmp_path: Path, game_id: str, players: int, humans: int, seed: int, **variants: str):
     game = get_game(game_id)
-    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": game.bot_levels[-1]}] * (players - humans)
+    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "easy"}] * (players - humans)
     seats = [{"name": n} for n in NAMES[:players]]
     match = new_match(game, players, seats, controllers, seed=seed, bot_seed=seed, variants=variants or None)
     writer = start_save(tmp_path, match, durable=False)

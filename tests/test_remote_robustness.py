@@ -839,7 +839,7 @@ def test_nobody_is_told_what_their_seat_may_not_know(tmp_path: Path, monkeypatch
             errors = LoopErrors()
             errors.install()
             hosted = Hosted(
-                tmp_path, game_id, players, humans, seed, variants=variants, levels=("random", "heuristic")
+                tmp_path, game_id, players, humans, seed, variants=variants, levels=("random", "easy")
             )
             if game_id == "edgar-lucien":
                 hosted.extra_check = edgar_lucien_check

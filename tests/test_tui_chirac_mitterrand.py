@@ -22,7 +22,7 @@ def cm_app(save_dir: Path, players: int = 2, humans: int = 1, seed: int = 3, can
     seats = [{"name": "Jacques" if candidate == "chirac" else "François", "candidate": candidate}]
     if players == 2:
         seats.append({"name": "François" if candidate == "chirac" else "Jacques", "candidate": other})
-    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "heuristic"}] * (players - humans)
+    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "easy"}] * (players - humans)
     match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed)
     return app_for(save_dir, start_save(save_dir, match))
 

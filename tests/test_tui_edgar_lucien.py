@@ -19,7 +19,7 @@ from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
 
 GAME = get_game("edgar-lucien")
-LEVEL = GAME.bot_levels[-1]
+LEVEL = "easy"
 
 
 def el_match(players: int = 2, humans: int = 1, seed: int = 3, variants: dict[str, str] | None = None):

@@ -18,7 +18,7 @@ GAME = get_game("ministeres")
 
 
 def mi_app(save_dir: Path, players: int = 3, humans: int = 1, seed: int = 3):
-    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "heuristic"}] * (players - humans)
+    controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "easy"}] * (players - humans)
     seats = [{"name": n} for n in NAMES[:players]]
     match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed)
     return app_for(save_dir, start_save(save_dir, match))

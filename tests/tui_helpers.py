@@ -15,7 +15,7 @@ GAME = get_game("agent-jean")
 NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa"]
 
 
-def agent_jean_match(humans: int = 1, players: int = 2, seed: int = 7, level: str = "heuristic"):
+def agent_jean_match(humans: int = 1, players: int = 2, seed: int = 7, level: str = "easy"):
     controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": level}] * (players - humans)
     seats = [{"name": n} for n in NAMES[:players]]
     return new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed)

@@ -72,6 +72,8 @@ def build_parser() -> Parser:
     simulate.add_argument("--seed", type=int, required=True)
     simulate.add_argument("--bot-level", metavar="L[,L...]", default=None, help="one level for every seat or one per seat")
     simulate.add_argument("--quiet", action="store_true", help="only the summary")
+    simulate.add_argument("--rotate", action="store_true", help="game k seats the levels k places on (fair between seats)")
+    simulate.add_argument("--jobs", type=int, default=1, metavar="N", help="games played at once, in N processes")
 
     verify = sub.add_parser("verify", parents=[common], help="check saves replay to their checkpoints")
     verify.add_argument("saves", type=Path, nargs="+")
@@ -130,7 +132,7 @@ def match_from_args(parser: Parser, args: argparse.Namespace):
         bots = parse_bots(args.bots, players)
     except ValueError as exc:
         parser.error(str(exc))
-    default_level = game.bot_levels[-1]
+    default_level = game.default_bot_level
     levels = parse_levels(parser, args.bot_level, len(bots) or 1, default_level)
     controllers = []
     bot_index = 0
@@ -271,49 +273,96 @@ def cmd_replay(parser: Parser, args: argparse.Namespace):
 
 
 def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
-    from core.bots import bots_for, play_out
-    from tui.session import new_match, start_save
-
     game = game_or_error(parser, args.game)
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     if not game.min_players <= args.players <= game.max_players:
         parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players")
-    levels = parse_levels(parser, args.bot_level, args.players, game.bot_levels[-1])
+    levels = parse_levels(parser, args.bot_level, args.players, game.default_bot_level)
     for level in set(levels):
         try:
             game.bot(level, 0)
         except ConfigError as exc:
             parser.error(str(exc))
     directory = save_dir_of(args)
-    wins: Counter[int] = Counter()
-    shared = 0
     seeds = derive_rng(args.seed, "simulate")
+    tables = []
     for k in range(args.games):
-        seats = [{"name": f"P{i + 1}-{levels[i]}"} for i in range(args.players)]
-        controllers = [{"kind": "bot", "level": level} for level in levels]
-        match = new_match(
-            game, args.players, seats, controllers,
-            seed=seeds.getrandbits(48), bot_seed=seeds.getrandbits(48),
-        )
-        start_save(directory, match, durable=False)
-        play_out(match, bots_for(match))
-        outcome = match.outcome
-        assert outcome is not None
-        for w in outcome.winners:
-            wins[w] += 1
-        shared += len(outcome.winners) > 1
-        if not args.quiet:
-            names = " and ".join(seats[w]["name"] for w in outcome.winners)
-            moves = len(match.moves) - 1
-            print(f"game {k + 1}: {names} {'share the win' if len(outcome.winners) > 1 else 'wins'} in {moves} moves ({outcome.reason})")
-    print(f"{args.games} games of {game.title}, {args.players} players, levels {','.join(levels)}; saves in {directory}")
-    for seat in range(args.players):
-        name = f"P{seat + 1}-{levels[seat]}"
-        print(f"  {name}: {wins[seat]} wins ({100 * wins[seat] / args.games:.1f}%)")
+        # --rotate: game k seats the levels k places on, so each plays every seat as often
+        shift = k % args.players if args.rotate else 0
+        seated = levels[-shift:] + levels[:-shift] if shift else list(levels)
+        tables.append((game.id, seated, seeds.getrandbits(48), seeds.getrandbits(48), str(directory)))
+    by_level: dict[str, float] = {level: 0.0 for level in levels}
+    seats_of: Counter[str] = Counter(levels)
+    thinking: dict[str, list[float]] = {level: [] for level in levels}
+    shared = 0
+    if args.jobs > 1:
+        import concurrent.futures
+
+        pool = concurrent.futures.ProcessPoolExecutor(args.jobs)
+        results = pool.map(simulate_one, tables)
+    else:
+        pool = None
+        results = map(simulate_one, tables)
+    try:
+        for k, (table, result) in enumerate(zip(tables, results)):
+            seated = table[1]
+            winners, reason, moves, times = result
+            for w in winners:
+                by_level[seated[w]] += 1 / len(winners) / seats_of[seated[w]]
+            for seat, spent in times.items():
+                thinking[seated[seat]].extend(spent)
+            shared += len(winners) > 1
+            if not args.quiet:
+                names = " and ".join(f"P{w + 1}-{seated[w]}" for w in winners)
+                print(f"game {k + 1}: {names} {'share the win' if len(winners) > 1 else 'wins'} in {moves} moves ({reason})")
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    rotated = ", seats rotated" if args.rotate else ""
+    print(f"{args.games} games of {game.title}, {args.players} players, levels {','.join(levels)}{rotated}; saves in {directory}")
+    for level in dict.fromkeys(levels):
+        seats = f" (each of {seats_of[level]} seats)" if seats_of[level] > 1 else ""
+        spent = thinking[level]
+        think = f"; thinks {sum(spent) / len(spent):.3f} s a move on average, {max(spent):.3f} s at most" if spent else ""
+        print(f"  {level}{seats}: {by_level[level]:.1f} wins ({100 * by_level[level] / args.games:.1f}%){think}")
     if shared:
-        print(f"  shared victories: {shared}")
+        print(f"  shared victories: {shared} (each winner counts its share)")
     return 0
+
+
+def simulate_one(table: tuple[str, list[str], int, int, str]) -> tuple[list[int], str, int, dict[int, list[float]]]:
+    """One simulated game: (winners, reason, moves, seconds each seat thought a move).
+
+    Only moves with a choice are timed: a bot with one legal command does not think.
+    """
+    import time
+
+    from core.bots import bot_inputs, bots_for
+    from tui.session import new_match, start_save
+
+    game_id, levels, seed, bot_seed, directory = table
+    game = get_game(game_id)
+    assert game is not None
+    seats = [{"name": f"P{i + 1}-{level}"} for i, level in enumerate(levels)]
+    controllers = [{"kind": "bot", "level": level} for level in levels]
+    match = new_match(game, len(levels), seats, controllers, seed=seed, bot_seed=bot_seed)
+    start_save(Path(directory), match, durable=False)
+    bots = bots_for(match)
+    times: dict[int, list[float]] = {seat: [] for seat in range(len(levels))}
+    while match.active():
+        seat = match.active()[0]
+        view, legal, known = bot_inputs(game, match.state, seat)
+        began = time.perf_counter()
+        command = bots[seat].choose(game, view, legal, known)
+        if len(legal) > 1:
+            times[seat].append(time.perf_counter() - began)
+        match.submit(seat, command)
+    outcome = match.outcome
+    assert outcome is not None
+    return list(outcome.winners), outcome.reason, len(match.moves) - 1, times
 
 
 def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:

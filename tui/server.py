@@ -23,7 +23,7 @@ from typing import Any
 
 import msgpack
 
-from core.bots import bots_for
+from core.bots import bot_inputs, bots_for
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
 from tui.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
@@ -339,9 +339,12 @@ class GameServer:
             await asyncio.sleep(self.bot_delay)
             if seat not in self.match.active():
                 continue
-            view = self.game.view(self.match.state, seat)
-            legal = self.game.legal(self.match.state, seat)
-            command = self.bots[seat].choose(self.game, view, legal)
+            state = self.match.state
+            view, legal, known = bot_inputs(self.game, state, seat)
+            # a search bot thinks for up to seconds: in a thread, so the table stays served
+            command = await asyncio.to_thread(self.bots[seat].choose, self.game, view, legal, known)
+            if self.match.state is not state and command not in self.game.legal(self.match.state, seat):
+                continue  # the position moved on while it thought: think again
             try:
                 self.match.submit(seat, command)
             except IllegalCommand as exc:

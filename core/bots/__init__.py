@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-from core.engine import Bot, Command, Match
+from typing import Any
+
+from core.engine import Bot, Command, Game, Match
+
+
+def bot_inputs(game: Game, state: Any, seat: int) -> tuple[dict[str, Any], list[Command], Any]:
+    """What a bot is given to choose a move for ``seat``: the seat's view, its
+    legal commands and what it knows (for a bot that simulates), taken from
+    the state, which the bot itself never sees."""
+    return game.view(state, seat), game.legal(state, seat), game.observe(state, seat)
 
 
 def bot_command(match: Match, seat: int, bot: Bot) -> Command:
-    """The command ``bot`` chooses for ``seat``, from that seat's view alone."""
-    game = match.game
-    view = game.view(match.state, seat)
-    return bot.choose(game, view, game.legal(match.state, seat))
+    """The command ``bot`` chooses for ``seat``, from what that seat knows alone."""
+    view, legal, known = bot_inputs(match.game, match.state, seat)
+    return bot.choose(match.game, view, legal, known)
 
 
 def bots_for(match: Match, default_level: str = "random") -> dict[int, Bot]:

@@ -13,5 +13,5 @@ class RandomBot(Bot):
     def __init__(self, seed: int) -> None:
         self.rng = derive_rng(seed, "random-bot")
 
-    def choose(self, game: Game, view: dict[str, Any], legal: list[Command]) -> Command:
+    def choose(self, game: Game, view: dict[str, Any], legal: list[Command], known: Any = None) -> Command:
         return self.rng.choice(legal)

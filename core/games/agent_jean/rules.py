@@ -15,6 +15,7 @@ mark those automatic steps and are never where a command is awaited.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,7 @@ from core.engine import (
     ConfigError,
     Event,
     Game,
+    UNSEEN,
     IllegalCommand,
     Outcome,
     SeatOption,
@@ -235,7 +237,7 @@ class AgentJean(Game):
     seat_options = (
         SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
     )
-    bot_classes = {"heuristic": "core.games.agent_jean.bot:HeuristicBot"}
+    bot_classes = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
 
     # -- table ---------------------------------------------------------------
 
@@ -741,6 +743,70 @@ class AgentJean(Game):
             return ev
         return event
 
+    # -- what a seat knows (the search bot) -----------------------------------------
+    #
+    # ``view`` is the authority.  It shows the seat its own hand, the table, the
+    # top of the plan pile and its count, its own won plans, the last turn won
+    # (winner, cards, plans), the powers in force, and of every player only
+    # counts: hand, reserve, cards won and how many of them are green and
+    # yellow.  So in the observation:
+    #
+    # - the other hands, every reserve (even the seat's own) and the set-aside
+    #   cards are UNSEEN, one per card;
+    # - the plan pile is its top then UNSEEN, one per card;
+    # - the cards won are the last turn's cards (for its winner) then one
+    #   ``G?`` per other green, one ``Y?`` per other yellow and UNSEEN for each
+    #   other (purple or blue) card;
+    # - another seat's won plans are what view shows of them (the last turn's
+    #   plans, the Power cards in force this turn) then UNSEEN for each other
+    #   turn it won; its other extra cards (Power cards turned earlier this
+    #   round, a Martha second plan) are left out, as view gives not even
+    #   their number: ``determinize`` deduces how many there are from the
+    #   cards unaccounted for and draws which;
+    # - ``arranged_later`` (tests stacking later rounds) is cleared;
+    # - the rest is public (or the table's config) and stays as it is.
+
+    def observe(self, state: State, seat: int) -> State:
+        s = state
+        last = s.last_turn
+        winner = last[0] if last else None
+        hands = tuple(
+            tuple(sorted(h, key=C.hand_order)) if i == seat else (UNSEEN,) * len(h) for i, h in enumerate(s.hands)
+        )
+        won_cards = tuple(
+            _won_cards_seen(w, last[1] if i == winner else ()) for i, w in enumerate(s.won_cards)
+        )
+        won_plans = tuple(
+            p if i == seat else tuple(sorted(_plans_shown(s, i))) + (UNSEEN,) * _trick_slots(s, i)
+            for i, p in enumerate(s.won_plans)
+        )
+        # once this turn's order is fixed, view shows its first seat as the
+        # leader, which is not always who led (Jean's power moves him last);
+        # who led no longer matters, so the first seat stands for it
+        leader = s.order[0] if s.order and s.phase in TURN_PHASES else s.leader
+        return revise(
+            s,
+            arranged_later=(),
+            leader=leader,
+            hands=hands,
+            reserves=tuple((UNSEEN,) * len(r) for r in s.reserves),
+            set_aside=(UNSEEN,) * len(s.set_aside),
+            pile=s.pile[:1] + (UNSEEN,) * (len(s.pile) - 1),
+            won_cards=won_cards,
+            won_plans=won_plans,
+        )
+
+    def determinize(self, known: State, seat: int, rng: random.Random, redo: bool = False) -> State:
+        # nobody here makes a hidden choice, so ``redo`` changes nothing
+        # a search draws thousands of times from one observation: the slots
+        # and the cards left over are worked out once, for the last one seen
+        last = self._last_deal
+        if last is None or last[0] is not known or last[1].seat != seat:
+            last = self._last_deal = (known, _Deal(known, seat))
+        return last[1].draw(known, rng)
+
+    _last_deal: tuple[State, _Deal] | None = None
+
     def describe(self, event: Event, seat: Viewer) -> str:
         t = event["t"]
         name = event.get("name", "")
@@ -807,6 +873,205 @@ class AgentJean(Game):
             return event["reason"] == "draw" or event.get("by") != seat
         # deals, plan cards turned, reserves, scores
         return True
+
+
+# -- what a seat knows: helpers of observe and determinize ----------------------------
+
+UNSEEN_GREEN = "G" + UNSEEN
+UNSEEN_YELLOW = "Y" + UNSEEN
+
+
+def _won_cards_seen(cards: tuple[str, ...], shown: tuple[str, ...]) -> tuple[str, ...]:
+    """Cards won as view shows them: ``shown`` (the last turn's), then the
+    colour of each other green and yellow, then UNSEEN for the rest."""
+    greens = _count(cards, "G") - _count(shown, "G")
+    yellows = _count(cards, "Y") - _count(shown, "Y")
+    rest = len(cards) - len(shown) - greens - yellows
+    return (
+        tuple(sorted(shown, key=C.hand_order))
+        + (UNSEEN_GREEN,) * greens
+        + (UNSEEN_YELLOW,) * yellows
+        + (UNSEEN,) * rest
+    )
+
+
+def _plans_shown(s: State, seat: int) -> tuple[str, ...]:
+    """What view shows of another seat's won plans: the last turn's plans
+    when it won it, its Power card when in force this turn."""
+    shown = tuple(s.last_turn[2]) if s.last_turn and s.last_turn[0] == seat else ()
+    if s.agents[seat] in s.powers:
+        shown += (C.power_card(s.agents[seat]),)
+    return shown
+
+
+def _trick_slots(s: State, seat: int) -> int:
+    """The turns ``seat`` won whose plan view does not show (each turn won
+    brings as many cards as there are players, and one plan)."""
+    turns = len(s.won_cards[seat]) // s.players
+    return turns - (1 if s.last_turn and s.last_turn[0] == seat else 0)
+
+
+class _Deal:
+    """How to fill an observation's unseen slots: computed once per
+    observation, then :meth:`draw` is a few shuffles."""
+
+    def __init__(self, known: State, seat: int) -> None:
+        n = known.players
+        self.seat = seat
+        # -- Action cards: who holds which unseen slot, and the cards left
+        seen: set[str] = set(known.hands[seat]) | {c for _, c in known.table}
+        self.won_layout = []  # per seat: (shown, greens, yellows, others unseen)
+        for i, w in enumerate(known.won_cards):
+            shown = tuple(c for c in w if c[-1] != UNSEEN)
+            seen.update(shown)
+            greens, yellows = w.count(UNSEEN_GREEN), w.count(UNSEEN_YELLOW)
+            self.won_layout.append((shown, greens, yellows, len(w) - len(shown) - greens - yellows))
+        pool = [c for c in C.ACTION_CARDS if c not in seen]
+        self.greens = [c for c in pool if c[0] == "G"]
+        self.yellows = [c for c in pool if c[0] == "Y"]
+        self.others = [c for c in pool if c[0] in "PB"]
+        self.n_greens = sum(w[1] for w in self.won_layout)
+        self.n_yellows = sum(w[2] for w in self.won_layout)
+        self.n_others = sum(w[3] for w in self.won_layout)
+        self.hand_sizes = [0 if i == seat else len(h) for i, h in enumerate(known.hands)]
+        self.reserve_sizes = [len(r) for r in known.reserves]
+        self.set_aside = len(known.set_aside)
+        free = len(pool) - self.n_greens - self.n_yellows - self.n_others
+        if free != sum(self.hand_sizes) + sum(self.reserve_sizes) + self.set_aside or min(
+            len(self.greens) - self.n_greens, len(self.yellows) - self.n_yellows, len(self.others) - self.n_others
+        ) < 0:
+            raise ValueError("These Action cards cannot be dealt: not an observation of L'Agent Jean!")
+        # -- plan pile and won plans
+        all_plans = list(C.PLAN_IDS) + ([] if known.young else [C.power_card(a) for a in known.agents])
+        seen_plans = set(known.pile[:1])
+        self.plan_layout = []  # per seat: (shown, trick slots) or None for the seat itself
+        for i, p in enumerate(known.won_plans):
+            if i == seat:
+                seen_plans.update(p)
+                self.plan_layout.append(None)
+                continue
+            shown = tuple(c for c in p if c != UNSEEN)
+            seen_plans.update(shown)
+            self.plan_layout.append((shown, len(p) - len(shown)))
+        unknown = [c for c in all_plans if c not in seen_plans]
+        self.pile_slots = max(0, len(known.pile) - 1)
+        tricks = sum(x[1] for x in self.plan_layout if x is not None)
+        extras = len(unknown) - self.pile_slots - tricks
+        # Power cards of other seats not in view: turned earlier this round
+        # (in their owner's won plans) or still in the pile
+        owner = {C.power_card(a): i for i, a in enumerate(known.agents)}
+        optional = [c for c in unknown if C.is_power(c) and owner[c] != seat]
+        forced: list[str] = []
+        martha = known.seat_of("martha")
+        second_known = False
+        if martha is not None and martha != seat and not known.young:
+            last = known.last_turn
+            second_known = bool(last and last[0] == martha and len(last[2]) == 2)
+            if second_known and "power:martha" in optional:
+                optional.remove("power:martha")
+                forced.append("power:martha")
+        n_plans = sum(1 for c in unknown if not C.is_power(c))
+        # every way to place the extra cards: which Power cards were turned,
+        # and whether Martha took a second plan earlier this round
+        self.options = []
+        for size in range(len(optional) + 1):
+            for turned in itertools.combinations(optional, size):
+                for second in (0, 1):
+                    if len(forced) + size + second != extras or n_plans < tricks + second:
+                        continue
+                    if second and not (
+                        martha is not None
+                        and martha != seat
+                        and not second_known
+                        and "martha" not in known.powers
+                        and ("power:martha" in turned or "power:martha" in forced)
+                        and self.plan_layout[martha][1] >= 1
+                    ):
+                        continue
+                    to_owner = [[] for _ in range(n)]
+                    for c in forced + list(turned):
+                        to_owner[owner[c]].append(c)
+                    gone = set(forced) | set(turned)
+                    plans = [c for c in unknown if not C.is_power(c)]
+                    powers = [c for c in unknown if C.is_power(c) and c not in gone]
+                    self.options.append((tuple(map(tuple, to_owner)), second, plans, powers))
+        if not self.options:
+            raise ValueError("These plan cards cannot be placed: not an observation of L'Agent Jean!")
+        self.tricks = tricks
+        self.martha = martha
+
+    def draw(self, known: State, rng: random.Random) -> State:
+        seat = self.seat
+        rand = rng.random
+        greens = _pick(self.greens, self.n_greens, rand)
+        yellows = _pick(self.yellows, self.n_yellows, rand)
+        others = _pick(self.others, self.n_others, rand)
+        free = greens[self.n_greens :] + yellows[self.n_yellows :] + others[self.n_others :]
+        _shuffle(free, rand)
+        g = y = o = 0
+        won_cards = []
+        for shown, ng, ny, no in self.won_layout:
+            won_cards.append(
+                shown + tuple(greens[g : g + ng]) + tuple(yellows[y : y + ny]) + tuple(others[o : o + no])
+            )
+            g, y, o = g + ng, y + ny, o + no
+        at = 0
+        hands = []
+        for i, size in enumerate(self.hand_sizes):
+            if i == seat:
+                hands.append(known.hands[i])
+            else:
+                hands.append(tuple(free[at : at + size]))
+                at += size
+        reserves = []
+        for size in self.reserve_sizes:
+            reserves.append(tuple(free[at : at + size]))
+            at += size
+        set_aside = tuple(free[at:])
+        # plans
+        option = self.options[rng.randrange(len(self.options))] if len(self.options) > 1 else self.options[0]
+        to_owner, second, plans, powers = option
+        plans = _pick(plans, self.tricks + second, rand)
+        at = 0
+        won_plans = []
+        for i, layout in enumerate(self.plan_layout):
+            if layout is None:
+                won_plans.append(known.won_plans[i])
+                continue
+            shown, slots = layout
+            extra = slots + (second if i == self.martha else 0)
+            won_plans.append(shown + to_owner[i] + tuple(plans[at : at + extra]))
+            at += extra
+        tail = plans[at:] + powers
+        _shuffle(tail, rand)
+        return revise(
+            known,
+            hands=tuple(hands),
+            reserves=tuple(reserves),
+            set_aside=set_aside,
+            pile=known.pile[:1] + tuple(tail),
+            won_cards=tuple(won_cards),
+            won_plans=tuple(won_plans),
+        )
+
+
+def _pick(cards: list[str], k: int, rand: Any) -> list[str]:
+    """A copy of ``cards`` whose first ``k`` are drawn at random (the rest in
+    no particular order): a partial Fisher-Yates on ``random()``, which is
+    much cheaper than ``Random.shuffle`` for the few dozen cards here."""
+    cards = cards[:]
+    n = len(cards)
+    for i in range(k):
+        j = i + int(rand() * (n - i))
+        cards[i], cards[j] = cards[j], cards[i]
+    return cards
+
+
+def _shuffle(cards: list[str], rand: Any) -> None:
+    """Fisher-Yates in place on ``random()`` (for a few dozen cards its bias is nil)."""
+    for i in range(len(cards) - 1, 0, -1):
+        j = int(rand() * (i + 1))
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _now_on_pile(event: Event) -> str:

@@ -41,6 +41,7 @@ from core.engine import (
     Game,
     IllegalCommand,
     Outcome,
+    UNSEEN,
     SeatOption,
     Viewer,
     revise,
@@ -65,6 +66,8 @@ SOLO_PER_KIND = 2
 SOLO_FINAL = (2, 1)
 #: the phases where a seat must act
 PLAYER_PHASES = ("play", "campaign", "veto")
+#: each Event card's kind (solo setup), looked up by determinize
+_KIND = {card: C.kind(card) for card in C.EVENT_IDS}
 
 
 def other(c: int) -> int:
@@ -237,7 +240,7 @@ class ChiracMitterrand(Game):
             labels=tuple(C.CANDIDATE_NAMES[c] for c in C.CANDIDATES),
         ),
     )
-    bot_classes = {"heuristic": "core.games.chirac_mitterrand.bot:HeuristicBot"}
+    bot_classes = {"easy": "core.games.chirac_mitterrand.bot:HeuristicBot"}
 
     # -- table ---------------------------------------------------------------------
 
@@ -1114,6 +1117,96 @@ class ChiracMitterrand(Game):
             view["pile_cards"] = {SIDES[c]: list(s.piles[c]) for c in (CHIRAC, MITTERRAND)}
         return view
 
+    # -- what a seat knows (the search bot) -----------------------------------------------
+
+    def _hand_seen(self, s: State, me: int | None) -> bool:
+        """Does this candidate see the cards in ``hand``?  As ``view``: the mover
+        while it plays, everybody the automaton's face-up card."""
+        if s.phase == "play":
+            return me is not None and me == s.to_move
+        return s.solo and s.to_move == s.automaton and s.phase in ("veto", "automaton")
+
+    def observe(self, state: State, seat: int) -> State:
+        """Piles face down but for the bottom cards the seat slid there, the
+        other candidate's hand, the campaign cards another candidate drew and
+        the contents of the (unordered) campaign pile become UNSEEN, counts kept;
+        the test-only stacked campaign draws are dropped."""
+        s = state
+        me = self._viewer(s, seat)
+        piles = []
+        for c in (CHIRAC, MITTERRAND):
+            pile = s.piles[c]
+            k = s.known[c] if s.known[c] and self._knows_bottom(s, me, c, False) else 0
+            piles.append((UNSEEN,) * (len(pile) - k) + pile[len(pile) - k :])
+        hand = s.hand if not s.hand or self._hand_seen(s, me) else (UNSEEN,) * len(s.hand)
+        drawn = s.camp_drawn
+        if drawn and (me is None or me != s.camp_drawer):
+            drawn = (UNSEEN,) * len(drawn)
+        return revise(
+            s,
+            arranged_campaign=(),
+            piles=(piles[0], piles[1]),
+            hand=hand,
+            camp_drawn=drawn,
+            camp_pile=(UNSEEN,) * len(s.camp_pile),
+        )
+
+    def determinize(self, known: State, seat: int, rng: random.Random, redo: bool = False) -> State:
+        """Deal the Event cards nobody showed this seat into its UNSEEN slots,
+        and the Campaign cards not removed, applied or seen into the campaign
+        pile and another candidate's draw.  Solo: the automaton's pile gets
+        cards of at most two of each kind, as its pile was built.  Nothing is
+        ever chosen in secret here, so ``redo`` changes nothing."""
+        s = known
+        changes: dict[str, Any] = {}
+        piles, hand = s.piles, s.hand
+        n0 = piles[0].count(UNSEEN)
+        n1 = piles[1].count(UNSEEN)
+        nh = hand.count(UNSEEN)
+        if n0 or n1 or nh:
+            seen = set(s.discard)
+            seen.update(s.removed, s.erosion[0], s.erosion[1], piles[0][n0:], piles[1][n1:])
+            if not nh:
+                seen.update(hand)
+            if s.played is not None:
+                seen.add(s.played)
+            pool = [x for x in C.EVENT_IDS if x not in seen]
+            if len(pool) != n0 + n1 + nh:
+                raise ValueError("the observation does not account for every Event card")
+            rng.shuffle(pool)
+            counts = [n0, n1]
+            dealt: list[list[str]] = [[], []]
+            a = s.automaton
+            if a is not None and counts[a]:
+                dealt[a], pool = _automaton_share(pool, counts[a])
+                counts[a] = 0
+            n = 0
+            for c in (CHIRAC, MITTERRAND):
+                if counts[c]:
+                    dealt[c] = pool[n : n + counts[c]]
+                    n += counts[c]
+            changes["piles"] = (
+                tuple(dealt[0]) + piles[0][n0:] if n0 else piles[0],
+                tuple(dealt[1]) + piles[1][n1:] if n1 else piles[1],
+            )
+            if nh:
+                changes["hand"] = tuple(pool[n : n + nh])
+        nd = s.camp_drawn.count(UNSEEN)
+        if s.camp_pile or nd:
+            gone = set(s.camp_removed)
+            gone.update(s.camp_applied)
+            if not nd:
+                gone.update(s.camp_drawn)
+            cpool = [x for x in C.CAMPAIGN_IDS if x not in gone]
+            if len(cpool) != len(s.camp_pile) + nd:
+                raise ValueError("the observation does not account for every Campaign card")
+            if nd:
+                rng.shuffle(cpool)
+                changes["camp_drawn"] = tuple(cpool[:nd])
+                cpool = sorted(cpool[nd:])
+            changes["camp_pile"] = tuple(cpool)
+        return revise(s, **changes) if changes else s
+
     def redact(self, event: Event, seat: Viewer) -> Event:
         if seat == ALL:
             return event
@@ -1270,6 +1363,26 @@ class ChiracMitterrand(Game):
             return event["seat"] != seat
         # turn starts, token moves, bonuses and placements follow from what was already known
         return False
+
+
+def _automaton_share(pool: list[str], n: int) -> tuple[list[str], list[str]]:
+    """Solo: ``n`` cards for the automaton's pile from a shuffled pool, the first
+    ones whose kind it may still hold (two of each, as dealt), and the rest.
+    The kinds of the automaton's cards already drawn are not in the view, so
+    only the setup's limit is kept."""
+    mine: list[str] = []
+    rest: list[str] = []
+    held: dict[str, int] = {}
+    for card in pool:
+        k = _KIND[card]
+        if len(mine) < n and k in SOLO_KINDS and held.get(k, 0) < SOLO_PER_KIND:
+            held[k] = held.get(k, 0) + 1
+            mine.append(card)
+        else:
+            rest.append(card)
+    if len(mine) < n:
+        raise ValueError("no automaton pile fits the unseen cards")
+    return mine, rest
 
 
 def _position(pos: int) -> str:

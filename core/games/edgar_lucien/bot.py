@@ -133,7 +133,7 @@ def worth(me: Me) -> float:
 
 
 class HeuristicBot(Bot):
-    level = "heuristic"
+    level = "easy"
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
@@ -260,7 +260,7 @@ class HeuristicBot(Bot):
 
     # -- choosing ---------------------------------------------------------------------------
 
-    def choose(self, game: Game, view: dict[str, Any], legal: list[Command]) -> Command:
+    def choose(self, game: Game, view: dict[str, Any], legal: list[Command], known: Any = None) -> Command:
         if len(legal) == 1:
             return legal[0]
         self._setup(view)

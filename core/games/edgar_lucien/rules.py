@@ -33,6 +33,7 @@ from typing import Any, Callable
 
 from core.engine import (
     ALL,
+    UNSEEN,
     Command,
     ConfigError,
     Event,
@@ -42,6 +43,7 @@ from core.engine import (
     Variant,
     Viewer,
     revise,
+    win_shares,
 )
 
 from . import cards as C
@@ -80,6 +82,8 @@ DISCREDIT_COGS = 10_000
 IVORY_TAX = 20
 STEEL_TAX = 20_000
 DRAW = 2
+#: a hidden fortune is guessed uniformly in 10,000s from 0 to this (see ``determinize``)
+GUESS_MAX = 200_000
 
 #: the phases the view shows; the others are automatic steps
 PLAYER_PHASES = ("place", "program", "act", "ask", "bid", "over")
@@ -312,6 +316,18 @@ def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
     return cards[:i] + cards[i + 1 :]
 
 
+def _dealt(cards: tuple, deal) -> tuple:
+    """``cards`` with every UNSEEN slot filled from the iterator ``deal``."""
+    if UNSEEN not in cards:
+        return cards
+    return tuple(next(deal) if c == UNSEEN else c for c in cards)
+
+
+@cache
+def _full_deck(size: int) -> tuple[str, ...]:
+    return C.deck(size)
+
+
 def _and(words: list[str]) -> str:
     if len(words) <= 1:
         return "".join(words)
@@ -389,7 +405,7 @@ class EdgarLucien(Game):
             "anywhere: an Administration district may be a start too.",
         ),
     )
-    bot_classes = {"heuristic": "core.games.edgar_lucien.bot:HeuristicBot"}
+    bot_classes = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
 
     # -- table ------------------------------------------------------------------------
 
@@ -1736,6 +1752,19 @@ class EdgarLucien(Game):
 
     # -- the end -----------------------------------------------------------------------------
 
+    #: the search bot plays out this many moves (a turn or two), then judges
+    #: the position: a 4-player game is 150 moves and more
+    search_horizon = 16
+
+    def estimate(self, state: State) -> tuple[float, ...]:
+        """The chances the search bot gives each seat where it stops a play-out:
+        each seat's position in the heuristic bot's points (conditions met,
+        districts, fortune, popularity, cards), seen from its own view, a lead of
+        8 points (more than a condition) making a seat e times likelier to win."""
+        from .bot import Me, worth
+
+        return win_shares([worth(Me(self.view(state, seat))) for seat in range(state.players)], 8.0)
+
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
             return None
@@ -1864,6 +1893,119 @@ class EdgarLucien(Game):
         if t == "Robbed" and event["hidden"]:
             return True
         return event.get("seat") != seat
+
+    # -- what a seat knows (the search bot) ----------------------------------------------------
+
+    def observe(self, state: State, seat: int) -> State:
+        """The state as ``seat`` knows it, after :meth:`view`: the deck, the
+        discard pile (the view gives only its size) and the other hands become
+        UNSEEN cards, counts kept, the seat's own hand is sorted; another
+        seat's program is UNSEEN until the reveal; with hidden fortunes the
+        other seats' Cogs and the Bank are UNSEEN until the game ends."""
+        s = state
+        hands = tuple(
+            tuple(sorted(hand, key=C.hand_order)) if i == seat else (UNSEEN,) * len(hand)
+            for i, hand in enumerate(s.hands)
+        )
+        changes: dict[str, Any] = {
+            "deck": (UNSEEN,) * len(s.deck),
+            "discard": (UNSEEN,) * len(s.discard),
+            "hands": hands,
+        }
+        if not s.revealed and any(p is not None for i, p in enumerate(s.programs) if i != seat):
+            changes["programs"] = tuple(
+                UNSEEN if (i != seat and p is not None) else p for i, p in enumerate(s.programs)
+            )
+        if s.hidden and s.phase != "over":
+            changes["cogs"] = tuple(c if i == seat else UNSEEN for i, c in enumerate(s.cogs))
+            changes["bank"] = UNSEEN
+        return revise(s, **changes)
+
+    def determinize(self, known: State, seat: int, rng: random.Random, redo: bool = False) -> State:
+        """A whole state ``seat`` cannot tell from ``known``: the Manigance
+        cards it has not seen shuffled into the UNSEEN slots (deck, discard
+        pile, other hands); the hidden programs of other seats drawn among
+        their legal programs, or withdrawn with ``redo``; the hidden fortunes
+        guessed (see :meth:`_guess_fortunes`) and the Bank holding the rest of
+        the box."""
+        s = known
+        changes: dict[str, Any] = {}
+        slots = s.deck.count(UNSEEN) + s.discard.count(UNSEEN) + sum(h.count(UNSEEN) for h in s.hands)
+        if slots:
+            pool = list(_full_deck(s.deck_size))
+            for part in (s.deck, s.discard, *s.hands):
+                for card in part:
+                    if card != UNSEEN:
+                        pool.remove(card)
+            rng.shuffle(pool)
+            deal = iter(pool)
+            changes["deck"] = _dealt(s.deck, deal)
+            changes["discard"] = _dealt(s.discard, deal)
+            changes["hands"] = tuple(_dealt(h, deal) for h in s.hands)
+        if UNSEEN in s.programs:
+            moves = s.board.moves
+            programs = list(s.programs)
+            for i, p in enumerate(programs):
+                if p == UNSEEN:
+                    # a program is a move for Edgar and one for Lucien, each legal from where he stands
+                    if redo:
+                        programs[i] = None
+                    else:
+                        programs[i] = (rng.choice(tuple(moves[s.edgar[i]])), rng.choice(tuple(moves[s.lucien[i]])))
+            changes["programs"] = tuple(programs)
+        if UNSEEN in s.cogs:
+            money = self._guess_fortunes(s, rng)
+            changes["cogs"] = money
+            if s.bank == UNSEEN:
+                changes["bank"] = BOX_COGS - sum(money)
+        return revise(s, **changes)
+
+    def _guess_fortunes(self, s: State, rng: random.Random) -> tuple[int, ...]:
+        """The hidden fortunes, drawn independently, in 10,000s, uniformly from
+        0 to GUESS_MAX (the view shows neither them nor the Bank), within what
+        the position forces: below the Wealthy Dandy's 150,000 for a player
+        whom it would give a third condition (the game would be over), at least
+        the bid of the highest bidder, at least 10,000 for a player at 0
+        popularity asked to yield to a Discredit Threat; all of them together
+        never more than the box holds beside the known fortunes."""
+        cogs = s.cogs
+        n = len(cogs)
+        hidden = [i for i, c in enumerate(cogs) if c == UNSEEN]
+        lows = [0] * n
+        highs = [GUESS_MAX // UNIT] * n
+        totals = [0] * n
+        admins = [0] * n
+        kinds = board(s.side).kinds
+        for d, owner in enumerate(s.owners):
+            if owner is not None:
+                totals[owner] += 1
+                if kinds[d] == ADMIN:
+                    admins[owner] += 1
+        for i in hidden:
+            # the three other conditions (C.CERTIFICATES: the Wealthy Dandy's comes first), met or certified
+            others = (
+                totals[i] >= C.districts_needed(n),
+                admins[i] >= C.admin_needed(n),
+                s.governor == i and s.popularity[i] >= C.MAX_POPULARITY,
+            )
+            if s.certs[0] != i and sum(m or s.certs[k] == i for k, m in enumerate(others, 1)) >= 2:
+                highs[i] = C.WEALTH // UNIT - 1
+        for kind, who, _, _ in s.asks:
+            if kind == "yield" and s.popularity[who] == 0:
+                lows[who] = max(lows[who], DISCREDIT_COGS // UNIT)
+        if s.bidding is not None and s.bidding[2] is not None:
+            lows[s.bidding[2]] = max(lows[s.bidding[2]], s.bidding[1] // UNIT)
+        room = BOX_COGS - sum(c for c in cogs if c != UNSEEN)
+        money = list(cogs)
+        for _ in range(20):
+            for i in hidden:
+                low = lows[i]
+                money[i] = (low + rng.randrange(max(low, highs[i]) - low + 1)) * UNIT
+            if sum(money[i] for i in hidden) <= room:
+                return tuple(money)
+        for i in hidden:
+            money[i] = lows[i] * UNIT
+        return tuple(money)
 
 
 #: events that only follow from what every seat already knew

@@ -32,12 +32,12 @@ GIVE_THRESHOLD = 1.2
 
 
 class HeuristicBot(Bot):
-    level = "heuristic"
+    level = "easy"
 
     def __init__(self, seed: int) -> None:
         self.seed = seed  # the bot is deterministic: the same view gives the same move
 
-    def choose(self, game: Game, view: dict[str, Any], legal: list[Command]) -> Command:
+    def choose(self, game: Game, view: dict[str, Any], legal: list[Command], known: Any = None) -> Command:
         if len(legal) == 1:
             return legal[0]
         # worked out once a move: the bot's totals per ministry and what each token is worth

@@ -28,6 +28,7 @@ from typing import Any
 
 from core.engine import (
     ALL,
+    UNSEEN,
     Command,
     ConfigError,
     Event,
@@ -37,6 +38,7 @@ from core.engine import (
     Variant,
     Viewer,
     revise,
+    win_shares,
 )
 
 from . import cards as C
@@ -48,6 +50,8 @@ MIN_PRIMAIRE = 1
 #: the phases where a player must act
 PLAYER_PHASES = ("gifts", "take", "auction", "pay")
 PILES = ("hand", "centre", "favours")
+#: the phases before the Favours pile is shuffled (its order is still the order of the deals)
+BEFORE_SHUFFLE = ("setup", "deal", "draw", "gifts", "take", "dealt")
 
 
 @dataclass(frozen=True)
@@ -243,7 +247,7 @@ class Ministeres(Game):
             "kept: it stays in hand as a card with no effect (it can pay for an Or card).",
         ),
     )
-    bot_classes = {"heuristic": "core.games.ministeres.bot:HeuristicBot"}
+    bot_classes = {"easy": "core.games.ministeres.bot:HeuristicBot"}
 
     # -- table ---------------------------------------------------------------
 
@@ -668,6 +672,19 @@ class Ministeres(Game):
             return [{"t": "Pay", "card": c} for c in sorted(set(hand), key=C.hand_order)]
         return []
 
+    #: the search bot plays out this many moves (about two deals), then judges
+    #: the hands as they would score now: a whole game is 300 moves or more
+    search_horizon = 40
+
+    def estimate(self, state: State) -> tuple[float, ...]:
+        """The chances the search bot gives each seat where it stops a play-out:
+        the hands scored as if the game ended now, gold counting for the Favours
+        it will buy (a gold piece about a fifth of a point), a lead of 3 points
+        making a seat e times likelier to win."""
+        scores, tokens, _ = final_scores(state.hands, state.primaire)
+        standing = [sc + 0.1 * tk + 0.2 * C.gold(hand) for sc, tk, hand in zip(scores, tokens, state.hands)]
+        return win_shares(standing, 3.0)
+
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
             return None
@@ -854,6 +871,183 @@ class Ministeres(Game):
             return event["seat"] != seat
         # the deck, an auctioned card turned, a card taken at random, the scores
         return True
+
+    # -- what a seat knows (the search bot) --------------------------------------------
+
+    def observe(self, state: State, seat: int) -> State:
+        """The state as ``seat`` knows it (see :meth:`Game.observe`).
+
+        Hidden, as :meth:`view` hides them: the deck (a count), the other
+        hands (counts), the card the dealer has drawn (to the others), the
+        Favours pile but for the seat's own cards (a count; the seat's cards
+        first, sorted, since the pile will be or was shuffled), who else put
+        what there (a count per seat before the shuffle, which the deal
+        order tells; nothing after, which nobody else can tell), and the
+        cards paid face down (a count).  The stacked Favours order of the
+        tests is dropped: it tells the future.
+        """
+        s = state
+        mine = s.placed[seat]
+        shuffled = _favours_shuffled(s)
+        hands = tuple(
+            tuple(sorted(hand, key=C.hand_order)) if i == seat else (UNSEEN,) * len(hand)
+            for i, hand in enumerate(s.hands)
+        )
+        placed = tuple(
+            p if i == seat else (() if shuffled else (UNSEEN,) * len(p)) for i, p in enumerate(s.placed)
+        )
+        drawn = s.drawn
+        if drawn is not None and seat != s.dealer:
+            drawn = UNSEEN
+        return revise(
+            s,
+            arranged_favours=(),
+            deck=(UNSEEN,) * len(s.deck),
+            drawn=drawn,
+            hands=hands,
+            favours=tuple(sorted(mine, key=C.hand_order)) + (UNSEEN,) * (len(s.favours) - len(mine)),
+            placed=placed,
+            face_down=(UNSEEN,) * len(s.face_down),
+        )
+
+    def determinize(self, known: State, seat: int, rng: random.Random, redo: bool = False) -> State:
+        """A whole state ``seat`` cannot tell from ``known`` (see :meth:`Game.determinize`).
+
+        The cards not in sight are dealt at random into the unseen places,
+        under the two rules every real state obeys: with the Roi *applied*,
+        no hand (and so no card paid face down) holds a Roi; and a player
+        paying in gold holds enough of it to finish paying.  No choice is
+        ever hidden here, so ``redo`` changes nothing.
+        """
+        s = known
+        visible = set(s.centre)
+        visible.update(s.discard)
+        visible.update(c for c in s.favours if c != UNSEEN)
+        for hand in s.hands:
+            visible.update(c for c in hand if c != UNSEEN)
+        visible.update(c for c in s.deck if c != UNSEEN)
+        visible.update(c for c in s.face_down if c != UNSEEN)
+        if s.drawn is not None and s.drawn != UNSEEN:
+            visible.add(s.drawn)
+        if s.lot is not None:
+            visible.add(s.lot)
+        rois = [c for c in C.ROI_CARDS if c not in visible]
+        rest = [c for c in _NOT_ROI if c not in visible]
+        # the unseen places, those that may hold a Roi first
+        n_deck = s.deck.count(UNSEEN)
+        n_drawn = 1 if s.drawn == UNSEEN else 0
+        n_fav = s.favours.count(UNSEEN)
+        open_slots = n_deck + n_drawn + n_fav
+        held = [hand.count(UNSEEN) for hand in s.hands]
+        n_down = s.face_down.count(UNSEEN)
+        if len(rois) + len(rest) != open_slots + sum(held) + n_down:
+            raise ValueError("determinize needs what observe gave: the unseen places do not match the unseen cards.")
+        need = None  # the gold an unseen payer must still hold
+        if s.phase == "pay" and s.pay_kind == "gold" and held[s.payer] and s.payer != seat:
+            need = s.owed - s.paid - C.gold(c for c in s.hands[s.payer] if c != UNSEEN)
+        # the first offset of the payer's unseen cards in ``cards``
+        start = open_slots + sum(held[: s.payer]) if need is not None else 0
+        for _ in range(8):
+            cards = self._deal_unseen(rois, rest, open_slots, s.dealer_roi == "kept", rng)
+            if need is None or C.gold(cards[start : start + held[s.payer]]) >= need:
+                break
+        else:
+            _give_gold(cards, start, held[s.payer], need)
+        k = n_deck
+        deck = tuple(cards[:k]) if n_deck == len(s.deck) else _fill(s.deck, cards[:k])
+        drawn = s.drawn
+        if n_drawn:
+            drawn = cards[k]
+            k += 1
+        fresh = cards[k : k + n_fav]
+        k += n_fav
+        favours = [c for c in s.favours if c != UNSEEN] + fresh
+        rng.shuffle(favours)
+        # who put the fresh Favours cards there: the counts before the shuffle, anyone's after
+        placed = list(s.placed)
+        j = 0
+        for i, p in enumerate(placed):
+            blanks = p.count(UNSEEN)
+            if blanks:
+                placed[i] = tuple(c for c in p if c != UNSEEN) + tuple(fresh[j : j + blanks])
+                j += blanks
+        others = [i for i in range(s.players) if i != seat]
+        if j < len(fresh) and others:
+            extra: list[list[str]] = [[] for _ in range(s.players)]
+            for x, c in enumerate(fresh[j:]):
+                extra[others[x % len(others)]].append(c)
+            placed = [p + tuple(extra[i]) for i, p in enumerate(placed)]
+        hands = list(s.hands)
+        for i, hand in enumerate(hands):
+            if held[i]:
+                hands[i] = _fill(hand, cards[k : k + held[i]])
+                k += held[i]
+        face_down = _fill(s.face_down, cards[k:]) if n_down else s.face_down
+        return revise(
+            s,
+            deck=deck,
+            drawn=drawn,
+            favours=tuple(favours),
+            placed=tuple(placed),
+            hands=tuple(hands),
+            face_down=face_down,
+        )
+
+    @staticmethod
+    def _deal_unseen(
+        rois: list[str], rest: list[str], open_slots: int, roi_anywhere: bool, rng: random.Random
+    ) -> list[str]:
+        """The unseen cards in a random order: the first ``open_slots`` go to
+        the deck, the drawn card and the Favours pile, the rest to the hands
+        and the face-down payments, which hold no Roi unless they are kept."""
+        if roi_anywhere:
+            cards = rest + rois
+            rng.shuffle(cards)
+            return cards
+        if len(rois) > open_slots:
+            raise ValueError("more unseen Roi cards than places a Roi can be.")
+        rest = list(rest)
+        rng.shuffle(rest)
+        # the places of the Roi cards among the open ones, in random order: a uniform deal
+        at = dict(zip(rng.sample(range(open_slots), len(rois)), rois))
+        take = iter(rest)
+        cards = [at[i] if i in at else next(take) for i in range(open_slots)]
+        cards.extend(take)
+        return cards
+
+
+#: the cards a hand may hold when the Roi is applied (unseen cards are split in two)
+_NOT_ROI: tuple[str, ...] = C.GOUVERNEMENT_CARDS + C.OR_CARDS
+
+
+def _favours_shuffled(s: State) -> bool:
+    if s.phase == "roi":
+        return s.roi_then not in ("placement", "take")
+    return s.phase not in BEFORE_SHUFFLE
+
+
+def _fill(slots: tuple[str, ...], cards: list[str]) -> tuple[str, ...]:
+    """``slots`` with its UNSEEN places filled by ``cards`` in turn."""
+    it = iter(cards)
+    return tuple(next(it) if c == UNSEEN else c for c in slots)
+
+
+def _give_gold(cards: list[str], start: int, count: int, need: int) -> None:
+    """Swap the best unseen Or cards into ``cards[start:start + count]`` (an
+    unseen payer's hand) until it holds ``need`` gold; a real state allows it."""
+    hand = range(start, start + count)
+    outside = sorted(
+        (i for i in range(len(cards)) if i not in hand and C.is_or(cards[i])),
+        key=lambda i: (-C.value(cards[i]), i),
+    )
+    for i in outside:
+        have = C.gold(cards[h] for h in hand)
+        if have >= need:
+            return
+        worst = min(hand, key=lambda h: (C.value(cards[h]) if C.is_or(cards[h]) else 0, h))
+        if (C.value(cards[worst]) if C.is_or(cards[worst]) else 0) >= C.value(cards[i]):
+            return
+        cards[worst], cards[i] = cards[i], cards[worst]
 
 
 def _join(names: list[str]) -> str:

@@ -1,0 +1,197 @@
+"""The search bot: information-set Monte Carlo tree search, for any game.
+
+It works through the game contract alone.  Each iteration it
+
+1. *determinizes*: deals the cards its seat cannot see at random among those
+   unaccounted for (:meth:`Game.determinize` of what :meth:`Game.observe`
+   gave it: it is never handed the true state), withdrawing the hidden
+   choices other seats have made but not shown, so that they make them again;
+2. *selects* down a tree of its own decisions: at each of its moves, among
+   the commands legal in this deal, the one with the best upper confidence
+   bound, counted over the iterations in which it was available (the
+   "availability" UCB of Cowling, Powley and Whitehouse's ISMCTS);
+3. *expands* one command not tried yet, the heuristic bot's choice first,
+   and more only as the node's visits grow (progressive widening: a budget
+   smaller than the number of possible bids is not spread thin over them);
+4. *plays out* to the end of the game, every seat played by the game's
+   heuristic bot (or at random where the game has none), with a little
+   randomness so that one line is not all it ever sees;
+5. *backs up* its share of the win.
+
+Other seats' moves and chance are not branched on in the tree: they are drawn
+from the same heuristic model of the other players, each from its own
+seat's view.  This is what makes hidden and simultaneous choices honest: an
+opponent programming Edgar & Lucien's pawns at the same time as the bot does
+so from its own view, which does not show the bot's program, and nothing the
+bot does in the tree depends on cards it has not seen.  (A tree node for an
+opponent's decision, as in multiple-observer ISMCTS, would have to be keyed by
+what that opponent sees; with this budget the heuristic model plays those
+moves better than a thin tree would.)
+
+The whole search is a function of the seat's observation, the seed and the
+budget in iterations: the random numbers come from an RNG derived from the
+seed and a digest of the observation, never from the match, so the same
+position gives the same move on every machine and a bot game replays.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from typing import Any
+
+from core.engine import Bot, Command, Game, derive_rng, digest, to_plain
+
+#: exploration constant of the UCB, for rewards between 0 and 1
+EXPLORATION = 0.7
+#: in play-outs, the share of moves played at random instead of by the model
+NOISE = 0.1
+#: a node tries 1 + WIDENING * sqrt(visits) commands at most (progressive widening)
+WIDENING = 1.0
+
+
+class Node:
+    """One of the bot's own decisions, reached by a sequence of its commands."""
+
+    __slots__ = ("command", "children", "visits", "available", "reward")
+
+    def __init__(self, command: Command | None = None) -> None:
+        self.command = command
+        self.children: dict[str, Node] = {}
+        self.visits = 0
+        self.available = 0
+        self.reward = 0.0
+
+    def score(self) -> float:
+        return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.available) / self.visits)
+
+
+def command_key(command: Command) -> str:
+    """A command as a string: the same command, the same key, whatever its dict order."""
+    return json.dumps(command, sort_keys=True, separators=(",", ":"))
+
+
+class SearchBot(Bot):
+    """ISMCTS with heuristic play-outs; ``iterations`` is its thinking budget."""
+
+    def __init__(self, seed: int, iterations: int, level: str = "search") -> None:
+        self.seed = seed
+        self.iterations = iterations
+        self.level = level
+        #: what the last search found, for ``cabinet simulate`` and the tests
+        self.last: dict[str, Any] = {}
+
+    def choose(self, game: Game, view: dict[str, Any], legal: list[Command], known: Any = None) -> Command:
+        if len(legal) == 1:
+            return legal[0]
+        if known is None:
+            raise ValueError("the search bot needs what its seat knows (Game.observe)")
+        seat = view["seat"]
+        rng = derive_rng(self.seed, "search", digest(to_plain(known)))
+        root = self.search(game, known, seat, legal, rng)
+        offered = {command_key(c): c for c in legal}
+        ranked = sorted(
+            (child for key, child in root.children.items() if key in offered),
+            key=lambda child: (child.visits, child.reward),
+            reverse=True,
+        )
+        self.last = {
+            "iterations": self.iterations,
+            "moves": [(child.command, child.visits, child.reward / max(1, child.visits)) for child in ranked],
+        }
+        if not ranked:  # a budget of no iterations: the first command, as a model would not do better blind
+            return legal[0]
+        return offered[command_key(ranked[0].command)]
+
+    def search(self, game: Game, known: Any, seat: int, legal: list[Command], rng: random.Random) -> Node:
+        root = Node()
+        model = _Model(game, rng)
+        for _ in range(self.iterations):
+            state = game.determinize(known, seat, rng, redo=True)
+            path = [root]
+            node: Node | None = root
+            horizon = game.search_horizon
+            while game.outcome(state) is None:
+                if node is None and horizon is not None:
+                    if horizon <= 0:
+                        break
+                    horizon -= 1
+                active = game.active(state)
+                if node is not None and seat in active:
+                    commands = game.legal(state, seat)
+                    node, state = self._descend(game, node, commands, state, seat, rng, model)
+                    path.append(node)
+                    if node.visits == 0:
+                        node = None  # expanded: play out from here
+                    continue
+                mover = active[0] if seat not in active else seat
+                command = model.choose(game, mover, state, game.legal(state, mover))
+                state = _play(game, state, mover, command, rng)
+            outcome = game.outcome(state)
+            if outcome is None:  # cut short at the horizon
+                reward = game.estimate(state)[seat]
+            else:
+                reward = 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0
+            for n in path:
+                n.visits += 1
+                n.reward += reward
+        return root
+
+    @staticmethod
+    def _descend(
+        game: Game, node: Node, commands: list[Command], state: Any, seat: int, rng: random.Random, model: _Model
+    ) -> tuple[Node, Any]:
+        """The child to follow from ``node``: the best bound among the commands
+        tried, or a new one while the node may widen."""
+        fresh = []
+        best, best_score = None, -1.0
+        for command in commands:
+            key = command_key(command)
+            child = node.children.get(key)
+            if child is None:
+                fresh.append(command)
+                continue
+            child.available += 1
+            if child.visits:
+                score = child.score()
+                if score > best_score:
+                    best, best_score = child, score
+        # Progressive widening: a node tries one more command each time its
+        # visits pass a square, the model's choice first, so that a budget
+        # smaller than the number of bids is not spread one play-out a bid.
+        if fresh and (best is None or len(node.children) < 1 + WIDENING * math.sqrt(node.visits)):
+            pick = model.choose(game, seat, state, commands, noise=False)
+            if command_key(pick) in node.children:
+                pick = fresh[rng.randrange(len(fresh))]
+            best = node.children[command_key(pick)] = Node(pick)
+            best.available = 1
+        assert best is not None
+        return best, _play(game, state, seat, best.command, rng)
+
+
+class _Model:
+    """How the search expects every seat to play: the game's heuristic bot,
+    each seat from its own view, with a little noise."""
+
+    def __init__(self, game: Game, rng: random.Random) -> None:
+        self.rng = rng
+        level = game.rollout_level
+        self.bots: dict[int, Bot] = {}
+        self.make = (lambda seat: game.bot(level, rng.randrange(1 << 30))) if level else None
+
+    def choose(self, game: Game, seat: int, state: Any, legal: list[Command], noise: bool = True) -> Command:
+        if len(legal) == 1:
+            return legal[0]
+        if self.make is None or (noise and self.rng.random() < NOISE):
+            return legal[self.rng.randrange(len(legal))]
+        bot = self.bots.get(seat)
+        if bot is None:
+            bot = self.bots[seat] = self.make(seat)
+        return bot.choose(game, game.view(state, seat), legal)
+
+
+def _play(game: Game, state: Any, seat: int, command: Command, rng: random.Random) -> Any:
+    for event in game.decide(state, seat, command, rng):
+        state = game.evolve(state, event)
+    return state

@@ -1,0 +1,108 @@
+"""The search bot (core/bots/search.py) in every game: its levels, that it
+plays whole games legally, that it is deterministic, and that it does not
+peek at cards its seat has not seen."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core.bots import bot_command, bot_inputs, bots_for, play_out
+from core.bots.search import SearchBot
+from core.engine import Match, make_header
+from core.games import all_games
+
+GAMES = all_games()
+#: a game of each, and the player counts whose hidden information differs
+TABLES = [(gid, p) for gid, g in GAMES.items() for p in sorted({2, g.max_players}) if g.min_players <= p]
+
+
+def match_of(game_id: str, players: int, seed: int, levels: list[str] | None = None) -> Match:
+    game = GAMES[game_id]
+    levels = levels or ["easy"] * players
+    controllers = [{"kind": "bot", "level": level} for level in levels]
+    return Match.new(game, make_header(game, game.make_config(players), seed, controllers, bot_seed=seed))
+
+
+def positions(game_id: str, players: int, seed: int, every: int = 5) -> list[tuple[object, int]]:
+    """(state, seat to move) at every ``every``-th decision with a choice of an easy-bot game."""
+    match = match_of(game_id, players, seed)
+    bots = bots_for(match)
+    found, k = [], 0
+    while match.active():
+        seat = match.active()[0]
+        if len(match.game.legal(match.state, seat)) > 1:
+            if k % every == 0:
+                found.append((match.state, seat))
+            k += 1
+        match.submit(seat, bot_command(match, seat, bots[seat]))
+    return found
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_every_game_offers_four_levels_and_new_bots_play_normal(game_id: str) -> None:
+    game = GAMES[game_id]
+    assert game.bot_levels == ("random", "easy", "normal", "hard")
+    assert game.default_bot_level == "normal"
+    assert game.search_iterations["hard"] > game.search_iterations["normal"] > 0
+    assert isinstance(game.bot("normal", 1), SearchBot) and isinstance(game.bot("hard", 1), SearchBot)
+    # saves made before the levels were named keep their bots
+    assert type(game.bot("easy", 1)) is type(game.bot("easy", 1))
+
+
+@pytest.mark.parametrize(("game_id", "players"), TABLES)
+def test_the_search_bot_plays_whole_games_legally(game_id: str, players: int) -> None:
+    """A small budget keeps this quick; every move goes through Match.submit,
+    which refuses an illegal one."""
+    match = match_of(game_id, players, 3)
+    bots = {seat: SearchBot(seat + 10, 3) for seat in range(players)}
+    play_out(match, bots)
+    assert match.outcome is not None
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_the_same_seed_and_budget_give_the_same_move(game_id: str) -> None:
+    state, seat = positions(game_id, 2, 11)[2]
+    game = GAMES[game_id]
+    view, legal, known = bot_inputs(game, state, seat)
+    first = SearchBot(5, 30)
+    chosen = first.choose(game, view, legal, known)
+    again = SearchBot(5, 30).choose(game, view, legal, known)
+    assert again == chosen
+    assert chosen in legal
+    # and the search looked at more than one move
+    assert len(first.last["moves"]) > 1
+
+
+def alternatives(game_id: str, state: object, seat: int, count: int) -> list[object]:
+    """States ``seat`` cannot tell from ``state``: the others' hidden cards dealt anew."""
+    game = GAMES[game_id]
+    known = game.observe(state, seat)
+    return [game.determinize(known, seat, random.Random(k)) for k in range(count)]
+
+
+@pytest.mark.parametrize(("game_id", "players"), TABLES)
+def test_the_search_bot_does_not_peek(game_id: str, players: int) -> None:
+    """Given the same view and seed, the search bot makes the same move
+    whatever the hidden cards of the other seats are.
+
+    The counter-check shows the test has teeth: a bot handed the true state
+    of each of those deals (a bot that peeked) does change its move.
+    """
+    game = GAMES[game_id]
+    differing = peeked_differently = 0
+    for state, seat in positions(game_id, players, 21, every=9)[:4]:
+        view = game.view(state, seat)
+        legal = game.legal(state, seat)
+        made = SearchBot(2, 16).choose(game, *bot_inputs(game, state, seat))
+        peeked = set()
+        for other in alternatives(game_id, state, seat, 3):
+            assert game.view(other, seat) == view
+            assert game.legal(other, seat) == legal
+            differing += other != state
+            assert SearchBot(2, 16).choose(game, *bot_inputs(game, other, seat)) == made
+            peeked.add(repr(SearchBot(2, 16).choose(game, view, legal, other)))
+        peeked_differently += len(peeked) > 1
+    assert differing > 0, "the others' hidden cards were never dealt differently"
+    assert peeked_differently > 0, "a bot that sees the true state should have chosen differently somewhere"
