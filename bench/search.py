@@ -1,7 +1,7 @@
-"""The search bot's speed, per game: iterations a second, and one iteration
-against one ``evolve`` of the same game (the yardstick, timed in the same
-run), so that the engine's own speed shows as the limit of the bot's
-strength.  Then the ``normal`` level over whole games against the ``easy``
+"""The search bot's speed, per game: iterations a second, moves simulated a
+second (its budget is counted in moves), and one iteration against one
+``evolve`` of the same game (the yardstick, timed in the same run), so that
+the engine's own speed shows as the limit of the bot's strength.  Then the ``normal`` level over whole games against the ``easy``
 bot: the seconds it takes a move (mean and longest), which must stay under 1.
 
     /work/venv/bin/python bench/search.py            (about 10 minutes)
@@ -9,8 +9,7 @@ bot: the seconds it takes a move (mean and longest), which must stay under 1.
     /work/venv/bin/python bench/search.py --games 0  (iterations only)
 
 Positions are taken from seeded games of the easy bot, at every decision with
-a choice (one in ``--every``), and the search runs ``--iterations`` iterations
-on each.  Figures in docs/PERFORMANCE.md.  Not part of the test run.
+a choice (one in ``--every``), and the search spends ``--budget`` moves on each.  Figures in docs/PERFORMANCE.md.  Not part of the test run.
 """
 
 from __future__ import annotations
@@ -77,16 +76,19 @@ def evolve_seconds(game: Game, players: int, seed: int, reps: int = 20) -> float
     return statistics.median(best)
 
 
-def iteration_seconds(game: Game, found: list[tuple[object, int]], iterations: int) -> float:
+def iteration_seconds(game: Game, found: list[tuple[object, int]], budget: int) -> tuple[float, float]:
+    """Seconds an iteration and seconds a simulated move, over all the positions."""
     spent = 0.0
+    iterations = 0
     for state, seat in found:
         view, legal, known = bot_inputs(game, state, seat)
-        bot = SearchBot(1, iterations)
+        bot = SearchBot(1, budget)
         gc.collect()
         t0 = time.perf_counter()
         bot.choose(game, view, legal, known)
         spent += time.perf_counter() - t0
-    return spent / (len(found) * iterations)
+        iterations += bot.last["iterations"]
+    return spent / iterations, spent / (len(found) * budget)
 
 
 def normal_over_games(game: Game, players: int, games: int) -> list[float]:
@@ -112,7 +114,7 @@ def normal_over_games(game: Game, players: int, games: int) -> list[float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer positions and games")
-    parser.add_argument("--iterations", type=int, default=100)
+    parser.add_argument("--budget", type=int, default=3000, help="moves simulated a position")
     parser.add_argument("--every", type=int, default=4, help="one decision in EVERY is searched")
     parser.add_argument("--games", type=int, default=None, help="whole games for the normal level (default 6, quick 2)")
     parser.add_argument("--game", action="append", help="only these games (repeatable)")
@@ -121,17 +123,17 @@ def main(argv: list[str] | None = None) -> int:
     every = args.every * (3 if args.quick else 1)
     chosen = {gid: g for gid, g in all_games().items() if not args.game or gid in args.game}
     t_all = time.perf_counter()
-    print(f"Search bot, {args.iterations} iterations a position, one decision in {every} of an easy-bot game")
-    print(f"{'game':<20}{'players':>8}{'positions':>10}{'iter/s':>9}{'evolve':>10}{'iteration/evolve':>18}")
+    print(f"Search bot, {args.budget} moves simulated a position, one decision in {every} of an easy-bot game")
+    print(f"{'game':<20}{'players':>8}{'positions':>10}{'iter/s':>9}{'moves/s':>9}{'evolve':>10}{'iteration/evolve':>18}")
     for gid, game in chosen.items():
         for players in sorted({2, min(4, game.max_players)}):
             if not game.min_players <= players <= game.max_players:
                 continue
             found = positions(game, players, 7, every)
-            per_iteration = iteration_seconds(game, found, args.iterations)
+            per_iteration, per_move = iteration_seconds(game, found, args.budget)
             per_evolve = evolve_seconds(game, players, 7)
             print(
-                f"{gid:<20}{players:>8}{len(found):>10}{1 / per_iteration:>9.0f}"
+                f"{gid:<20}{players:>8}{len(found):>10}{1 / per_iteration:>9.0f}{1 / per_move:>9.0f}"
                 f"{per_evolve * 1e6:>8.1f}us{per_iteration / per_evolve:>17.0f}x",
                 flush=True,
             )
@@ -145,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 times = normal_over_games(game, players, games)
                 print(
-                    f"{gid:<20}{players:>8}{game.search_iterations['normal']:>8}{len(times):>7}"
+                    f"{gid:<20}{players:>8}{game.search_budget['normal']:>8}{len(times):>7}"
                     f"{statistics.mean(times):>8.3f}{max(times):>9.3f}  {'ok' if max(times) < 1 else 'OVER'}",
                     flush=True,
                 )

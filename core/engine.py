@@ -113,14 +113,14 @@ class Game:
     #: the game's own bots: level -> "module:Class" (the class takes a seed);
     #: ``easy`` is the game's heuristic bot, which the search bot also plays out with
     bot_classes: dict[str, str] = {}
-    #: the search bot's thinking budget at each level, in iterations
-    #: (``normal`` must decide within a second a move: see bench/ and docs/BOTS.md)
-    search_iterations: dict[str, int] = {"normal": 200, "hard": 1000}
+    #: the search bot's thinking budget at each level, in moves simulated
+    #: (``normal`` must decide within a second a move: see bench/search.py and docs/BOTS.md)
+    search_budget: dict[str, int] = {"normal": 5_000, "hard": 20_000}
 
     @property
     def bot_levels(self) -> tuple[str, ...]:
         """Every level a seat can be played at, weakest first."""
-        return ("random", *self.bot_classes, *self.search_iterations)
+        return ("random", *self.bot_classes, *self.search_budget)
 
     @property
     def default_bot_level(self) -> str:
@@ -289,10 +289,10 @@ class Game:
             from core.bots.random_bot import RandomBot
 
             return RandomBot(seed)
-        if level in self.search_iterations:
+        if level in self.search_budget:
             from core.bots.search import SearchBot
 
-            return SearchBot(seed, self.search_iterations[level], level)
+            return SearchBot(seed, self.search_budget[level], level)
         if level in self.bot_classes:
             module, name = self.bot_classes[level].split(":")
             return getattr(importlib.import_module(module), name)(seed)

@@ -45,7 +45,7 @@ def test_every_game_offers_four_levels_and_new_bots_play_normal(game_id: str) ->
     game = GAMES[game_id]
     assert game.bot_levels == ("random", "easy", "normal", "hard")
     assert game.default_bot_level == "normal"
-    assert game.search_iterations["hard"] > game.search_iterations["normal"] > 0
+    assert game.search_budget["hard"] > game.search_budget["normal"] > 0
     assert isinstance(game.bot("normal", 1), SearchBot) and isinstance(game.bot("hard", 1), SearchBot)
     # saves made before the levels were named keep their bots
     assert type(game.bot("easy", 1)) is type(game.bot("easy", 1))
@@ -56,7 +56,7 @@ def test_the_search_bot_plays_whole_games_legally(game_id: str, players: int) ->
     """A small budget keeps this quick; every move goes through Match.submit,
     which refuses an illegal one."""
     match = match_of(game_id, players, 3)
-    bots = {seat: SearchBot(seat + 10, 3) for seat in range(players)}
+    bots = {seat: SearchBot(seat + 10, 1) for seat in range(players)}
     play_out(match, bots)
     assert match.outcome is not None
 
@@ -66,9 +66,9 @@ def test_the_same_seed_and_budget_give_the_same_move(game_id: str) -> None:
     state, seat = positions(game_id, 2, 11)[2]
     game = GAMES[game_id]
     view, legal, known = bot_inputs(game, state, seat)
-    first = SearchBot(5, 30)
+    first = SearchBot(5, 600)
     chosen = first.choose(game, view, legal, known)
-    again = SearchBot(5, 30).choose(game, view, legal, known)
+    again = SearchBot(5, 600).choose(game, view, legal, known)
     assert again == chosen
     assert chosen in legal
     # and the search looked at more than one move
@@ -95,14 +95,14 @@ def test_the_search_bot_does_not_peek(game_id: str, players: int) -> None:
     for state, seat in positions(game_id, players, 21, every=9)[:4]:
         view = game.view(state, seat)
         legal = game.legal(state, seat)
-        made = SearchBot(2, 16).choose(game, *bot_inputs(game, state, seat))
+        made = SearchBot(2, 1200).choose(game, *bot_inputs(game, state, seat))
         peeked = set()
         for other in alternatives(game_id, state, seat, 3):
             assert game.view(other, seat) == view
             assert game.legal(other, seat) == legal
             differing += other != state
-            assert SearchBot(2, 16).choose(game, *bot_inputs(game, other, seat)) == made
-            peeked.add(repr(SearchBot(2, 16).choose(game, view, legal, other)))
+            assert SearchBot(2, 1200).choose(game, *bot_inputs(game, other, seat)) == made
+            peeked.add(repr(SearchBot(2, 1200).choose(game, view, legal, other)))
         peeked_differently += len(peeked) > 1
     assert differing > 0, "the others' hidden cards were never dealt differently"
     assert peeked_differently > 0, "a bot that sees the true state should have chosen differently somewhere"

@@ -28,10 +28,15 @@ opponent's decision, as in multiple-observer ISMCTS, would have to be keyed by
 what that opponent sees; with this budget the heuristic model plays those
 moves better than a thin tree would.)
 
-The whole search is a function of the seat's observation, the seed and the
-budget in iterations: the random numbers come from an RNG derived from the
-seed and a digest of the observation, never from the match, so the same
-position gives the same move on every machine and a bot game replays.
+The thinking budget is counted in moves simulated (in the tree and in
+play-outs, every seat's), not in seconds: iterations run until the budget is
+spent.  A move costs about the same time wherever it is played, so a budget
+of moves keeps the time a decision takes steady from the first turn, where
+play-outs are long, to the last, and from two players to five; and it keeps
+the search a function of the seat's observation, the seed and the budget
+alone: the random numbers come from an RNG derived from the seed and a digest
+of the observation, never from the match, so the same position gives the same
+move on every machine and a bot game replays.
 """
 
 from __future__ import annotations
@@ -73,11 +78,11 @@ def command_key(command: Command) -> str:
 
 
 class SearchBot(Bot):
-    """ISMCTS with heuristic play-outs; ``iterations`` is its thinking budget."""
+    """ISMCTS with heuristic play-outs; ``moves`` is its thinking budget, in moves simulated."""
 
-    def __init__(self, seed: int, iterations: int, level: str = "search") -> None:
+    def __init__(self, seed: int, moves: int, level: str = "search") -> None:
         self.seed = seed
-        self.iterations = iterations
+        self.moves = moves
         self.level = level
         #: what the last search found, for ``cabinet simulate`` and the tests
         self.last: dict[str, Any] = {}
@@ -89,7 +94,7 @@ class SearchBot(Bot):
             raise ValueError("the search bot needs what its seat knows (Game.observe)")
         seat = view["seat"]
         rng = derive_rng(self.seed, "search", digest(to_plain(known)))
-        root = self.search(game, known, seat, legal, rng)
+        root, iterations = self.search(game, known, seat, rng)
         offered = {command_key(c): c for c in legal}
         ranked = sorted(
             (child for key, child in root.children.items() if key in offered),
@@ -97,17 +102,18 @@ class SearchBot(Bot):
             reverse=True,
         )
         self.last = {
-            "iterations": self.iterations,
+            "iterations": iterations,
             "moves": [(child.command, child.visits, child.reward / max(1, child.visits)) for child in ranked],
         }
-        if not ranked:  # a budget of no iterations: the first command, as a model would not do better blind
-            return legal[0]
         return offered[command_key(ranked[0].command)]
 
-    def search(self, game: Game, known: Any, seat: int, legal: list[Command], rng: random.Random) -> Node:
+    def search(self, game: Game, known: Any, seat: int, rng: random.Random) -> tuple[Node, int]:
+        """The tree of the seat's decisions, and the iterations it took (one at least)."""
         root = Node()
         model = _Model(game, rng)
-        for _ in range(self.iterations):
+        spent = iterations = 0
+        while spent < self.moves or not iterations:
+            iterations += 1
             state = game.determinize(known, seat, rng, redo=True)
             path = [root]
             node: Node | None = root
@@ -121,6 +127,7 @@ class SearchBot(Bot):
                 if node is not None and seat in active:
                     commands = game.legal(state, seat)
                     node, state = self._descend(game, node, commands, state, seat, rng, model)
+                    spent += 1
                     path.append(node)
                     if node.visits == 0:
                         node = None  # expanded: play out from here
@@ -128,6 +135,7 @@ class SearchBot(Bot):
                 mover = active[0] if seat not in active else seat
                 command = model.choose(game, mover, state, game.legal(state, mover))
                 state = _play(game, state, mover, command, rng)
+                spent += 1
             outcome = game.outcome(state)
             if outcome is None:  # cut short at the horizon
                 reward = game.estimate(state)[seat]
@@ -136,7 +144,7 @@ class SearchBot(Bot):
             for n in path:
                 n.visits += 1
                 n.reward += reward
-        return root
+        return root, iterations
 
     @staticmethod
     def _descend(

@@ -241,6 +241,8 @@ class ChiracMitterrand(Game):
         ),
     )
     bot_classes = {"easy": "core.games.chirac_mitterrand.bot:HeuristicBot"}
+    #: moves the search bot simulates a decision: normal about 0.3 s, hard about 1 s (bench/search.py)
+    search_budget = {"normal": 1_000, "hard": 3_000}
 
     # -- table ---------------------------------------------------------------------
 

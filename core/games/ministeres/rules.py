@@ -248,6 +248,8 @@ class Ministeres(Game):
         ),
     )
     bot_classes = {"easy": "core.games.ministeres.bot:HeuristicBot"}
+    #: moves the search bot simulates a decision: normal about 0.3 s, hard about 1 s (bench/search.py)
+    search_budget = {"normal": 5_000, "hard": 15_000}
 
     # -- table ---------------------------------------------------------------
 
