@@ -238,8 +238,8 @@ class AgentJean(Game):
         SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
     )
     bot_classes = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
-    #: moves the search bot simulates a decision: normal about 0.3 s, hard about 1 s (bench/search.py)
-    search_budget = {"normal": 2_000, "hard": 6_000}
+    #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
+    search_budget = {"normal": 1_000, "hard": 3_000}
 
     # -- table ---------------------------------------------------------------
 

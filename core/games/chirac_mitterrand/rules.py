@@ -241,8 +241,8 @@ class ChiracMitterrand(Game):
         ),
     )
     bot_classes = {"easy": "core.games.chirac_mitterrand.bot:HeuristicBot"}
-    #: moves the search bot simulates a decision: normal about 0.3 s, hard about 1 s (bench/search.py)
-    search_budget = {"normal": 1_000, "hard": 3_000}
+    #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
+    search_budget = {"normal": 500, "hard": 1_600}
 
     # -- table ---------------------------------------------------------------------
 

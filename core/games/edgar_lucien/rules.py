@@ -406,8 +406,8 @@ class EdgarLucien(Game):
         ),
     )
     bot_classes = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
-    #: moves the search bot simulates a decision: normal about 0.3 s, hard about 1 s (bench/search.py)
-    search_budget = {"normal": 450, "hard": 1_350}
+    #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
+    search_budget = {"normal": 250, "hard": 800}
 
     # -- table ------------------------------------------------------------------------
 

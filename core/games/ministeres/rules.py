@@ -248,8 +248,8 @@ class Ministeres(Game):
         ),
     )
     bot_classes = {"easy": "core.games.ministeres.bot:HeuristicBot"}
-    #: moves the search bot simulates a decision: normal about 0.3 s, hard about 1 s (bench/search.py)
-    search_budget = {"normal": 5_000, "hard": 15_000}
+    #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
+    search_budget = {"normal": 2_500, "hard": 5_000}
 
     # -- table ---------------------------------------------------------------
 
