@@ -85,24 +85,30 @@ def alternatives(game_id: str, state: object, seat: int, count: int) -> list[obj
 @pytest.mark.parametrize(("game_id", "players"), TABLES)
 def test_the_search_bot_does_not_peek(game_id: str, players: int) -> None:
     """Given the same view and seed, the search bot makes the same move
-    whatever the hidden cards of the other seats are.
+    whatever the hidden cards of the other seats are, and its whole search
+    (every move it weighed, how often, how well it did) is the same.
 
     The counter-check shows the test has teeth: a bot handed the true state
-    of each of those deals (a bot that peeked) does change its move.
+    of each of those deals (a bot that peeked) searches differently.
     """
     game = GAMES[game_id]
     differing = peeked_differently = 0
     for state, seat in positions(game_id, players, 21, every=9)[:4]:
         view = game.view(state, seat)
         legal = game.legal(state, seat)
-        made = SearchBot(2, 1200).choose(game, *bot_inputs(game, state, seat))
+        honest = SearchBot(2, 1200)
+        made = honest.choose(game, *bot_inputs(game, state, seat))
         peeked = set()
         for other in alternatives(game_id, state, seat, 3):
             assert game.view(other, seat) == view
             assert game.legal(other, seat) == legal
             differing += other != state
-            assert SearchBot(2, 1200).choose(game, *bot_inputs(game, other, seat)) == made
-            peeked.add(repr(SearchBot(2, 1200).choose(game, view, legal, other)))
+            again = SearchBot(2, 1200)
+            assert again.choose(game, *bot_inputs(game, other, seat)) == made
+            assert again.last == honest.last
+            peeker = SearchBot(2, 1200)
+            peeker.choose(game, view, legal, other)
+            peeked.add(repr(peeker.last["moves"]))
         peeked_differently += len(peeked) > 1
     assert differing > 0, "the others' hidden cards were never dealt differently"
-    assert peeked_differently > 0, "a bot that sees the true state should have chosen differently somewhere"
+    assert peeked_differently > 0, "a bot that sees the true state should have searched differently somewhere"

@@ -52,6 +52,8 @@ from core.engine import Bot, Command, Game, derive_rng, digest, to_plain
 EXPLORATION = 0.7
 #: in play-outs, the share of moves played at random instead of by the model
 NOISE = 0.1
+#: how many standard errors the search's best must beat the model's choice by, at the root
+MARGIN = 1.5
 #: a node tries 1 + WIDENING * sqrt(visits) commands at most (progressive widening)
 WIDENING = 1.0
 
@@ -94,23 +96,32 @@ class SearchBot(Bot):
             raise ValueError("the search bot needs what its seat knows (Game.observe)")
         seat = view["seat"]
         rng = derive_rng(self.seed, "search", digest(to_plain(known)))
-        root, iterations = self.search(game, known, seat, rng)
+        model = _Model(game, rng)
+        default = model.choose(game, seat, None, legal, noise=False, view=view)
+        root, iterations = self.search(game, known, seat, rng, model)
         offered = {command_key(c): c for c in legal}
         ranked = sorted(
             (child for key, child in root.children.items() if key in offered),
             key=lambda child: (child.visits, child.reward),
             reverse=True,
         )
+        best = ranked[0]
+        # The model's own choice stands unless the search found better beyond
+        # the noise of its play-outs: a small budget must not turn the
+        # heuristic's sound move into a coin toss among moves it cannot tell apart.
+        fallback = root.children.get(command_key(default))
+        if fallback is not None and best is not fallback and not _clearly_better(best, fallback):
+            best = fallback
         self.last = {
             "iterations": iterations,
             "moves": [(child.command, child.visits, child.reward / max(1, child.visits)) for child in ranked],
+            "chosen": best.command,
         }
-        return offered[command_key(ranked[0].command)]
+        return offered[command_key(best.command)]
 
-    def search(self, game: Game, known: Any, seat: int, rng: random.Random) -> tuple[Node, int]:
+    def search(self, game: Game, known: Any, seat: int, rng: random.Random, model: _Model) -> tuple[Node, int]:
         """The tree of the seat's decisions, and the iterations it took (one at least)."""
         root = Node()
-        model = _Model(game, rng)
         spent = iterations = 0
         while spent < self.moves or not iterations:
             iterations += 1
@@ -188,7 +199,9 @@ class _Model:
         self.bots: dict[int, Bot] = {}
         self.make = (lambda seat: game.bot(level, rng.randrange(1 << 30))) if level else None
 
-    def choose(self, game: Game, seat: int, state: Any, legal: list[Command], noise: bool = True) -> Command:
+    def choose(
+        self, game: Game, seat: int, state: Any, legal: list[Command], noise: bool = True, view: Any = None
+    ) -> Command:
         if len(legal) == 1:
             return legal[0]
         if self.make is None or (noise and self.rng.random() < NOISE):
@@ -196,7 +209,15 @@ class _Model:
         bot = self.bots.get(seat)
         if bot is None:
             bot = self.bots[seat] = self.make(seat)
-        return bot.choose(game, game.view(state, seat), legal)
+        return bot.choose(game, game.view(state, seat) if view is None else view, legal)
+
+
+def _clearly_better(best: Node, default: Node) -> bool:
+    """Is ``best``'s mean reward above ``default``'s by more than MARGIN standard errors?"""
+    # Laplace's rule: two losses in two play-outs are not a certainty of losing
+    p1, p0 = (best.reward + 1) / (best.visits + 2), (default.reward + 1) / (default.visits + 2)
+    spread = p1 * (1 - p1) / best.visits + p0 * (1 - p0) / default.visits
+    return p1 - p0 > MARGIN * math.sqrt(spread + 1e-6)
 
 
 def _play(game: Game, state: Any, seat: int, command: Command, rng: random.Random) -> Any:

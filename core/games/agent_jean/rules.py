@@ -239,7 +239,7 @@ class AgentJean(Game):
     )
     bot_classes = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 1_000, "hard": 3_000}
+    search_budget = {"normal": 1_500, "hard": 5_000}
 
     # -- table ---------------------------------------------------------------
 

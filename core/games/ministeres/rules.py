@@ -675,17 +675,28 @@ class Ministeres(Game):
         return []
 
     #: the search bot plays out this many moves (about two deals), then judges
-    #: the hands as they would score now: a whole game is 300 moves or more
+    #: the position: a whole game is 300 moves or more
     search_horizon = 40
 
     def estimate(self, state: State) -> tuple[float, ...]:
-        """The chances the search bot gives each seat where it stops a play-out:
-        the hands scored as if the game ended now, gold counting for the Favours
-        it will buy (a gold piece about a fifth of a point), a lead of 3 points
-        making a seat e times likelier to win."""
-        scores, tokens, _ = final_scores(state.hands, state.primaire)
-        standing = [sc + 0.1 * tk + 0.2 * C.gold(hand) for sc, tk, hand in zip(scores, tokens, state.hands)]
-        return win_shares(standing, 3.0)
+        """The chances the search bot gives each seat where it stops a play-out.
+
+        Each hand is worth what the heuristic bot makes of it from its own
+        view: a Gouvernement card its value times its ministry's tokens, more
+        where the hand already leads, an Or card its gold, which will buy
+        Favours.  Scoring the hands as if the game ended now would not do: a
+        card more or less where nobody's majority changes would count for
+        nothing, and the search would pay its Gouvernement cards away.  A
+        lead of 4 (about a good card) makes a seat e times likelier to win.
+        """
+        from .bot import HeuristicBot
+
+        judge = HeuristicBot(0)
+        standing = []
+        for seat in range(state.players):
+            view = self.view(state, seat)
+            standing.append(judge.hand_worth(view))
+        return win_shares(standing, 4.0)
 
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
