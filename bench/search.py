@@ -122,35 +122,36 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games if args.games is not None else (2 if args.quick else 6)
     every = args.every * (3 if args.quick else 1)
     chosen = {gid: g for gid, g in all_games().items() if not args.game or gid in args.game}
+    # each game at two players and at four (or its most, if fewer)
+    tables = [
+        (gid, game, players)
+        for gid, game in chosen.items()
+        for players in sorted({2, min(4, game.max_players)})
+        if game.min_players <= players <= game.max_players
+    ]
     t_all = time.perf_counter()
     print(f"Search bot, {args.budget} moves simulated a position, one decision in {every} of an easy-bot game")
     print(f"{'game':<20}{'players':>8}{'positions':>10}{'iter/s':>9}{'moves/s':>9}{'evolve':>10}{'iteration/evolve':>18}")
-    for gid, game in chosen.items():
-        for players in sorted({2, min(4, game.max_players)}):
-            if not game.min_players <= players <= game.max_players:
-                continue
-            found = positions(game, players, 7, every)
-            per_iteration, per_move = iteration_seconds(game, found, args.budget)
-            per_evolve = evolve_seconds(game, players, 7)
-            print(
-                f"{gid:<20}{players:>8}{len(found):>10}{1 / per_iteration:>9.0f}{1 / per_move:>9.0f}"
-                f"{per_evolve * 1e6:>8.1f}us{per_iteration / per_evolve:>17.0f}x",
-                flush=True,
-            )
+    for gid, game, players in tables:
+        found = positions(game, players, 7, every)
+        per_iteration, per_move = iteration_seconds(game, found, args.budget)
+        per_evolve = evolve_seconds(game, players, 7)
+        print(
+            f"{gid:<20}{players:>8}{len(found):>10}{1 / per_iteration:>9.0f}{1 / per_move:>9.0f}"
+            f"{per_evolve * 1e6:>8.1f}us{per_iteration / per_evolve:>17.0f}x",
+            flush=True,
+        )
     if games:
         print()
         print(f"The normal level over {games} whole games against easy bots (seconds a move with a choice)")
         print(f"{'game':<20}{'players':>8}{'budget':>8}{'moves':>7}{'mean':>8}{'longest':>9}  goal: under 1 s")
-        for gid, game in chosen.items():
-            for players in sorted({2, min(4, game.max_players)}):
-                if not game.min_players <= players <= game.max_players:
-                    continue
-                times = normal_over_games(game, players, games)
-                print(
-                    f"{gid:<20}{players:>8}{game.search_budget['normal']:>8}{len(times):>7}"
-                    f"{statistics.mean(times):>8.3f}{max(times):>9.3f}  {'ok' if max(times) < 1 else 'OVER'}",
-                    flush=True,
-                )
+        for gid, game, players in tables:
+            times = normal_over_games(game, players, games)
+            print(
+                f"{gid:<20}{players:>8}{game.search_budget['normal']:>8}{len(times):>7}"
+                f"{statistics.mean(times):>8.3f}{max(times):>9.3f}  {'ok' if max(times) < 1 else 'OVER'}",
+                flush=True,
+            )
     print(f"\nbench run took {time.perf_counter() - t_all:.0f} s")
     return 0
 

@@ -19,8 +19,8 @@ from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.rules import ROUND_TURNS, State, play_order
 from tests.random_games import strings
+from tests.test_agent_jean_properties import check_cards
 
-ACTIONS = Counter(C.ACTION_CARDS)
 EVERY_CARD = frozenset(C.ACTION_CARDS) | frozenset(C.PLAN_IDS) | {C.power_card(a) for a in C.AGENTS}
 RARE = ("leader", "sabotage", "second_plan", "over")
 
@@ -63,19 +63,6 @@ def all_positions() -> list[State]:
 
 def card_strings(value: object) -> set[str]:
     return strings(value) & EVERY_CARD
-
-
-def check_cards(s: State) -> None:
-    actions = Counter(s.set_aside) + Counter(c for _, c in s.table)
-    for part in (s.hands, s.reserves, s.won_cards):
-        for cards in part:
-            actions.update(cards)
-    assert actions == ACTIONS
-    plans = Counter(s.pile)
-    for won in s.won_plans:
-        plans.update(won)
-    powers = [] if s.young else [C.power_card(a) for a in s.agents]
-    assert plans == Counter(list(C.PLAN_IDS) + powers)
 
 
 def unseen_anywhere(s: State) -> bool:

@@ -21,9 +21,8 @@ from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import SOLO_KINDS, SOLO_PER_KIND, State
 from tests.random_games import strings
+from tests.test_chirac_mitterrand_properties import check_cards as check_conserved
 
-EVENTS = Counter(C.EVENT_IDS)
-CAMPAIGNS = Counter(C.CAMPAIGN_IDS)
 #: (players, candidate of seat 0, game seed)
 TABLES = [
     (2, "chirac", 1),
@@ -64,13 +63,7 @@ def all_positions() -> list[tuple[State, int]]:
 
 
 def check_cards(s: State) -> None:
-    events = Counter(s.hand) + Counter(s.discard) + Counter(s.removed) + Counter([s.played] if s.played else [])
-    for part in (s.piles, s.erosion):
-        for cards in part:
-            events.update(cards)
-    assert events == EVENTS
-    campaigns = Counter(s.camp_pile) + Counter(s.camp_drawn) + Counter(s.camp_removed) + Counter(s.camp_applied)
-    assert campaigns == CAMPAIGNS
+    check_conserved(s)
     assert list(s.camp_pile) == sorted(s.camp_pile)
     assert all(0 <= s.known[c] <= len(s.piles[c]) for c in (0, 1))
 
