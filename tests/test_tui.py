@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
-from core.engine import ALL
+from core.engine import ALL, Bot
+from core.games import all_games
 from core.bots import bots_for, play_out
 from saves import load
 from screens.agent_jean import AgentJeanBoard, HandRow
@@ -14,6 +17,7 @@ from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
+from screens.rules import RulesScreen
 from tests.tui_helpers import NAMES, agent_jean_match, play_app, run_async, settle
 from tui.app import CabinetApp
 from tui.session import start_save
@@ -220,7 +224,57 @@ async def test_new_game_dialog_starts_a_game(tmp_path: Path) -> None:
         screen = play_screen(app)
         assert screen.match.header["players"] == 2
         assert screen.match.is_bot(1) and not screen.match.is_bot(0)
+        assert screen.match.header["seats"][1]["level"] == "normal"  # a new bot seat searches
         assert list(tmp_path.glob("*.cab")) == [screen.path]
+
+
+def test_the_new_game_dialog_offers_every_bot_level() -> None:
+    from screens.new_game import who_choices
+
+    for game in all_games().values():
+        assert [value for _, value in who_choices(game)] == [
+            "human", "bot:random", "bot:easy", "bot:normal", "bot:hard"
+        ]
+
+
+class HeldBot(Bot):
+    """A bot that thinks until the test lets it answer."""
+
+    def __init__(self, inner: Bot) -> None:
+        self.inner = inner
+        self.go = threading.Event()
+
+    def choose(self, game, view, legal, known=None):
+        assert self.go.wait(10), "the test never let the bot answer"
+        return self.inner.choose(game, view, legal, known)
+
+
+@run_async
+async def test_the_screen_says_a_bot_is_thinking_and_stays_usable(tmp_path: Path) -> None:
+    """A bot thinks in a worker: while it does, the status line says so and
+    the keys still work; its move lands when it is done."""
+    app = play_app(tmp_path, humans=1, players=2, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = play_screen(app)
+        match = screen.match
+        await settle(pilot)
+        assert 0 in match.active()
+        held = screen.bots[1] = HeldBot(screen.bots[1])
+        await pilot.press("1")
+        await pilot.pause()
+        assert screen.thinking == 1
+        assert "Bastien is thinking…" in str(screen.query_one("#status", Static).render())
+        moves = len(match.moves)
+        await pilot.press("question_mark")  # the rules open while the bot thinks
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.thinking == 1 and len(match.moves) == moves
+        held.go.set()
+        await settle(pilot)
+        assert screen.thinking is None and len(match.moves) > moves and match.moves[moves].seat == 1
+        assert "Bastien is thinking" not in str(screen.query_one("#status", Static).render())
 
 
 @run_async
