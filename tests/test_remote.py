@@ -316,3 +316,32 @@ async def test_cabinet_host_in_its_own_process_serves_a_whole_game_and_stops_on_
     assert b"The game is saved" in out
     (save,) = tmp_path.glob("*.cab")
     assert load(save).match.outcome is not None
+
+
+@run_async
+async def test_the_host_keeps_serving_while_a_bot_thinks(tmp_path: Path) -> None:
+    """A bot thinks in a thread of the server: while it does, a spectator can
+    still join and is told the table; the bot's move reaches everyone after."""
+    from tests.test_tui import HeldBot
+
+    writer, codes = hosted(tmp_path, "agent-jean", 2, 1, seed=11)
+    server = await serve(writer, codes)
+    try:
+        held = server.bots[1] = HeldBot(server.bots[1])
+        ada = await join(server, 0)
+        while not ada.legal:
+            ada.apply(await asyncio.wait_for(ada.receive(), 5))
+        moves = len(server.match.moves)
+        ada.command(ada.legal[0])
+        await until(lambda: len(server.match.moves) > moves and 1 in server.match.active(), tries=250)
+        assert 1 in server.match.active()
+        watcher = await join(server, None)  # the server answers while the bot is held
+        assert watcher.seat == PUBLIC and len(server.match.moves) == moves + 1
+        held.go.set()
+        await until(lambda: len(server.match.moves) > moves + 1, tries=500)
+        assert server.match.moves[moves + 1].seat == 1
+        await ada.close()
+        await watcher.close()
+    finally:
+        held.go.set()
+        await server.close()
