@@ -224,7 +224,7 @@ async def test_new_game_dialog_starts_a_game(tmp_path: Path) -> None:
         screen = play_screen(app)
         assert screen.match.header["players"] == 2
         assert screen.match.is_bot(1) and not screen.match.is_bot(0)
-        assert screen.match.header["seats"][1]["level"] == "normal"  # a new bot seat searches
+        assert screen.match.header["seats"][1]["level"] == screen.match.game.default_bot_level
         assert list(tmp_path.glob("*.cab")) == [screen.path]
 
 
