@@ -285,8 +285,9 @@ class Game:
         return state
 
     def bot(self, level: str, seed: int) -> Bot:
-        """A bot of that level: ``random`` for every game, the others from
-        :attr:`bot_classes`, imported only when a bot is wanted."""
+        """A bot of that level: ``random`` for every game, ``normal`` and ``hard``
+        the search bot with its :attr:`search_budget`, the others from
+        :attr:`bot_classes`; each imported only when a bot is wanted."""
         level = LEVEL_ALIASES.get(level, level)
         if level == "random":
             from core.bots.random_bot import RandomBot
