@@ -288,61 +288,59 @@ def test_random_play_goes_on_to_the_end_from_determinized_states() -> None:
 # -- 5. redo: hidden programs withdrawn ----------------------------------------------------------------------
 
 
-def test_redo_withdraws_the_other_seats_programs_and_keeps_ours() -> None:
-    cases = Counter()
-    for s in positions():
-        if s.phase != "program" or all(p is None for p in s.programs):
-            continue
-        for seat in range(s.players):
-            made = [i for i, p in enumerate(s.programs) if p is not None and i != seat]
-            if not made:
-                continue
-            known = GAME.observe(s, seat)
-            d = GAME.determinize(known, seat, random.Random(3), redo=True)
-            check_valid(d)
-            assert d.programs[seat] == s.programs[seat]
-            assert all(d.programs[i] is None for i in range(s.players) if i != seat)
-            expected = tuple(i for i in range(s.players) if i != seat or s.programs[seat] is None)
-            assert GAME.active(d) == expected
-            for i in made:
-                legal = GAME.legal(d, i)
-                assert legal and legal == GAME.legal(without_program(s, i), i)
-                assert all(c["t"] == "Program" for c in legal)
-            # the rest of what the seat sees is unchanged
-            view, seen = GAME.view(d, seat), GAME.view(s, seat)
-            for p in view["players"] + seen["players"]:
-                p.pop("programmed")
-            assert view == seen
-            assert GAME.legal(d, seat) == GAME.legal(s, seat)
-            # everyone programs again and the programs are revealed, ours as it was
-            rng = random.Random(seat)
-            revealed = None
-            while revealed is None:
-                i = GAME.active(d)[0]
-                command = rng.choice(GAME.legal(d, i))
-                for event in GAME.decide(d, i, command, rng):
-                    d = GAME.evolve(d, event)
-                    if event["t"] == "ProgramsRevealed":
-                        revealed = event["programs"][seat]
-            if s.programs[seat] is not None:
-                assert (revealed["edgar"], revealed["lucien"]) == s.programs[seat]
-            cases["ours kept" if s.programs[seat] is not None else "ours not made"] += 1
-    assert cases["ours kept"] > 0 and cases["ours not made"] > 0
-
-
-def test_without_redo_the_hidden_programs_are_drawn() -> None:
-    drawn = 0
+def hidden_programs():
+    """(position, seat, the other seats that have programmed, what the seat knows),
+    for every seat that does not see a program already made."""
     for s in positions():
         if s.phase != "program":
             continue
         for seat in range(s.players):
             made = [i for i, p in enumerate(s.programs) if p is not None and i != seat]
-            if not made:
-                continue
-            known = GAME.observe(s, seat)
-            programs = {GAME.determinize(known, seat, random.Random(k)).programs[made[0]] for k in range(10)}
-            assert None not in programs and len(programs) > 1
-            drawn += 1
+            if made:
+                yield s, seat, made, GAME.observe(s, seat)
+
+
+def test_redo_withdraws_the_other_seats_programs_and_keeps_ours() -> None:
+    cases = Counter()
+    for s, seat, made, known in hidden_programs():
+        d = GAME.determinize(known, seat, random.Random(3), redo=True)
+        check_valid(d)
+        assert d.programs[seat] == s.programs[seat]
+        assert all(d.programs[i] is None for i in range(s.players) if i != seat)
+        expected = tuple(i for i in range(s.players) if i != seat or s.programs[seat] is None)
+        assert GAME.active(d) == expected
+        for i in made:
+            legal = GAME.legal(d, i)
+            assert legal and legal == GAME.legal(without_program(s, i), i)
+            assert all(c["t"] == "Program" for c in legal)
+        # the rest of what the seat sees is unchanged
+        view, seen = GAME.view(d, seat), GAME.view(s, seat)
+        for p in view["players"] + seen["players"]:
+            p.pop("programmed")
+        assert view == seen
+        assert GAME.legal(d, seat) == GAME.legal(s, seat)
+        # everyone programs again and the programs are revealed, ours as it was
+        rng = random.Random(seat)
+        revealed = None
+        while revealed is None:
+            i = GAME.active(d)[0]
+            command = rng.choice(GAME.legal(d, i))
+            for event in GAME.decide(d, i, command, rng):
+                d = GAME.evolve(d, event)
+                if event["t"] == "ProgramsRevealed":
+                    revealed = event["programs"][seat]
+        if s.programs[seat] is not None:
+            assert (revealed["edgar"], revealed["lucien"]) == s.programs[seat]
+        cases["ours kept" if s.programs[seat] is not None else "ours not made"] += 1
+    assert cases["ours kept"] > 0 and cases["ours not made"] > 0
+
+
+def test_without_redo_the_hidden_programs_are_drawn() -> None:
+    drawn = 0
+    for _, seat, made, known in hidden_programs():
+        programs = {GAME.determinize(known, seat, random.Random(k)).programs[made[0]] for k in range(10)}
+        assert None not in programs and len(programs) > 1
+        drawn += 1
     assert drawn > 5
 
 
