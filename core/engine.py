@@ -248,10 +248,25 @@ class Game:
     #: by :meth:`estimate` instead of playing to the end (None: to the end)
     search_horizon: int | None = None
 
+    def search_moves(self, state: Any, seat: int, legal: list[Command]) -> list[Command]:
+        """The moves among ``legal`` that the search bot weighs (``state`` may
+        be one the seat cannot see all of: use only what the seat knows).  By
+        default all of them; a game leaves out moves that do just what another
+        does, or that no player would make, so that the budget goes to the
+        choices that differ."""
+        return legal
+
+    def search_cutoff(self, known: Any, state: Any, played: int) -> bool:
+        """Does the search bot stop a play-out at ``state`` and judge it by
+        :meth:`estimate`?  ``known`` is what the search started from and
+        ``played`` the moves played out so far; by default, after
+        :attr:`search_horizon` moves (never, without one)."""
+        return self.search_horizon is not None and played >= self.search_horizon
+
     def estimate(self, state: Any) -> tuple[float, ...]:
         """Each seat's chance of winning, judged from the position alone
-        (shares of 1).  The search bot asks it where it cuts a play-out short;
-        only games with a :attr:`search_horizon` need it."""
+        (shares of 1).  The search bot asks it where it cuts a play-out short
+        (:meth:`search_cutoff`); only games that cut need it."""
         raise NotImplementedError
 
     def determinize(self, known: Any, seat: int, rng: random.Random, redo: bool = False) -> Any:

@@ -61,7 +61,7 @@ WIDENING = 1.0
 class Node:
     """One of the bot's own decisions, reached by a sequence of its commands."""
 
-    __slots__ = ("command", "children", "visits", "available", "reward")
+    __slots__ = ("command", "children", "visits", "available", "reward", "square")
 
     def __init__(self, command: Command | None = None) -> None:
         self.command = command
@@ -69,6 +69,7 @@ class Node:
         self.visits = 0
         self.available = 0
         self.reward = 0.0
+        self.square = 0.0  # of the rewards, for their spread
 
     def score(self) -> float:
         return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.available) / self.visits)
@@ -95,6 +96,10 @@ class SearchBot(Bot):
         if known is None:
             raise ValueError("the search bot needs what its seat knows (Game.observe)")
         seat = view["seat"]
+        legal = game.search_moves(known, seat, legal)
+        if len(legal) == 1:
+            self.last = {"iterations": 0, "moves": [], "chosen": legal[0]}
+            return legal[0]
         rng = derive_rng(self.seed, "search", digest(to_plain(known)))
         model = _Model(game, rng)
         default = model.choose(game, seat, None, legal, noise=False, view=view)
@@ -128,15 +133,18 @@ class SearchBot(Bot):
             state = game.determinize(known, seat, rng, redo=True)
             path = [root]
             node: Node | None = root
-            horizon = game.search_horizon
-            while game.outcome(state) is None:
-                if node is None and horizon is not None:
-                    if horizon <= 0:
-                        break
-                    horizon -= 1
+            played = 0  # moves played out below the tree
+            while True:
+                if game.search_cutoff(known, state, played):
+                    reward = game.estimate(state)[seat]
+                    break
+                outcome = game.outcome(state)
+                if outcome is not None:
+                    reward = 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0
+                    break
                 active = game.active(state)
                 if node is not None and seat in active:
-                    commands = game.legal(state, seat)
+                    commands = game.search_moves(state, seat, game.legal(state, seat))
                     node, state = self._descend(game, node, commands, state, seat, rng, model)
                     spent += 1
                     path.append(node)
@@ -147,14 +155,12 @@ class SearchBot(Bot):
                 command = model.choose(game, mover, state, game.legal(state, mover))
                 state = _play(game, state, mover, command, rng)
                 spent += 1
-            outcome = game.outcome(state)
-            if outcome is None:  # cut short at the horizon
-                reward = game.estimate(state)[seat]
-            else:
-                reward = 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0
+                if node is None:
+                    played += 1
             for n in path:
                 n.visits += 1
                 n.reward += reward
+                n.square += reward * reward
         return root, iterations
 
     @staticmethod
@@ -214,10 +220,17 @@ class _Model:
 
 def _clearly_better(best: Node, default: Node) -> bool:
     """Is ``best``'s mean reward above ``default``'s by more than MARGIN standard errors?"""
-    # Laplace's rule: two losses in two play-outs are not a certainty of losing
-    p1, p0 = (best.reward + 1) / (best.visits + 2), (default.reward + 1) / (default.visits + 2)
-    spread = p1 * (1 - p1) / best.visits + p0 * (1 - p0) / default.visits
-    return p1 - p0 > MARGIN * math.sqrt(spread + 1e-6)
+    return best.reward / best.visits - default.reward / default.visits > MARGIN * math.sqrt(
+        _variance(best) / best.visits + _variance(default) / default.visits + 1e-6
+    )
+
+
+def _variance(node: Node) -> float:
+    """The spread of a move's rewards, with two imagined play-outs (a win and a
+    loss) so that two losses in two play-outs are not a certainty of losing."""
+    n = node.visits + 2
+    mean = (node.reward + 1) / n
+    return max(0.0, (node.square + 1) / n - mean * mean)
 
 
 def _play(game: Game, state: Any, seat: int, command: Command, rng: random.Random) -> Any:
