@@ -82,6 +82,9 @@ def test_example_of_play() -> None:
     assert GAME.describe(won, MATHIS) == (
         "Mathis wins the turn: 3 cards and plan Le Casse (3). Now on the pile: Henry B. Belton's Power card."
     )
+    # every card played this round is public, whoever won it
+    played = sorted(["P10", "B1", "G1", "G8", "Y12", "G11"], key=C.hand_order)
+    assert all(GAME.view(match.state, seat)["played"] == played for seat in (MAELYS, NATHANIEL, MATHIS))
 
     # Turn 3 starts: Henry B. Belton's Power card is on top; Nathaniel carries it out.
     used = [e for e in events if e["t"] == "PowerUsed"]

@@ -123,8 +123,10 @@ def test_determinize_samples_and_repeats_with_the_same_seed() -> None:
             a = GAME.determinize(known, seat, random.Random(7))
             assert GAME.determinize(known, seat, random.Random(7)) == a
             draws = [GAME.determinize(known, seat, random.Random(k)) for k in range(4)]
-            if any(h for i, h in enumerate(s.hands) if i != seat):
-                # other seats hold hidden cards: the seeds deal them differently
+            others = sum(len(h) for i, h in enumerate(s.hands) if i != seat)
+            if others and others + sum(map(len, s.reserves)) + len(s.set_aside) >= 4:
+                # other seats hold hidden cards, and enough of them are
+                # unaccounted for: the seeds deal them differently
                 assert len({others_hidden(d, seat) for d in draws}) > 1
                 assert len({d.hands for d in draws}) > 1
                 varied += 1
@@ -163,21 +165,34 @@ def test_observe_holds_no_card_the_view_hides() -> None:
 
 
 def swap_hidden_action(s: State, seat: int) -> State | None:
-    """The same position with a card of another hand swapped for a card of
-    the same colour won earlier (not last turn): the seat's view is unchanged."""
+    """The same position with a card of another hand swapped for a card set
+    aside or in a reserve: the seat's view is unchanged."""
     other = next((i for i in range(s.players) if i != seat and s.hands[i]), None)
-    if other is None:
+    hidden = s.set_aside or next((r for r in s.reserves if r), ())
+    if other is None or not hidden:
         return None
+    card, old = s.hands[other][0], hidden[0]
+    hands = list(s.hands)
+    hands[other] = (old,) + s.hands[other][1:]
+    swap = lambda cards: tuple(card if c == old else c for c in cards)  # noqa: E731
+    return revise(s, hands=tuple(hands), set_aside=swap(s.set_aside), reserves=tuple(map(swap, s.reserves)))
+
+
+def swap_won_cards(s: State, seat: int) -> State | None:
+    """The same position where two seats won each other's card of a colour
+    (not in the last turn, which view shows): the seat's view is unchanged,
+    since it lists the cards played and each seat's colours, not who won which."""
     last = set(s.last_turn[1]) if s.last_turn else set()
-    for card in s.hands[other]:
-        for w, won in enumerate(s.won_cards):
-            for old in won:
-                if old[0] == card[0] and old not in last:
-                    hands = list(s.hands)
-                    hands[other] = tuple(old if c == card else c for c in s.hands[other])
-                    won_cards = list(s.won_cards)
-                    won_cards[w] = tuple(card if c == old else c for c in won)
-                    return revise(s, hands=tuple(hands), won_cards=tuple(won_cards))
+    for i in range(s.players):
+        for j in range(i + 1, s.players):
+            for a in s.won_cards[i]:
+                b = next((c for c in s.won_cards[j] if c not in last and c[0] == a[0]), None)
+                if b is None or a in last:
+                    continue
+                won = list(s.won_cards)
+                won[i] = tuple(b if c == a else c for c in won[i])
+                won[j] = tuple(a if c == b else c for c in won[j])
+                return revise(s, won_cards=tuple(won))
     return None
 
 
@@ -204,6 +219,7 @@ def test_states_with_the_same_view_give_the_same_observation() -> None:
         for seat in range(s.players):
             for kind, twin in (
                 ("action", swap_hidden_action(s, seat)),
+                ("won", swap_won_cards(s, seat)),
                 ("power", swap_turned_powers(s, seat)),
                 ("shuffled", revise(s, hands=tuple(h[::-1] for h in s.hands), pile=s.pile[:1] + s.pile[:0:-1])),
             ):
@@ -212,7 +228,7 @@ def test_states_with_the_same_view_give_the_same_observation() -> None:
                 assert GAME.view(twin, seat) == GAME.view(s, seat)
                 assert GAME.observe(twin, seat) == GAME.observe(s, seat)
                 kinds[kind] += 1
-    assert min(kinds["action"], kinds["power"], kinds["shuffled"]) > 5, kinds
+    assert min(kinds["action"], kinds["won"], kinds["power"], kinds["shuffled"]) > 5, kinds
 
 
 def test_who_led_is_not_known_once_jean_plays_last() -> None:

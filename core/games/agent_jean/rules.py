@@ -15,6 +15,7 @@ mark those automatic steps and are never where a command is awaited.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from core.engine import (
     Variant,
     Viewer,
     revise,
+    win_shares,
 )
 
 from . import cards as C
@@ -242,6 +244,25 @@ class AgentJean(Game):
     preferred_bot_level = "easy"
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
     search_budget = {"normal": 1_500, "hard": 5_000}
+
+    def search_cutoff(self, known: State, state: State, played: int) -> bool:
+        """The search plays out to the end of the round it is in: the medal
+        is what a round decides, and later rounds would only add noise."""
+        return state.round != known.round or state.phase == "over"
+
+    def estimate(self, state: State) -> tuple[float, ...]:
+        """Each seat's chance of winning the game once a round is scored: the
+        round's scores as chances of its medal (a lead of 3 points makes a
+        seat e times likelier to have it: a play-out's margin says more than
+        who came first), then each seat's chance of being first to two
+        medals, as if each later round's medal went to any seat alike."""
+        _, scores, medals = state.last_round
+        before = tuple(m - (i in medals) for i, m in enumerate(state.medals))
+        total = [0.0] * state.players
+        for seat, share in enumerate(win_shares(scores, 3.0)):
+            needs = tuple(MEDALS_TO_WIN - m - (i == seat) for i, m in enumerate(before))
+            total = [t + share * p for t, p in zip(total, _medal_chances(needs))]
+        return tuple(total)
 
     # -- table ---------------------------------------------------------------
 
@@ -722,6 +743,9 @@ class AgentJean(Game):
             # beyond the screen's shape: what the bot and the history need
             "powers": list(s.powers),
             "last_turn": last,
+            # every card played in the earlier turns of this round: each was
+            # played face up, and the history shows it
+            "played": sorted((c for w in s.won_cards for c in w), key=C.hand_order),
         }
 
     def redact(self, event: Event, seat: Viewer) -> Event:
@@ -758,9 +782,11 @@ class AgentJean(Game):
     # - the other hands, every reserve (even the seat's own) and the set-aside
     #   cards are UNSEEN, one per card;
     # - the plan pile is its top then UNSEEN, one per card;
-    # - the cards won are the last turn's cards (for its winner) then one
-    #   ``G?`` per other green, one ``Y?`` per other yellow and UNSEEN for each
-    #   other (purple or blue) card;
+    # - the cards won are known, since view lists every card played this
+    #   round, but not who won which but for the last turn: each seat gets
+    #   the last turn's cards if it won it, then as many of the other played
+    #   greens, yellows and other cards as it won, dealt in a fixed order (the
+    #   rules count won cards only by colour, so any such deal plays the same);
     # - another seat's won plans are what view shows of them (the last turn's
     #   plans, the Power cards in force this turn) then UNSEEN for each other
     #   turn it won; its other extra cards (Power cards turned earlier this
@@ -777,9 +803,7 @@ class AgentJean(Game):
         hands = tuple(
             tuple(sorted(h, key=C.hand_order)) if i == seat else (UNSEEN,) * len(h) for i, h in enumerate(s.hands)
         )
-        won_cards = tuple(
-            _won_cards_seen(w, last[1] if i == winner else ()) for i, w in enumerate(s.won_cards)
-        )
+        won_cards = _won_cards_known(s.won_cards, last[1] if last else (), winner)
         won_plans = tuple(
             p if i == seat else tuple(sorted(_plans_shown(s, i))) + (UNSEEN,) * _trick_slots(s, i)
             for i, p in enumerate(s.won_plans)
@@ -881,22 +905,29 @@ class AgentJean(Game):
 
 # -- what a seat knows: helpers of observe and determinize ----------------------------
 
-UNSEEN_GREEN = "G" + UNSEEN
-UNSEEN_YELLOW = "Y" + UNSEEN
+def _won_cards_known(
+    won: tuple[tuple[str, ...], ...], last: tuple[str, ...], winner: int | None
+) -> tuple[tuple[str, ...], ...]:
+    """The won piles as view tells them: the last turn's cards to its winner,
+    then the other cards played this round dealt out in a fixed order, to
+    each seat as many greens, yellows and other cards as it won."""
+    shown = set(last)
+    rest = sorted((c for w in won for c in w if c not in shown), key=C.hand_order)
+    by_colour = {k: [c for c in rest if _colour(c) == k] for k in "GYO"}
+    out = []
+    for i, w in enumerate(won):
+        mine = tuple(sorted(last, key=C.hand_order)) if i == winner else ()
+        for k in "GYO":
+            count = sum(1 for c in w if c not in shown and _colour(c) == k)
+            mine += tuple(by_colour[k][:count])
+            del by_colour[k][:count]
+        out.append(mine)
+    return tuple(out)
 
 
-def _won_cards_seen(cards: tuple[str, ...], shown: tuple[str, ...]) -> tuple[str, ...]:
-    """Cards won as view shows them: ``shown`` (the last turn's), then the
-    colour of each other green and yellow, then UNSEEN for the rest."""
-    greens = _count(cards, "G") - _count(shown, "G")
-    yellows = _count(cards, "Y") - _count(shown, "Y")
-    rest = len(cards) - len(shown) - greens - yellows
-    return (
-        tuple(sorted(shown, key=C.hand_order))
-        + (UNSEEN_GREEN,) * greens
-        + (UNSEEN_YELLOW,) * yellows
-        + (UNSEEN,) * rest
-    )
+def _colour(card: str) -> str:
+    """G and Y for the colours the scoring counts, O for the others."""
+    return card[0] if card[0] in "GY" else "O"
 
 
 def _plans_shown(s: State, seat: int) -> tuple[str, ...]:
@@ -922,28 +953,15 @@ class _Deal:
     def __init__(self, known: State, seat: int) -> None:
         n = known.players
         self.seat = seat
-        # -- Action cards: who holds which unseen slot, and the cards left
-        seen: set[str] = set(known.hands[seat]) | {c for _, c in known.table}
-        self.won_layout = []  # per seat: (shown, greens, yellows, others unseen)
-        for i, w in enumerate(known.won_cards):
-            shown = tuple(c for c in w if c[-1] != UNSEEN)
-            seen.update(shown)
-            greens, yellows = w.count(UNSEEN_GREEN), w.count(UNSEEN_YELLOW)
-            self.won_layout.append((shown, greens, yellows, len(w) - len(shown) - greens - yellows))
-        pool = [c for c in C.ACTION_CARDS if c not in seen]
-        self.greens = [c for c in pool if c[0] == "G"]
-        self.yellows = [c for c in pool if c[0] == "Y"]
-        self.others = [c for c in pool if c[0] in "PB"]
-        self.n_greens = sum(w[1] for w in self.won_layout)
-        self.n_yellows = sum(w[2] for w in self.won_layout)
-        self.n_others = sum(w[3] for w in self.won_layout)
+        # -- Action cards: every card won is known (view lists the cards
+        # played); the others are dealt among the hidden hands and reserves
+        seen = set(known.hands[seat]) | {c for _, c in known.table} | {c for w in known.won_cards for c in w}
+        self.pool = [c for c in C.ACTION_CARDS if c not in seen]
         self.hand_sizes = [0 if i == seat else len(h) for i, h in enumerate(known.hands)]
         self.reserve_sizes = [len(r) for r in known.reserves]
-        self.set_aside = len(known.set_aside)
-        free = len(pool) - self.n_greens - self.n_yellows - self.n_others
-        if free != sum(self.hand_sizes) + sum(self.reserve_sizes) + self.set_aside or min(
-            len(self.greens) - self.n_greens, len(self.yellows) - self.n_yellows, len(self.others) - self.n_others
-        ) < 0:
+        if UNSEEN in seen or len(self.pool) != sum(self.hand_sizes) + sum(self.reserve_sizes) + len(
+            known.set_aside
+        ):
             raise ValueError("These Action cards cannot be dealt: not an observation of L'Agent Jean!")
         # -- plan pile and won plans
         all_plans = list(C.PLAN_IDS) + ([] if known.young else [C.power_card(a) for a in known.agents])
@@ -1007,18 +1025,8 @@ class _Deal:
     def draw(self, known: State, rng: random.Random) -> State:
         seat = self.seat
         rand = rng.random
-        greens = _pick(self.greens, self.n_greens, rand)
-        yellows = _pick(self.yellows, self.n_yellows, rand)
-        others = _pick(self.others, self.n_others, rand)
-        free = greens[self.n_greens :] + yellows[self.n_yellows :] + others[self.n_others :]
+        free = self.pool[:]
         _shuffle(free, rand)
-        g = y = o = 0
-        won_cards = []
-        for shown, ng, ny, no in self.won_layout:
-            won_cards.append(
-                shown + tuple(greens[g : g + ng]) + tuple(yellows[y : y + ny]) + tuple(others[o : o + no])
-            )
-            g, y, o = g + ng, y + ny, o + no
         at = 0
         hands = []
         for i, size in enumerate(self.hand_sizes):
@@ -1054,7 +1062,6 @@ class _Deal:
             reserves=tuple(reserves),
             set_aside=set_aside,
             pile=known.pile[:1] + tuple(tail),
-            won_cards=tuple(won_cards),
             won_plans=tuple(won_plans),
         )
 
@@ -1082,6 +1089,21 @@ def _now_on_pile(event: Event) -> str:
     """The card a taken card uncovered, for the history line."""
     revealed = event.get("revealed")
     return f" Now on the pile: {C.plan_label(revealed)}." if revealed else ""
+
+
+@functools.cache
+def _medal_chances(needs: tuple[int, ...]) -> tuple[float, ...]:
+    """Each seat's chance of winning its missing medals first, when every
+    round's medal goes to one seat drawn evenly (shared medals left out)."""
+    n = len(needs)
+    done = [i for i, k in enumerate(needs) if k <= 0]
+    if done:
+        return tuple(1 / len(done) if i in done else 0.0 for i in range(n))
+    total = [0.0] * n
+    for w in range(n):
+        after = _medal_chances(tuple(k - (i == w) for i, k in enumerate(needs)))
+        total = [t + p / n for t, p in zip(total, after)]
+    return tuple(total)
 
 
 def _join(names: list[str]) -> str:
