@@ -56,13 +56,6 @@ class HeuristicBot(Bot):
 
     # -- worth ------------------------------------------------------------------------
 
-    def hand_worth(self, view: dict[str, Any]) -> float:
-        """The worth of the viewer's whole hand (the search bot's judgement of a position)."""
-        hand = view["hand"] or []
-        self._hand_totals = self._totals(hand)
-        self._token_worth = self._tokens(view)
-        return sum(self._worth(view, card) for card in hand)
-
     @staticmethod
     def _totals(hand: list[str]) -> dict[str, int]:
         totals = {m: 0 for m in C.MINISTRIES}

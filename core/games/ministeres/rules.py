@@ -22,6 +22,7 @@ and ``score`` mark those automatic steps and never await a command.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import Any
@@ -676,29 +677,81 @@ class Ministeres(Game):
             return [{"t": "Pay", "card": c} for c in sorted(set(hand), key=C.hand_order)]
         return []
 
-    #: the search bot plays out this many moves (about two deals), then judges
-    #: the position: a whole game is 300 moves or more
+    def search_moves(self, state: State, seat: int, legal: list[Command]) -> list[Command]:
+        """In an auction the search weighs passing against raising by the
+        least: the bidding comes back to it, and a jump bid only tells the
+        others how much it wants the card.  Paying, one Or card of each value
+        stands for them all: two of a value pay the same."""
+        if state.phase == "auction":
+            bids = [c for c in legal if c["t"] == "Bid"]
+            return bids[:1] + [c for c in legal if c["t"] == "Pass"]
+        if state.phase == "pay":
+            seen: set[object] = set()
+            out = []
+            for c in legal:
+                key = C.value(c["card"]) if C.is_or(c["card"]) else c["card"]
+                if key not in seen:
+                    seen.add(key)
+                    out.append(c)
+            return out
+        return legal
+
+    #: the search bot plays out this many moves (about a dozen deals, or
+    #: ten auctions), then judges the position: a whole game is 300 moves or more
     search_horizon = 40
 
     def estimate(self, state: State) -> tuple[float, ...]:
         """The chances the search bot gives each seat where it stops a play-out.
 
-        Each hand is worth what the heuristic bot makes of it from its own
-        view: a Gouvernement card its value times its ministry's tokens, more
-        where the hand already leads, an Or card its gold, which will buy
-        Favours.  Scoring the hands as if the game ended now would not do: a
-        card more or less where nobody's majority changes would count for
-        nothing, and the search would pay its Gouvernement cards away.  A
-        lead of 4 (about a good card) makes a seat e times likelier to win.
+        The game is won on majorities, so each ministry is judged as a race:
+        what each seat holds there, plus its share of the cards still to come
+        (an even share of the deck and the centre, a share of the Favours in
+        proportion to its gold), with an uncertainty that shrinks as fewer
+        cards remain.  Each seat's chance of first and second place there
+        (a softmax of the totals) weighs the tokens, and the expected scores
+        become chances of winning.  A soft race, not the hands scored as if
+        the game ended now: with hard majorities, a card more or less where
+        nobody's lead changes would count for nothing, and the search would
+        pay its Gouvernement cards away.
         """
-        from .bot import HeuristicBot
-
-        judge = HeuristicBot(0)
-        standing = []
-        for seat in range(state.players):
-            view = self.view(state, seat)
-            standing.append(judge.hand_worth(view))
-        return win_shares(standing, 4.0)
+        n = state.players
+        totals = [ministry_totals(h) for h in state.hands]
+        gold = [C.gold(h) for h in state.hands]
+        deck = state.deck + ((state.drawn,) if state.drawn else ())
+        auctioned = (state.lot,) if state.lot and state.phase in ("auction", "pay") else ()
+        # Each deal sends one card of the deck to every player and one to the Favours pile
+        dealt = 1 / (n + 1)
+        gold_to_come = sum(gold) + C.gold(deck) * dealt * n + 1e-9
+        favour_share = [(g + C.gold(deck) * dealt) / gold_to_come for g in gold]
+        to_hands = {m: 0.0 for m in C.MINISTRIES}
+        to_favours = {m: 0.0 for m in C.MINISTRIES}
+        spread = {m: 0.0 for m in C.MINISTRIES}
+        # (cards, the share each hand gets, the share that goes to the Favours)
+        coming = ((deck, dealt, dealt), (state.centre, 1 / n, 0.0), (state.favours + auctioned, 0.0, 1.0))
+        for cards, hands, favours in coming:
+            for c in cards:
+                if C.is_gouvernement(c):
+                    m, v = C.ministry(c), C.value(c)
+                    to_hands[m] += v * hands
+                    to_favours[m] += v * favours
+                    spread[m] += v * v
+        expected = [0.0] * n
+        for k, m in enumerate(C.MINISTRIES):
+            scale = 0.5 + 0.55 * math.sqrt(spread[m])
+            race = [totals[i][m] + to_hands[m] + to_favours[m] * favour_share[i] for i in range(n)]
+            top = max(race)
+            weights = [math.exp((r - top) / scale) for r in race]
+            whole = sum(weights)
+            first = [w / whole for w in weights]
+            primaire = state.primaire[k]
+            second_value = secondaire(primaire, n) or 0
+            for i in range(n):
+                expected[i] += primaire * first[i]
+                if second_value:
+                    expected[i] += second_value * sum(
+                        first[j] * weights[i] / (whole - weights[j]) for j in range(n) if j != i
+                    )
+        return win_shares(expected, 1.5)
 
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
