@@ -248,6 +248,11 @@ class Game:
     #: by :meth:`estimate` instead of playing to the end (None: to the end)
     search_horizon: int | None = None
 
+    #: the search bot compares its moves on the same deals (a flat, paired Monte
+    #: Carlo) instead of growing a tree: for a game of many small decisions,
+    #: where the cards dealt decide more than any one move (core/bots/search.py)
+    search_paired: bool = False
+
     def search_moves(self, state: Any, seat: int, legal: list[Command]) -> list[Command]:
         """The moves among ``legal`` that the search bot weighs (``state`` may
         be one the seat cannot see all of: use only what the seat knows).  By

@@ -127,3 +127,26 @@ def test_a_steady_small_gain_is_clearly_better_and_a_lucky_one_is_not() -> None:
     lucky = node([1.0] * 25 + [0.0] * 15)
     plain = node([1.0] * 22 + [0.0] * 18)
     assert not _clearly_better(lucky, plain)
+
+
+def test_ministeres_moves_are_compared_on_the_same_deals() -> None:
+    """Ministères' search plays every move it weighs on the same deals, and
+    with no more than a deal or two to go on it keeps the heuristic's move."""
+    from core.bots import bot_inputs
+    from core.bots.search import SearchBot
+
+    states = easy_game(MIN, 2, 8)
+    checked = 0
+    for state in states[40:200:20]:
+        (seat,) = MIN.active(state)
+        view, legal, known = bot_inputs(MIN, state, seat)
+        if len(MIN.search_moves(known, seat, legal)) < 2:
+            continue
+        thorough = SearchBot(3, 3000)
+        thorough.choose(MIN, view, legal, known)
+        assert len({visits for _, visits, _ in thorough.last["moves"]}) == 1
+        assert thorough.last["moves"][0][1] == thorough.last["deals"] > 5
+        hasty = SearchBot(3, 1)
+        assert hasty.choose(MIN, view, legal, known) == MIN.bot("easy", 0).choose(MIN, view, legal)
+        checked += 1
+    assert checked >= 3

@@ -12,11 +12,16 @@ It works through the game contract alone.  Each iteration it
    "availability" UCB of Cowling, Powley and Whitehouse's ISMCTS);
 3. *expands* one command not tried yet, the heuristic bot's choice first,
    and more only as the node's visits grow (progressive widening: a budget
-   smaller than the number of possible bids is not spread thin over them);
-4. *plays out* to the end of the game, every seat played by the game's
-   heuristic bot (or at random where the game has none), with a little
-   randomness so that one line is not all it ever sees;
-5. *backs up* its share of the win.
+   smaller than the number of possible bids is not spread thin over them),
+   among the commands the game says are worth weighing
+   (:meth:`Game.search_moves`: not two Or cards that pay the same);
+4. *plays out* to the end of the game, or to where the game judges the
+   position instead (:meth:`Game.search_cutoff` and :meth:`Game.estimate`:
+   the end of the round in L'Agent Jean!, a horizon in the longer games),
+   every seat played by the game's heuristic bot (or at random where the
+   game has none), with a little randomness so that one line is not all it
+   ever sees;
+5. *backs up* its share of the win, or the chance the game gave it.
 
 Other seats' moves and chance are not branched on in the tree: they are drawn
 from the same heuristic model of the other players, each from its own
@@ -54,6 +59,8 @@ EXPLORATION = 0.7
 NOISE = 0.1
 #: how many standard errors the search's best must beat the model's choice by, at the root
 MARGIN = 1.5
+#: the fewest deals on which a paired comparison may overrule the model's choice
+MIN_DEALS = 8
 #: a node tries 1 + WIDENING * sqrt(visits) commands at most (progressive widening)
 WIDENING = 1.0
 
@@ -103,6 +110,8 @@ class SearchBot(Bot):
         rng = derive_rng(self.seed, "search", digest(to_plain(known)))
         model = _Model(game, rng)
         default = model.choose(game, seat, None, legal, noise=False, view=view)
+        if game.search_paired:
+            return self._choose_paired(game, known, seat, rng, legal, default)
         root, iterations = self.search(game, known, seat, rng, model)
         offered = {command_key(c): c for c in legal}
         ranked = sorted(
@@ -133,35 +142,67 @@ class SearchBot(Bot):
             state = game.determinize(known, seat, rng, redo=True)
             path = [root]
             node: Node | None = root
-            played = 0  # moves played out below the tree
-            while True:
-                if game.search_cutoff(known, state, played):
-                    reward = game.estimate(state)[seat]
-                    break
-                outcome = game.outcome(state)
-                if outcome is not None:
-                    reward = 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0
+            reward = None
+            # down the tree: the seat's own decisions, the model's for the others
+            while node is not None:
+                reward = _result(game, known, state, seat, 0)
+                if reward is not None:
                     break
                 active = game.active(state)
-                if node is not None and seat in active:
+                if seat in active:
                     commands = game.search_moves(state, seat, game.legal(state, seat))
                     node, state = self._descend(game, node, commands, state, seat, rng, model)
-                    spent += 1
                     path.append(node)
                     if node.visits == 0:
                         node = None  # expanded: play out from here
-                    continue
-                mover = active[0] if seat not in active else seat
-                command = model.choose(game, mover, state, game.legal(state, mover))
-                state = _play(game, state, mover, command, rng)
+                else:
+                    mover = active[0]
+                    state = _play(game, state, mover, model.choose(game, mover, state, game.legal(state, mover)), rng)
                 spent += 1
-                if node is None:
-                    played += 1
+            if reward is None:
+                reward, played = _play_out(game, known, state, seat, rng, model)
+                spent += played
             for n in path:
                 n.visits += 1
                 n.reward += reward
                 n.square += reward * reward
         return root, iterations
+
+    def _choose_paired(
+        self, game: Game, known: Any, seat: int, rng: random.Random, legal: list[Command], default: Command
+    ) -> Command:
+        """Every move played out on the same deals with the same random numbers
+        after it (a flat Monte Carlo of paired comparisons), and the best kept
+        only if it beats the model's choice beyond the spread of their differences."""
+        results: dict[str, list[float]] = {command_key(c): [] for c in legal}
+        spent = deals = 0
+        while spent < self.moves or not deals:
+            deals += 1
+            state = game.determinize(known, seat, rng, redo=True)
+            seed = rng.getrandbits(64)
+            for command in legal:
+                same = random.Random(seed)
+                after = _play(game, state, seat, command, same)
+                reward, played = _play_out(game, known, after, seat, same, _Model(game, same))
+                results[command_key(command)].append(reward)
+                spent += played + 1
+        means = {key: sum(r) / deals for key, r in results.items()}
+        keep = command_key(default)
+        best = max(means, key=lambda key: (means[key], key == keep))
+        if best != keep:
+            gains = [b - d for b, d in zip(results[best], results[keep])]
+            mean = sum(gains) / deals
+            spread = sum((g - mean) ** 2 for g in gains) / max(1, deals - 1)
+            if deals < MIN_DEALS or mean <= MARGIN * math.sqrt(spread / deals + 1e-6):
+                best = keep
+        chosen = next(c for c in legal if command_key(c) == best)
+        self.last = {
+            "iterations": deals * len(legal),  # play-outs
+            "deals": deals,
+            "moves": sorted(((c, deals, means[command_key(c)]) for c in legal), key=lambda m: -m[2]),
+            "chosen": chosen,
+        }
+        return chosen
 
     @staticmethod
     def _descend(
@@ -211,7 +252,9 @@ class _Model:
         if len(legal) == 1:
             return legal[0]
         if self.make is None or (noise and self.rng.random() < NOISE):
-            return legal[self.rng.randrange(len(legal))]
+            # a slip among the moves worth weighing: not a bid of ninety gold
+            options = legal if state is None else game.search_moves(state, seat, legal)
+            return options[self.rng.randrange(len(options))]
         bot = self.bots.get(seat)
         if bot is None:
             bot = self.bots[seat] = self.make(seat)
@@ -231,6 +274,31 @@ def _variance(node: Node) -> float:
     n = node.visits + 2
     mean = (node.reward + 1) / n
     return max(0.0, (node.square + 1) / n - mean * mean)
+
+
+def _result(game: Game, known: Any, state: Any, seat: int, played: int) -> float | None:
+    """The seat's reward where a simulation stops (None: it goes on): its
+    share of the win at the end of the game, or the game's estimate where
+    the game cuts it short."""
+    if game.search_cutoff(known, state, played):
+        return game.estimate(state)[seat]
+    outcome = game.outcome(state)
+    if outcome is None:
+        return None
+    return 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0
+
+
+def _play_out(game: Game, known: Any, state: Any, seat: int, rng: random.Random, model: _Model) -> tuple[float, int]:
+    """Every seat played by the model until the simulation stops: (reward, moves played)."""
+    played = 0
+    while True:
+        reward = _result(game, known, state, seat, played)
+        if reward is not None:
+            return reward, played
+        active = game.active(state)
+        mover = seat if seat in active else active[0]
+        state = _play(game, state, mover, model.choose(game, mover, state, game.legal(state, mover)), rng)
+        played += 1
 
 
 def _play(game: Game, state: Any, seat: int, command: Command, rng: random.Random) -> Any:

@@ -677,6 +677,10 @@ class Ministeres(Game):
             return [{"t": "Pay", "card": c} for c in sorted(set(hand), key=C.hand_order)]
         return []
 
+    #: a hundred small decisions a seat, each worth less than the luck of the
+    #: deal: the search compares its moves on the same deals
+    search_paired = True
+
     def search_moves(self, state: State, seat: int, legal: list[Command]) -> list[Command]:
         """In an auction the search weighs passing against raising by the
         least: the bidding comes back to it, and a jump bid only tells the
