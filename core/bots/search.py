@@ -23,6 +23,11 @@ It works through the game contract alone.  Each iteration it
    ever sees;
 5. *backs up* its share of the win, or the chance the game gave it.
 
+A game of many small decisions, where the cards dealt matter more than any
+one move (Ministères, :attr:`Game.search_paired`), is searched flat instead:
+each deal is drawn once and every move weighed is played out on it with the
+same random numbers, so that two moves are compared on the same luck.
+
 Other seats' moves and chance are not branched on in the tree: they are drawn
 from the same heuristic model of the other players, each from its own
 seat's view.  This is what makes hidden and simultaneous choices honest: an
