@@ -150,3 +150,15 @@ def test_ministeres_moves_are_compared_on_the_same_deals() -> None:
         assert hasty.choose(MIN, view, legal, known) == MIN.bot("easy", 0).choose(MIN, view, legal)
         checked += 1
     assert checked >= 3
+
+
+def test_ministeres_estimate_of_a_runaway_lead_at_four() -> None:
+    """One seat holding every card of a ministry, the others none: the
+    others' chances of the Secondaire are too small to compute apart, and
+    the estimate still shares out the chances (it once divided by zero)."""
+    state = next(s for s in easy_game(MIN, 4, 3) if s.phase == "auction")
+    everything = tuple(c for c in MC.ALL_CARDS if MC.is_gouvernement(c))
+    lopsided = revise(state, hands=(everything, (), (), ()), deck=(), centre=(), favours=())
+    chances = MIN.estimate(lopsided)
+    assert abs(sum(chances) - 1) < 1e-9
+    assert chances[0] > 0.99

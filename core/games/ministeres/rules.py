@@ -209,6 +209,14 @@ def game_winners(scores: list[int], tokens: list[int]) -> list[int]:
     return [i for i, st in enumerate(zip(scores, tokens)) if st == best]
 
 
+def _second_share(weights: list[float], seat: int, first: int, whole: float) -> float:
+    """``seat``'s chance of coming second when ``first`` comes first: its
+    weight among the others' (shared evenly when theirs are all too small to
+    tell apart)."""
+    rest = whole - weights[first]
+    return weights[seat] / rest if rest > 1e-12 else 1 / (len(weights) - 1)
+
+
 def left_of(seat: int, players: int) -> int:
     return (seat + 1) % players
 
@@ -753,7 +761,7 @@ class Ministeres(Game):
                 expected[i] += primaire * first[i]
                 if second_value:
                     expected[i] += second_value * sum(
-                        first[j] * weights[i] / (whole - weights[j]) for j in range(n) if j != i
+                        first[j] * _second_share(weights, i, j, whole) for j in range(n) if j != i
                     )
         return win_shares(expected, 1.5)
 
