@@ -8,7 +8,7 @@ from typing import Any
 from textual.binding import Binding
 from textual.widgets import Static
 
-from core.bots import bot_inputs, bots_for
+from core.bots import bot_inputs, bots_for, choose_safely
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
@@ -127,8 +127,11 @@ class PlayScreen(LiveTableScreen):
         started = time.monotonic()
 
         def work() -> None:
-            command = bot.choose(match.game, view, legal, known)
+            command, failure = choose_safely(match.game, bot, view, legal, known)
             try:
+                if failure:
+                    name = seat_name(match, seat)
+                    self.app.call_from_thread(self.notify, f"{name}: {failure}", severity="error")
                 self.app.call_from_thread(self.bot_ready, seat, command, generation, started)
             except RuntimeError:
                 pass  # the app closed while the bot was thinking

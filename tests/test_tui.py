@@ -277,6 +277,33 @@ async def test_the_screen_says_a_bot_is_thinking_and_stays_usable(tmp_path: Path
         assert "Bastien is thinking" not in str(screen.query_one("#status", Static).render())
 
 
+class BrokenBot(Bot):
+    """A bot with a bug in it."""
+
+    level = "hard"
+
+    def choose(self, game, view, legal, known=None):
+        raise ZeroDivisionError("float division by zero")
+
+
+@run_async
+async def test_a_bot_that_fails_is_played_around_and_reported(tmp_path: Path) -> None:
+    """A bug in a bot does not end the game: the easy bot moves for it, and
+    one sentence says what happened."""
+    app = play_app(tmp_path, humans=1, players=2, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = play_screen(app)
+        match = screen.match
+        await settle(pilot)
+        screen.bots[1] = BrokenBot()
+        moves = len(match.moves)
+        await pilot.press("1")
+        await settle(pilot)
+        assert len(match.moves) > moves + 1 and match.moves[moves + 1].seat == 1
+        said = [n.message for n in app._notifications]
+        assert any("Bastien: the hard bot failed (ZeroDivisionError" in m and "easy bot moved" in m for m in said)
+
+
 @run_async
 async def test_continue_reopens_the_latest_unfinished_game(tmp_path: Path) -> None:
     match = agent_jean_match(humans=1, players=2, seed=4)

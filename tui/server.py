@@ -23,7 +23,7 @@ from typing import Any
 
 import msgpack
 
-from core.bots import bot_inputs, bots_for
+from core.bots import bot_inputs, bots_for, choose_safely
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
 from tui.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
@@ -342,7 +342,9 @@ class GameServer:
             state = self.match.state
             view, legal, known = bot_inputs(self.game, state, seat)
             # a search bot thinks for up to seconds: in a thread, so the table stays served
-            command = await asyncio.to_thread(self.bots[seat].choose, self.game, view, legal, known)
+            command, failure = await asyncio.to_thread(choose_safely, self.game, self.bots[seat], view, legal, known)
+            if failure:
+                self.log(f"{self.name(seat)}: {failure}")
             if self.match.state is not state and command not in self.game.legal(self.match.state, seat):
                 continue  # the position moved on while it thought: think again
             try:

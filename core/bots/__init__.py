@@ -20,6 +20,25 @@ def bot_command(match: Match, seat: int, bot: Bot) -> Command:
     return bot.choose(match.game, view, legal, known)
 
 
+def choose_safely(
+    game: Game, bot: Bot, view: dict[str, Any], legal: list[Command], known: Any
+) -> tuple[Command, str | None]:
+    """The bot's command, and None; or, should the bot fail (a bug in a
+    search must not end a game), the easy bot's command, or the first legal
+    one, and a sentence saying what happened."""
+    try:
+        return bot.choose(game, view, legal, known), None
+    except Exception as exc:  # noqa: BLE001 - any failure of a bot, reported and played around
+        failure = f"the {bot.level} bot failed ({type(exc).__name__}: {exc})"
+    try:
+        command = game.bot("easy", 0).choose(game, view, legal, known)
+        if command in legal:
+            return command, f"{failure}; the easy bot moved instead."
+    except Exception:  # noqa: BLE001
+        pass
+    return legal[0], f"{failure}; it made the first legal move instead."
+
+
 def bots_for(match: Match, default_level: str = "random") -> dict[int, Bot]:
     """One bot per seat, of the seat's level, seeded by the header's bot seed."""
     seed = int(match.header.get("bot_seed", 0))
