@@ -384,6 +384,11 @@ async def test_the_rules_screen_shows_each_game(tmp_path: Path) -> None:
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         app.open_rules("chirac-mitterrand")
-        await pilot.pause()
+        await settle(pilot)
         assert app.screen.query_one(Tabs).active == "rules-chirac-mitterrand"
+        # the document is loaded after the tab is chosen: a busy machine takes a few frames
+        for _ in range(100):
+            if "Chirac" in app.screen.query_one(MarkdownViewer).document.source:
+                break
+            await pilot.pause()
         assert "Chirac" in app.screen.query_one(MarkdownViewer).document.source
