@@ -733,8 +733,9 @@ class Ministeres(Game):
         auctioned = (state.lot,) if state.lot and state.phase in ("auction", "pay") else ()
         # Each deal sends one card of the deck to every player and one to the Favours pile
         dealt = 1 / (n + 1)
-        gold_to_come = sum(gold) + C.gold(deck) * dealt * n + 1e-9
-        favour_share = [(g + C.gold(deck) * dealt) / gold_to_come for g in gold]
+        gold_each = C.gold(deck) * dealt  # the deck's gold each player will be dealt
+        gold_to_come = sum(gold) + gold_each * n + 1e-9
+        favour_share = [(g + gold_each) / gold_to_come for g in gold]
         to_hands = {m: 0.0 for m in C.MINISTRIES}
         to_favours = {m: 0.0 for m in C.MINISTRIES}
         spread = {m: 0.0 for m in C.MINISTRIES}
