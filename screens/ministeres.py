@@ -91,10 +91,24 @@ class MinisteresBoard(Board):
         self.query_one("#mi-ministries", Static).update(self.ministries(view))
         self.query_one("#mi-table", Static).update(self.table(view, names))
 
-        self.choices = list(legal or [])
+        # Cards alike (three Or 1, say) are one choice: which of them goes
+        # makes no difference to the game, so the list names each once.
+        labels: dict[str, tuple[Text, int]] = {}
+        self.choices = []
+        for command in legal or []:
+            label = command_label(command, view)
+            if label.plain in labels:
+                labels[label.plain] = (label, labels[label.plain][1] + 1)
+                continue
+            labels[label.plain] = (label, 1)
+            self.choices.append(command)
         options = self.query_one("#mi-choices", OptionList)
         options.clear_options()
-        options.add_options([Option(command_label(c, view)) for c in self.choices])
+        where = {"Pay": "in your hand", "Take": "in the centre"}
+        options.add_options([
+            Option(label + Text(f"  ({count} {where.get(command['t'], 'alike')})", style="dim") if count > 1 else label)
+            for command, (label, count) in zip(self.choices, labels.values())
+        ])
         options.display = bool(self.choices)
         options.border_title = self.prompt(view)
         if self.choices:
