@@ -79,6 +79,8 @@ class MinisteresBoard(Board):
 
         if view["phase"] in ("auction", "pay"):
             status = Text.assemble(("Enchères ", "bold"), ("(auctions)", "dim"))
+        elif view["phase"] == "over":
+            status = Text("Game over", style="bold")
         else:
             status = Text.assemble(("Deal ", "dim"), (str(view.get("deal", "?")), "bold"))
         if view.get("dealer") is not None:

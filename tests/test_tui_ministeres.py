@@ -44,6 +44,8 @@ async def test_a_whole_game_against_bots_through_key_presses(tmp_path: Path) -> 
         assert match.outcome is not None
         assert isinstance(app.screen, GameOver)
         assert load(screen.path).match.events == match.events
+        status = str(screen.query_one("#mi-status").content)
+        assert status.startswith("Game over") and "Final:" in status and "Deal" not in status
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
