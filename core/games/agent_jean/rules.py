@@ -240,10 +240,8 @@ class AgentJean(Game):
         SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
     )
     bot_classes = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
-    #: a new bot seat plays easy: the search does not yet beat the heuristic bot here (docs/BOTS.md)
-    preferred_bot_level = "easy"
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 1_500, "hard": 5_000}
+    search_budget = {"normal": 2_500, "hard": 5_000}
 
     def search_cutoff(self, known: State, state: State, played: int) -> bool:
         """The search plays out to the end of the round it is in: the medal

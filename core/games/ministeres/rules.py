@@ -257,8 +257,6 @@ class Ministeres(Game):
         ),
     )
     bot_classes = {"easy": "core.games.ministeres.bot:HeuristicBot"}
-    #: a new bot seat plays easy: the search does not yet beat the heuristic bot here (docs/BOTS.md)
-    preferred_bot_level = "easy"
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
     search_budget = {"normal": 2_500, "hard": 5_000}
 
