@@ -122,13 +122,12 @@ class Game:
         """Every level a seat can be played at, weakest first."""
         return ("random", *self.bot_classes, *self.search_budget)
 
-    #: the level a new bot seat gets unless told otherwise (see docs/BOTS.md)
-    preferred_bot_level: str = "normal"
-
     @property
     def default_bot_level(self) -> str:
-        """The level a new bot seat gets unless told otherwise."""
-        return self.preferred_bot_level if self.preferred_bot_level in self.bot_levels else self.bot_levels[-1]
+        """The level a new bot seat gets unless told otherwise: the search at
+        its normal budget, measured stronger than the heuristic in every game
+        (docs/BOTS.md); a game without a search budget, its strongest bot."""
+        return "normal" if "normal" in self.bot_levels else self.bot_levels[-1]
 
     @property
     def rollout_level(self) -> str | None:
