@@ -95,21 +95,17 @@ class MinisteresBoard(Board):
 
         # Cards alike (three Or 1, say) are one choice: which of them goes
         # makes no difference to the game, so the list names each once.
-        labels: dict[str, tuple[Text, int]] = {}
-        self.choices = []
+        alike: dict[str, list] = {}  # label's text -> [first command, label, how many]
         for command in legal or []:
             label = command_label(command, view)
-            if label.plain in labels:
-                labels[label.plain] = (label, labels[label.plain][1] + 1)
-                continue
-            labels[label.plain] = (label, 1)
-            self.choices.append(command)
+            alike.setdefault(label.plain, [command, label, 0])[2] += 1
+        self.choices = [command for command, _, _ in alike.values()]
         options = self.query_one("#mi-choices", OptionList)
         options.clear_options()
         where = {"Pay": "in your hand", "Take": "in the centre"}
         options.add_options([
             Option(label + Text(f"  ({count} {where.get(command['t'], 'alike')})", style="dim") if count > 1 else label)
-            for command, (label, count) in zip(self.choices, labels.values())
+            for command, label, count in alike.values()
         ])
         options.display = bool(self.choices)
         options.border_title = self.prompt(view)
