@@ -100,6 +100,23 @@ class Outcome:
         return cls(tuple(data["winners"]), str(data["reason"]), tuple(data.get("scores", ())))
 
 
+@dataclass(frozen=True)
+class ScoreSheet:
+    """The score as the rules count it, at a game's end or a round's: why a seat won or lost.
+
+    One row a seat, in seat order, one short cell a column (the screen puts
+    the seat's name before it); ``notes`` are the lines under the table (who
+    took which token, the hands revealed).  ``key`` names the scoring
+    (``"round-2"``, ``"final"``): a screen shows each new key once.
+    """
+
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    notes: tuple[str, ...] = ()
+    key: str = ""
+
+
 class Game:
     """Base class of a game's rules.  Subclasses fill in the contract."""
 
@@ -229,6 +246,12 @@ class Game:
 
     def outcome(self, state: Any) -> Outcome | None:
         raise NotImplementedError
+
+    def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
+        """The breakdown of the last scoring the seat of ``view`` has seen (a
+        round's, or the final one), computed from that view alone so that a
+        remote player and a replay get the same; None before any scoring."""
+        return None
 
     # -- what a seat knows (the search bot) ------------------------------------
 

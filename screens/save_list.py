@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 from textual.app import App, ComposeResult
@@ -9,11 +10,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 
-def when(iso: str | None) -> str:
-    """'2026-12-02 17:15' from an ISO time."""
-    if not iso:
+def when(moment: datetime.datetime | None) -> str:
+    """'2026-12-02 17:15', in the machine's local time."""
+    if moment is None:
         return "?"
-    return iso.replace("T", " ")[:16]
+    return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 def open_save(app: App, path: Path, replay: bool) -> bool:
@@ -67,7 +68,7 @@ class SaveListScreen(Screen):
             if info.error:
                 row = (info.path.name, "", "", "", "", "damaged")
             else:
-                seats = ", ".join(s["name"] + ("*" if s.get("kind") == "bot" else "") for s in info.seats)
+                seats = ", ".join(s.name + ("*" if s.kind == "bot" else "") for s in info.seats)
                 state = "finished" if info.finished else "in play"
                 row = (info.title, seats, when(info.started), when(info.last_played), str(info.moves), state)
             key = str(info.path)

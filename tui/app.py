@@ -31,7 +31,14 @@ class Start:
 
 class CabinetApp(App[int]):
     TITLE = "Cabinet"
-    CSS_PATH = "cabinet.tcss"
+    #: the house style, then each game's board beside its screen
+    CSS_PATH = [
+        "cabinet.tcss",
+        "../screens/agent_jean.tcss",
+        "../screens/chirac_mitterrand.tcss",
+        "../screens/ministeres.tcss",
+        "../screens/edgar_lucien.tcss",
+    ]
     ENABLE_COMMAND_PALETTE = True
 
     def __init__(self, save_dir: Path, start: Start | None = None, bot_delay: float = 0.9) -> None:
