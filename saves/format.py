@@ -33,9 +33,12 @@ length was damaged still holds its whole body (and maybe more records).
 from __future__ import annotations
 
 import datetime
+import errno
+import getpass
 import json
 import os
 import secrets
+import socket
 import struct
 import threading
 import zlib
@@ -45,6 +48,11 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import msgpack
+
+try:
+    import fcntl
+except ImportError:  # no flock on this platform: keeping to one writer is then up to the players
+    fcntl = None  # type: ignore[assignment]
 
 from core import engine
 from core.engine import Game, Match, Outcome
@@ -75,6 +83,21 @@ PathLike = str | os.PathLike[str]
 
 class SaveError(Exception):
     """A save that cannot be read; ``str(exc)`` is one sentence naming the file."""
+
+
+class SaveLocked(SaveError):
+    """Another writer (a process, or another writer of this one) is keeping the save;
+    ``str(exc)`` is one sentence naming who: "ann is playing this game already (cabinet host, pid 1234)."."""
+
+    def __init__(self, sentence: str, holder: dict[str, Any] | None = None) -> None:
+        super().__init__(sentence)
+        #: what the holder wrote about itself (pid, user, host, command, since), if it could be read
+        self.holder = holder or {}
+
+
+#: how this process names itself to a second writer refused a save ("cabinet host");
+#: the command line sets it, the app leaves "cabinet"
+WRITER_COMMAND = "cabinet"
 
 
 # -- encoding -----------------------------------------------------------------
@@ -184,6 +207,103 @@ def rewrite(path: PathLike, match: Match, times: list[str | None] | None = None)
     atomic_write(path, encode_match(match, times))
 
 
+# -- one writer a save ---------------------------------------------------------
+
+
+def lock_path(path: PathLike) -> Path:
+    """The file beside a save that its writer holds locked, and in which it says who it is."""
+    path = Path(path)
+    return path.with_name(path.name + ".lock")
+
+
+def _whoami() -> dict[str, Any]:
+    try:
+        user = getpass.getuser()
+    except Exception:  # no login name (a container, no passwd entry)
+        user = ""
+    return {"pid": os.getpid(), "user": user, "host": socket.gethostname(), "command": WRITER_COMMAND, "since": now_iso()}
+
+
+def _holder_sentence(holder: dict[str, Any], name: str) -> str:
+    pid = holder.get("pid")
+    if not isinstance(pid, int):
+        return f"Someone is playing this game already (another Cabinet is writing {name})."
+    user = str(holder.get("user") or "someone")
+    command = str(holder.get("command") or "cabinet")
+    host = holder.get("host")
+    where = f" on {host}" if isinstance(host, str) and host and host != socket.gethostname() else ""
+    return f"{user} is playing this game already ({command}{where}, pid {pid})."
+
+
+def _read_holder(fd: int) -> dict[str, Any]:
+    try:
+        data = os.pread(fd, 4096, 0)
+        holder = json.loads(data.decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return holder if isinstance(holder, dict) else {}
+
+
+class _WriterLock:
+    """An exclusive ``flock`` on ``SAVE.lock``, held as long as the writer lives.
+
+    The lock is on a file of its own because a rewrite replaces the save itself
+    (a new inode, which a lock on the old one would not guard).  The kernel drops
+    the lock when the process dies, however it dies; the file then stays behind
+    with a stale note, which the next writer overwrites.  A clean release removes
+    it, and whoever locks checks that the file it locked is still the one at the
+    path (a writer that opened it just before it was removed would otherwise hold
+    a lock nobody else can see).
+    """
+
+    def __init__(self, save: Path) -> None:
+        self.path = lock_path(save)
+        self.fd: int | None = None
+        if fcntl is None:
+            return
+        for _ in range(10):
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            except OSError:
+                return  # a directory we cannot write to: the save itself will say so
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    return  # a file system without locks: write unguarded, as before
+                holder = _read_holder(fd)
+                os.close(fd)
+                raise SaveLocked(_holder_sentence(holder, save.name), holder) from None
+            try:
+                here = os.stat(self.path)
+                mine = os.fstat(fd)
+                same = (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
+            except OSError:
+                same = False
+            if same:
+                self.fd = fd
+                break
+            os.close(fd)  # removed (or replaced) between our open and our lock: again
+        if self.fd is not None:
+            note = json.dumps(_whoami()).encode("utf-8")
+            try:
+                os.ftruncate(self.fd, 0)
+                os.pwrite(self.fd, note, 0)
+            except OSError:
+                pass  # the lock holds all the same; a refusal just cannot say who
+
+    def release(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is None:
+            return
+        try:
+            os.unlink(self.path)  # while still locked: nobody can take a lock on it meanwhile
+        except OSError:
+            pass
+        os.close(fd)
+
+
 class SaveWriter:
     """Keeps a save file in step with a live match.
 
@@ -196,6 +316,12 @@ class SaveWriter:
     (and passed to ``on_error``), and the next move tries a full rewrite.
     If the match is cut back (a take-back), the next move rewrites the file;
     call :meth:`rewrite` to do it at once.
+
+    One writer a save: a writer holds an exclusive lock on the save (see
+    :class:`_WriterLock`) from the moment it is made until :meth:`close` (or the
+    end of the process); making a second writer of the same save, in this
+    process or another, raises :class:`SaveLocked` naming the first.  Call
+    :meth:`close` when the game is left.
     """
 
     def __init__(
@@ -209,33 +335,51 @@ class SaveWriter:
     ) -> None:
         self._init(path, match, times, on_error)
         self.durable = durable
-        self._rewrite_all()
+        self._hold = _WriterLock(self.path)
+        try:
+            self._rewrite_all()
+        except BaseException:
+            self._hold.release()
+            raise
         match.listeners.append(self._on_move)
 
     @classmethod
     def resume(cls, loaded: Loaded, *, on_error: Callable[[str], None] | None = None) -> SaveWriter:
-        """Continue the save ``loaded`` came from, appending to it."""
+        """Continue the save ``loaded`` came from, appending to it.
+
+        Raises :class:`SaveLocked` when another writer keeps the save, and
+        :class:`SaveError` when the file has grown since it was loaded (somebody
+        wrote to it meanwhile: load it again rather than write over their moves).
+        """
         self = cls.__new__(cls)
         self._init(loaded.path, loaded.match, loaded.times, on_error)
-        clean = False
+        self._hold = _WriterLock(self.path)
+        try:
+            self._open_to_append(loaded)
+        except BaseException:
+            self._hold.release()
+            raise
+        self.match.listeners.append(self._on_move)
+        return self
+
+    def _open_to_append(self, loaded: Loaded) -> None:
         if loaded.clean:
             try:
                 f = open(self.path, "ab")
             except OSError:
                 f = None
             if f is not None:
-                if os.fstat(f.fileno()).st_size == loaded.end:
+                size = os.fstat(f.fileno()).st_size
+                if size == loaded.end:
                     self._file = f
                     self._moves_written = len(self.match.moves)
                     self._events_written = len(self.match.events)
                     self._outcome_written = self.match.outcome is not None
-                    clean = True
-                else:
-                    f.close()
-        if not clean:
-            self._rewrite_all()
-        self.match.listeners.append(self._on_move)
-        return self
+                    return
+                f.close()
+                if size > loaded.end:
+                    raise SaveError(f"{self.path.name} has changed since it was read (another program wrote to it): open it again.")
+        self._rewrite_all()
 
     def _init(self, path: PathLike, match: Match, times: list[str | None] | None, on_error: Callable[[str], None] | None) -> None:
         self.path = Path(path)
@@ -246,6 +390,7 @@ class SaveWriter:
         #: fsync every move (interactive play); headless simulations only flush
         self.durable = True
         self._file: BinaryIO | None = None
+        self._hold: _WriterLock | None = None
         self._lock = threading.RLock()
         self._closed = False
         self._moves_written = 0
@@ -326,6 +471,7 @@ class SaveWriter:
             self.on_error(self.error)
 
     def close(self) -> None:
+        """Stop writing and let the save go (another writer may then take it); idempotent."""
         with self._lock:
             self._closed = True
             try:
@@ -335,6 +481,8 @@ class SaveWriter:
             if self._file is not None:
                 self._file.close()
                 self._file = None
+            if self._hold is not None:
+                self._hold.release()
 
     def __enter__(self) -> SaveWriter:
         return self
@@ -839,23 +987,40 @@ def _winners_text(header: dict[str, Any], winners: list[int]) -> str:
     return "won by " + " and ".join(names)
 
 
+def _moves_text(n: int) -> str:
+    return f"{n} move{'s' if n != 1 else ''}"
+
+
+def _seat_name(header: dict[str, Any], seat: int | None) -> str:
+    if seat is None or not 0 <= seat < len(header["seats"]):
+        return "?"
+    return str(header["seats"][seat].get("name"))
+
+
 def verify(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
-    """One line: game, seats, moves, finished or in progress.  Raises SaveError."""
+    """One line: game, seats, moves (what the players did, the setup not counted),
+    finished or in progress.  Raises SaveError, also for a game that is not over
+    and yet has nobody to act (two writers interleaved, or other rules)."""
     loaded = load(path, games)
     match = loaded.match
     header = match.header
     seats = ", ".join(_seat_label(s) for s in header["seats"])
     moves = len(match.moves) - 1
     outcome = match.outcome
+    if outcome is None and not match.active():
+        raise SaveError(
+            f"{loaded.path.name} is stuck after {_moves_text(moves)}: the game is not over, yet nobody has a move to make."
+        )
     state = "in progress" if outcome is None else f"finished, {_winners_text(header, list(outcome.winners))}"
-    line = f"{_title(match.game)}: {seats}; {moves} move{'s' if moves != 1 else ''}, {len(match.events)} events; {state}."
+    line = f"{_title(match.game)}: {seats}; {_moves_text(moves)}; {state}."
     for w in loaded.warnings:
         line += " Warning: " + w
     return line
 
 
 def export_text(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
-    """A readable log: header summary, then one numbered line per event."""
+    """A readable log: header summary, then the setup and each move, numbered
+    as replays number them, with the lines of what it caused."""
     loaded = load(path, games)
     match = loaded.match
     game = match.game
@@ -868,20 +1033,23 @@ def export_text(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
     if header["variants"]:
         lines.append("Variants: " + ", ".join(f"{k}={v}" for k, v in sorted(header["variants"].items())))
     lines.append(f"Seed: {header['seed']}; created {header['created']}")
+    moves = len(match.moves) - 1
     outcome = match.outcome
     if outcome is None:
-        lines.append(f"In progress after {len(match.moves) - 1} moves")
+        lines.append(f"In progress after {_moves_text(moves)}")
     else:
-        lines.append(f"Finished: {_winners_text(header, list(outcome.winners))} ({outcome.reason})")
+        lines.append(f"Finished after {_moves_text(moves)}: {_winners_text(header, list(outcome.winners))} ({outcome.reason})")
     lines.extend(loaded.warnings)
-    lines.append("")
-    width = len(str(len(match.events)))
-    for i, event in enumerate(match.events, 1):
-        try:
-            text = str(game.describe(event, engine.ALL))
-        except Exception:
-            text = str(event.get("t", "?"))
-        lines.append(f"{i:>{width}}. {text}")
+    for index, move in enumerate(match.moves):
+        lines.append("")
+        lines.append("Setup" if index == 0 else f"Move {index}: {_seat_name(header, move.seat)}")
+        for event in match.events[move.start : move.end]:
+            try:
+                text = str(game.describe(event, engine.ALL))
+            except Exception:
+                text = str(event.get("t", "?"))
+            if text:
+                lines.append(f"  {text}")
     return "\n".join(lines) + "\n"
 
 

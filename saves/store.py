@@ -61,7 +61,7 @@ class SaveInfo:
     seats: tuple[SeatInfo, ...]
     started: datetime.datetime | None
     last_played: datetime.datetime
-    moves: int  # move records, the setup excluded
+    moves: int  # what the players (and bots) did, one command each; the setup is not a move
     finished: bool
     winners: tuple[int, ...]
     error: str | None = None  # the sentence for a file that cannot be loaded

@@ -730,15 +730,21 @@ def test_verify_and_exports(tmp_path, small_save):
     path.write_bytes(data)
     line = verify(path, GAMES)
     assert "\n" not in line
-    assert line.startswith("Toy Cards: Ann (human), Bob (bot, random); 6 moves,")
-    assert "finished, won by" in line
+    # a move is what a player did: the setup is not one, and events are not counted
+    assert len(match.moves) - 1 == 6
+    assert line.startswith("Toy Cards: Ann (human), Bob (bot, random); 6 moves;")
+    assert "finished, won by" in line and "event" not in line
     text = export_text(path, GAMES)
     lines = text.splitlines()
     assert lines[1] == "Game: Toy Cards (rules version 1)"
-    numbered = [ln for ln in lines if re.match(r"^\s*\d+\. ", ln)]
-    assert len(numbered) == len(match.events)
-    assert numbered[0].strip() == "1. The deck is shuffled."
-    assert "draws" in numbered[1]  # everything revealed
+    assert "Finished after 6 moves: won by" in text
+    # the setup, then each move numbered as the replay numbers it, with who made it
+    headings = [ln for ln in lines if ln == "Setup" or ln.startswith("Move ")]
+    assert headings == ["Setup"] + [f"Move {i}: {'Ann' if m.seat == 0 else 'Bob'}" for i, m in enumerate(match.moves[1:], 1)]
+    described = [ln for ln in lines if ln.startswith("  ")]
+    assert len(described) == len(match.events)
+    assert lines[lines.index("Setup") + 1] == "  The deck is shuffled."
+    assert "draws" in lines[lines.index("Setup") + 2]  # everything revealed
     doc = json.loads(export_json(path))
     assert doc["version"] == 1 and doc["records"][0]["kind"] == "header"
     assert [r["kind"] for r in doc["records"]].count("move") == len(match.moves)
