@@ -41,6 +41,7 @@ from core.engine import (
     Game,
     IllegalCommand,
     Outcome,
+    ScoreSheet,
     UNSEEN,
     SeatOption,
     Viewer,
@@ -1027,6 +1028,70 @@ class ChiracMitterrand(Game):
             if s.seats[c] is not None:
                 scores[s.seats[c]] = per_candidate[c]
         return Outcome(winners, s.reason or "", tuple(scores))
+
+    def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
+        """The final count, from a view alone: each quality's token and whom it favours,
+        the Media token and whether it broke a tie, each side's Power Erosion, the winner
+        and why (a sixth Power Erosion, or more qualities).  One row a seat; in solo the
+        automaton is no seat, and its figures are in the notes."""
+        if view.get("phase") != "over" or view.get("winner") is None:
+            return None
+        rows, media, erosion = view["rows"], view["media"], view["erosion"]
+        short = C.CANDIDATE_SHORT
+
+        def favours(q: str) -> str | None:
+            pos = rows[q]
+            return "chirac" if pos > 0 else "mitterrand" if pos < 0 else None
+
+        def quality_cell(q: str, side: str) -> str:
+            who = favours(q)
+            if who is None:
+                return "level"
+            return f"{'ahead' if who == side else 'behind'} {abs(rows[q])}"
+
+        seated = sorted((seat, side) for side, seat in view["seats"].items() if seat is not None)
+        table = tuple(
+            (
+                short[side],
+                *(quality_cell(q, side) for q in C.QUALITIES),
+                "holds" if media == side else "-",
+                f"{len(erosion[side])} of {EROSION_LIMIT}",
+            )
+            for _, side in seated
+        )
+        winner = view["winner"]
+        loser = SIDES[other(side_index(winner))]
+        automaton = view.get("automaton")
+        who = f"{short[winner]} (the automated opponent)" if winner == automaton else short[winner]
+        count = {side: sum(1 for q in C.QUALITIES if favours(q) == side) for side in SIDES}
+        by_erosion = any(len(erosion[side]) >= EROSION_LIMIT for side in SIDES)
+        if by_erosion:
+            why = f"Why: {short[loser]} received a sixth Power Erosion; the game stopped at once."
+            media_note = f"Media token: {short[media]} (no election was held)."
+        elif count[winner] == count[loser]:
+            why = f"Why: level in qualities ({count[winner]} to {count[loser]}); the Media token breaks the tie."
+            media_note = f"Media token: {short[media]}; it broke the tie."
+        else:
+            n = count[winner]
+            why = f"Why: ahead in {n} {'quality' if n == 1 else 'qualities'} to {count[loser]}."
+            media_note = f"Media token: {short[media]}; not needed, there was no tie."
+        tokens = ", ".join(
+            f"{C.QUALITY_NAMES[q]} {short[favours(q)]} +{abs(rows[q])}" if favours(q) else f"{C.QUALITY_NAMES[q]} level"
+            for q in C.QUALITIES
+        )
+        notes = [f"Winner: {who}.", why, tokens, media_note]
+        if automaton:
+            notes.append(
+                f"The automated {short[automaton]}: {len(erosion[automaton])} of {EROSION_LIMIT} Power Erosion, "
+                f"ahead in {count[automaton]} {'quality' if count[automaton] == 1 else 'qualities'}."
+            )
+        return ScoreSheet(
+            title="Final score",
+            columns=("Candidate", *(C.QUALITY_NAMES[q] for q in C.QUALITIES), "Media", "Erosion"),
+            rows=table,
+            notes=tuple(notes),
+            key="final",
+        )
 
     # -- what a seat sees ----------------------------------------------------------------
 
