@@ -18,11 +18,12 @@ from __future__ import annotations
 import functools
 import itertools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from core.engine import (
     ALL,
+    ScoreSheet,
     Command,
     ConfigError,
     Event,
@@ -83,6 +84,9 @@ class State:
     #: (round, scores, medal seats)
     last_round: tuple | None = None
     winners: tuple[int, ...] = ()
+    #: how the last round scored, seat by seat: (plan points, greens,
+    #: yellows, bonus, penalty); public once the round is scored
+    last_scoring: tuple | None = None
 
     @property
     def players(self) -> int:
@@ -94,6 +98,13 @@ class State:
 
     def seat_of(self, agent: str) -> int | None:
         return self.agents.index(agent) if agent in self.agents else None
+
+
+#: the fields checkpoint digests are taken of, in the order core.engine.digest
+#: packs a record (by name): every field but ``last_scoring``, which only
+#: repeats the last RoundScored event and came after saves were made with
+#: these digests (see AgentJean.canonical)
+DIGESTED_FIELDS = tuple(sorted(f.name for f in fields(State) if f.name != "last_scoring"))
 
 
 # -- pure rule helpers (also used by the bot) -----------------------------------
@@ -261,6 +272,14 @@ class AgentJean(Game):
             needs = tuple(MEDALS_TO_WIN - m - (i == seat) for i, m in enumerate(before))
             total = [t + share * p for t, p in zip(total, _medal_chances(needs))]
         return tuple(total)
+
+    def canonical(self, state: State) -> list:
+        """The state as digests see it: the record's fields in the order a
+        record is packed, without ``last_scoring``, so that the digests are
+        the bytes they were before the field existed and older saves still
+        verify; it is folded from the RoundScored event, which the digest
+        of the other fields already answers for."""
+        return [getattr(state, name) for name in DIGESTED_FIELDS]
 
     # -- table ---------------------------------------------------------------
 
@@ -623,6 +642,7 @@ class AgentJean(Game):
             s,
             medals=medals,
             last_round=(ev["round"], tuple(ev["scores"]), tuple(ev["medals"])),
+            last_scoring=tuple(tuple(ev[k]) for k in ("plan_points", "greens", "yellows", "bonus", "penalty")),
             phase="scored",
             table=(),
             order=(),
@@ -737,6 +757,8 @@ class AgentJean(Game):
                 if s.last_round
                 else None
             ),
+            # how the last round scored: public from the moment it is scored
+            "scoring": _scoring_view(s),
             "winners": list(s.winners),
             # beyond the screen's shape: what the bot and the history need
             "powers": list(s.powers),
@@ -745,6 +767,56 @@ class AgentJean(Game):
             # played face up, and the history shows it
             "played": sorted((c for w in s.won_cards for c in w), key=C.hand_order),
         }
+
+    def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
+        """The last round's scoring as the rules add it up, seat by seat:
+        plans, the green bonus and the yellow penalty (each with the cards
+        counted), the round's total and the medals so far; at the end of the
+        game, the same for the last round and who holds two medals."""
+        scoring = view.get("scoring")
+        if not scoring:
+            return None
+        players = view["players"]
+        names = [p["name"] for p in players]
+        rnd = scoring["round"]
+        medal_seats = scoring["medals"]
+        rows = []
+        for i, p in enumerate(players):
+            rows.append((
+                str(scoring["plan_points"][i]),
+                f"{_signed(scoring['bonus'][i])} ({scoring['greens'][i]})",
+                f"{_signed(-scoring['penalty'][i])} ({scoring['yellows'][i]})",
+                str(scoring["scores"][i]),
+                f"{p['medals']} (+1)" if i in medal_seats else str(p["medals"]),
+            ))
+        greens, yellows = scoring["greens"], scoring["yellows"]
+        bonus = max(scoring["bonus"])
+        fewest = min(greens)
+        notes = [
+            f"Fewest green cards ({fewest}): +{bonus} to "
+            + _join([names[i] for i, b in enumerate(scoring["bonus"]) if b]) + "."
+        ]
+        if max(yellows) == 0:
+            notes.append("Nobody won a yellow card: no penalty.")
+        else:
+            notes.append(
+                f"Most yellow cards ({max(yellows)}): -{max(scoring['penalty'])} to "
+                + _join([names[i] for i, q in enumerate(scoring["penalty"]) if q]) + "."
+            )
+        best = scoring["scores"][medal_seats[0]]
+        if len(medal_seats) == 1:
+            notes.append(f"Medal of round {rnd}: {names[medal_seats[0]]}, with {best} points.")
+        else:
+            notes.append(f"Medals of round {rnd}: {_join([names[i] for i in medal_seats])}, tied on {best} points.")
+        columns = ("Plans", "Greens", "Yellows", "Round", "Medals")
+        if view.get("phase") != "over":
+            return ScoreSheet(f"Round {rnd} scored", columns, tuple(rows), tuple(map(_clip, notes)), f"round-{rnd}")
+        winners = [names[i] for i in view.get("winners", [])]
+        if len(winners) == 1:
+            notes.append(f"{winners[0]} holds two medals: the best agent of the Agency.")
+        elif winners:
+            notes.append(f"{_join(winners)} hold two medals each and share the victory.")
+        return ScoreSheet(f"Final score (round {rnd})", columns, tuple(rows), tuple(map(_clip, notes)), "final")
 
     def redact(self, event: Event, seat: Viewer) -> Event:
         if seat == ALL:
@@ -1102,6 +1174,31 @@ def _medal_chances(needs: tuple[int, ...]) -> tuple[float, ...]:
         after = _medal_chances(tuple(k - (i == w) for i, k in enumerate(needs)))
         total = [t + p / n for t, p in zip(total, after)]
     return tuple(total)
+
+
+def _scoring_view(s: State) -> dict[str, Any] | None:
+    if s.last_scoring is None or s.last_round is None:
+        return None
+    plan_points, greens, yellows, bonus, penalty = s.last_scoring
+    return {
+        "round": s.last_round[0],
+        "plan_points": list(plan_points),
+        "greens": list(greens),
+        "yellows": list(yellows),
+        "bonus": list(bonus),
+        "penalty": list(penalty),
+        "scores": list(s.last_round[1]),
+        "medals": list(s.last_round[2]),
+    }
+
+
+def _signed(points: int) -> str:
+    return f"{points:+d}" if points else "0"
+
+
+def _clip(note: str, width: int = 74) -> str:
+    """A score sheet's note fits its line (long names at a table of five)."""
+    return note if len(note) <= width else note[: width - 1] + "…"
 
 
 def _join(names: list[str]) -> str:
