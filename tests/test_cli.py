@@ -33,6 +33,16 @@ def exit_code(args: list[str]) -> int:
         ["play", "agent-jean", "--variant", "nonsense"],
         ["play", "agent-jean", "--variant", "young=maybe"],
         ["play", "agent-jean", "--bots", "2", "--bot-level", "genius"],
+        ["play", "agent-jean", "--bot-level", "genius"],  # no bot seat: still a mistake
+        ["play", "chirac-mitterrand", "--players", "3"],
+        ["host", "agent-jean", "--bot-level", "genius"],
+        ["load", "missing.cab"],
+        ["load", "."],
+        ["replay", "missing.cab"],
+        ["replay", "missing.cab", "--at", "-5"],
+        ["export", "missing.cab"],
+        ["verify", "missing.cab"],
+        ["host", "--resume", "missing.cab"],
         ["simulate", "agent-jean", "--players", "2", "--games", "1"],
         ["simulate", "agent-jean", "--players", "6", "--games", "1", "--seed", "1"],
         ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--bot-level", "a,b,c"],
@@ -50,8 +60,12 @@ def exit_code(args: list[str]) -> int:
 def test_bad_arguments_get_a_usage_line_and_status_2(args, capsys, tmp_path) -> None:
     assert exit_code(["--save-dir", str(tmp_path), *args]) == 2
     err = capsys.readouterr().err
-    assert "usage: cabinet" in err
+    assert err.startswith("usage: cabinet")
     assert "Traceback" not in err
+    # after the usage, one sentence that says what is wrong
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("cabinet") and ": " in last and "usage" not in last
+    assert not list(tmp_path.glob("*.cab")), "a refused command must not start a game"
 
 
 @pytest.mark.parametrize("before", [True, False])
@@ -119,6 +133,98 @@ def test_replay_refuses_a_seat_that_is_not_there(capsys, tmp_path) -> None:
     assert exit_code(["replay", str(path), "--as", "7"]) == 2
 
 
+def in_play_save(tmp_path: Path, moves: int = 6) -> Path:
+    """A two-human game of L'Agent Jean! a few moves in (hands hidden from each other)."""
+    from core.bots import bot_command
+
+    match = agent_jean_match(humans=2, players=2, seed=3)
+    writer = start_save(tmp_path, match, durable=False)
+    bots = bots_for(match)
+    for _ in range(moves):
+        seat = match.active()[0]
+        match.submit(seat, bot_command(match, seat, bots[seat]))
+    writer.close()
+    return writer.path
+
+
+def start_of(args: list[str]):
+    """What the app would open on for ``args`` (the commands that open a screen)."""
+    from tui.cli import build_parser, cmd_load, cmd_replay, command_parser
+
+    parser = build_parser()
+    parsed = parser.parse_args(args)
+    command = {"replay": cmd_replay, "load": cmd_load}[parsed.command]
+    return command(command_parser(parser, parsed), parsed)
+
+
+def test_replay_of_a_game_in_play_shows_no_hidden_hand(capsys, tmp_path) -> None:
+    """Hot-seat: the command line keeps the app's rule, a game in play is replayed as the public sees it."""
+    from core.engine import ALL, PUBLIC
+
+    path = in_play_save(tmp_path)
+    for viewer in ("1", "2", "all"):
+        assert exit_code(["replay", str(path), "--as", viewer]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[0].startswith("usage: cabinet replay")
+        assert err[-1] == "cabinet replay: --as is for a finished game: this one is still in play, and replays as the public sees it"
+    start = start_of(["replay", str(path)])
+    assert start.viewer == PUBLIC and start.locked
+    # once the game is over, every seat's eyes and everything revealed
+    done = finished_save(tmp_path)
+    assert start_of(["replay", str(done), "--as", "2"]).viewer == 1
+    start = start_of(["replay", str(done), "--as", "all"])
+    assert start.viewer == ALL and not start.locked
+
+
+def test_replay_at_counts_moves(capsys, tmp_path) -> None:
+    """--at N: after N moves (what the players did; 0 is the start, after the setup)."""
+    path = in_play_save(tmp_path, moves=6)
+    assert start_of(["replay", str(path), "--at", "0"]).at == 0
+    assert start_of(["replay", str(path), "--at", "6"]).at == 6
+    for wrong in ("-5", "7"):
+        assert exit_code(["replay", str(path), "--at", wrong]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1] == f"cabinet replay: --at takes a number of moves from 0 (the start) to 6, not {wrong}"
+    assert main(["verify", str(path)]) == 0
+    assert "; 6 moves; in progress." in capsys.readouterr().out
+    assert main(["export", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "In progress after 6 moves" in text and "\nMove 6: " in text and "\nMove 7" not in text
+
+
+@pytest.mark.parametrize(
+    "game_id, players, expected",
+    [("chirac-mitterrand", None, 2), ("chirac-mitterrand", 1, 1), ("agent-jean", None, 2), ("ministeres", None, 2),
+     ("edgar-lucien", None, 2), ("edgar-lucien", 4, 4)],
+)
+def test_a_new_game_has_its_usual_number_of_players(game_id, players, expected) -> None:
+    """1988 without --players is the two-player game; its solo mode only with --players 1."""
+    from tui.cli import build_parser, match_from_args
+
+    parser = build_parser()
+    args = ["play", game_id] + ([] if players is None else ["--players", str(players)])
+    match = match_from_args(parser, parser.parse_args(args))
+    assert match.header["players"] == expected
+
+
+def test_loading_a_save_somebody_plays_is_refused_naming_them(capsys, tmp_path, monkeypatch) -> None:
+    from saves import SaveWriter, load
+    from saves import format as fmt
+
+    path = in_play_save(tmp_path)
+    monkeypatch.setattr(fmt, "WRITER_COMMAND", "cabinet host")
+    holder = SaveWriter.resume(load(path))
+    try:
+        assert exit_code(["load", str(path)]) == 1
+        err = capsys.readouterr().err.strip()
+        assert err.endswith("is playing this game already (cabinet host, pid %d)." % __import__("os").getpid())
+        assert len(err.splitlines()) == 1 and "usage" not in err
+    finally:
+        holder.close()
+    start = start_of(["load", str(path)])  # free again
+    start.writer.close()
+
+
 def test_verify_and_export(capsys, tmp_path) -> None:
     good = finished_save(tmp_path)
     assert main(["verify", str(good)]) == 0
@@ -136,7 +242,7 @@ def test_verify_and_export(capsys, tmp_path) -> None:
 
     assert main(["export", str(good)]) == 0
     text = capsys.readouterr().out
-    assert "plays" in text and "wins" in text
+    assert "plays" in text and "wins" in text and "\nMove 1: " in text
     assert main(["export", str(good), "--format", "json"]) == 0
     records = json.loads(capsys.readouterr().out)
     assert records["records"][0]["kind"]

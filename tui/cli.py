@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from core.engine import ALL, ConfigError, derive_rng
+from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng
 from core.games import game_titles, get_game
 
 EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
@@ -32,10 +32,12 @@ def build_parser() -> Parser:
     parser = Parser(prog="cabinet", description="Games of politics and intrigue, in the terminal.", epilog=EPILOG)
     parser.add_argument("--save-dir", metavar="DIR", default=None, help="where saves are kept (also CABINET_SAVE_DIR)")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
+    #: each command's own parser, so that a mistake found after parsing shows that command's usage
+    parser.commands = sub.choices  # type: ignore[attr-defined]
 
     # how a new table is laid: the same for play and host
     table = Parser(add_help=False)
-    table.add_argument("--players", type=int, help="number of seats")
+    table.add_argument("--players", type=int, help="number of seats (the game's usual number by default)")
     table.add_argument("--bots", metavar="SEATS", help="seats played by bots: 2,3 (1-based), all or none")
     table.add_argument("--bot-level", metavar="L", help="level of the bots, one for all or one per bot seat: L[,L...]")
     table.add_argument("--seed", type=int, help="seed of the shuffles (a random one by default)")
@@ -62,8 +64,9 @@ def build_parser() -> Parser:
 
     replay = sub.add_parser("replay", parents=[common], help="replay a saved game")
     replay.add_argument("save", type=Path)
-    replay.add_argument("--at", type=int, metavar="N", help="open at move N")
-    replay.add_argument("--as", dest="viewer", metavar="SEAT|all", help="see it as seat SEAT (1-based) saw it, or all revealed")
+    replay.add_argument("--at", type=int, metavar="N", help="open after move N (0: the start)")
+    replay.add_argument("--as", dest="viewer", metavar="SEAT|all",
+                        help="once the game is over: see it as seat SEAT (1-based) saw it, or all revealed")
 
     simulate = sub.add_parser("simulate", parents=[common], help="bots play whole games headless")
     simulate.add_argument("game")
@@ -94,15 +97,46 @@ def parse_variants(parser: Parser, items: list[str]) -> dict[str, str]:
     return variants
 
 
-def parse_levels(parser: Parser, spec: str | None, count: int, default: str) -> list[str]:
+def parse_levels(parser: Parser, spec: str | None, count: int, default: str, game: Game | None = None) -> list[str]:
+    """One level a bot seat; with ``game``, every level named must be one of its bots'."""
     if not spec:
         return [default] * count
     levels = [x.strip() for x in spec.split(",")]
+    if game is not None:
+        for level in dict.fromkeys(levels):
+            try:
+                game.bot(level, 0)
+            except ConfigError as exc:
+                parser.error(str(exc))
     if len(levels) == 1:
         return levels * count
     if len(levels) != count:
         parser.error(f"--bot-level takes one level or {count} (one per bot seat), not {len(levels)}")
     return levels
+
+
+def usual_players(game: Game) -> int:
+    """How many play when nobody says: the game's own default if it has one, else two where two
+    may play (a solo mode, as 1988's, is asked for with --players 1), else its least."""
+    default = getattr(game, "default_players", None)
+    if isinstance(default, int) and game.min_players <= default <= game.max_players:
+        return default
+    return max(game.min_players, min(2, game.max_players))
+
+
+def command_parser(parser: Parser, args: argparse.Namespace) -> Parser:
+    """The parser of the command given (``parser`` itself if it is one already)."""
+    commands = getattr(parser, "commands", None) or {}
+    return commands.get(args.command, parser)
+
+
+def existing_save(parser: Parser, args: argparse.Namespace, path: Path) -> Path:
+    """A save named on the command line must be there: a missing file is a bad argument."""
+    if path.is_dir():
+        command_parser(parser, args).error(f"{path} is a directory, not a save file")
+    if not path.exists():
+        command_parser(parser, args).error(f"there is no save {path}")
+    return path
 
 
 def game_or_error(parser: Parser, game_id: str):
@@ -127,13 +161,16 @@ def match_from_args(parser: Parser, args: argparse.Namespace):
     from tui.session import new_match, parse_bots
 
     game = game_or_error(parser, args.game)
-    players = args.players or game.min_players
+    players = usual_players(game) if args.players is None else args.players
+    if not game.min_players <= players <= game.max_players:
+        parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players, not {players}")
     try:
         bots = parse_bots(args.bots, players)
     except ValueError as exc:
         parser.error(str(exc))
     default_level = game.default_bot_level
-    levels = parse_levels(parser, args.bot_level, len(bots) or 1, default_level)
+    # an unknown level is refused even with no bot seat: it is a mistake all the same
+    levels = parse_levels(parser, args.bot_level, len(bots) or 1, default_level, game)
     controllers = []
     bot_index = 0
     for seat in range(players):
@@ -171,9 +208,8 @@ def cmd_play(parser: Parser, args: argparse.Namespace):
 def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
     import asyncio
 
-    from saves import SaveWriter
     from tui.protocol import parse_address
-    from tui.server import GameServer, load_or_make_codes
+    from tui.server import GameServer, codes_path, load_or_make_codes
 
     try:
         address = parse_address(args.listen)
@@ -182,17 +218,20 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
     if args.resume is not None:
         if args.game:
             parser.error("--resume hosts the saved game: give no game id")
-        loaded = load_or_exit(args.resume)
+        loaded = load_or_exit(existing_save(parser, args, args.resume))
+        if not loaded.match.humans():
+            parser.error("every seat is a bot: there is nobody to host (try cabinet simulate)")
         for warning in loaded.warnings:
             print(warning, file=sys.stderr)
-        writer = SaveWriter.resume(loaded)
+        writer = resume_or_exit(loaded)
     else:
         if not args.game:
             parser.error("host needs a game id, or --resume SAVE")
-        writer = new_save_or_exit(args, match_from_args(parser, args))
+        new = match_from_args(parser, args)
+        if not new.humans():
+            parser.error("every seat is a bot: there is nobody to host (try cabinet simulate)")
+        writer = new_save_or_exit(args, new)
     match = writer.match
-    if not match.humans():
-        parser.error("every seat is a bot: there is nobody to host (try cabinet simulate)")
     codes = load_or_make_codes(writer.path, match)
     writer.on_error = lambda sentence: print(f"cabinet host: {sentence}", file=sys.stderr, flush=True)
 
@@ -204,6 +243,10 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
         try:
             bound = await server.start(address)
         except OSError as exc:
+            writer.close()
+            if args.resume is None:  # nothing was played: leave no empty game behind
+                for left in (writer.path, codes_path(writer.path)):
+                    left.unlink(missing_ok=True)
             print(f"cabinet host: cannot listen on {address}: {exc.strerror or exc}.", file=sys.stderr)
             raise SystemExit(1)
         log(f"Hosting {match.game.title} on {bound}; the game is saved in {writer.path}.")
@@ -220,6 +263,8 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
         asyncio.run(serve())
     except KeyboardInterrupt:
         print(f"Stopped. The game is saved in {writer.path}.")
+    finally:
+        writer.close()
     return 0
 
 
@@ -238,6 +283,7 @@ def cmd_join(parser: Parser, args: argparse.Namespace):
 
 
 def load_or_exit(path: Path):
+    """The save read back; a damaged one is its sentence and exit status 1."""
     from saves import SaveError, load
 
     try:
@@ -247,29 +293,53 @@ def load_or_exit(path: Path):
         raise SystemExit(1)
 
 
+def resume_or_exit(loaded):
+    """A writer continuing the save; a save somebody is playing already is one sentence, status 1."""
+    from saves import SaveError, SaveWriter
+
+    try:
+        return SaveWriter.resume(loaded)
+    except SaveError as exc:  # SaveLocked: who plays it; or it changed since it was read
+        print(f"cabinet: {exc}", file=sys.stderr)
+        raise SystemExit(1)
+
+
 def cmd_load(parser: Parser, args: argparse.Namespace):
-    from saves import SaveWriter
     from tui.app import Start
 
-    loaded = load_or_exit(args.save)
-    writer = SaveWriter.resume(loaded)
+    loaded = load_or_exit(existing_save(parser, args, args.save))
+    writer = resume_or_exit(loaded)
     return Start(mode="play", match=loaded.match, path=args.save, writer=writer, warnings=list(loaded.warnings))
 
 
 def cmd_replay(parser: Parser, args: argparse.Namespace):
     from tui.app import Start
 
-    loaded = load_or_exit(args.save)
+    mine = command_parser(parser, args)
+    loaded = load_or_exit(existing_save(parser, args, args.save))
+    match = loaded.match
+    moves = len(match.moves) - 1  # a move is what a player did; the setup is not one
+    if args.at is not None and not 0 <= args.at <= moves:
+        mine.error(f"--at takes a number of moves from 0 (the start) to {moves}, not {args.at}")
+    in_play = match.outcome is None
     viewer: Any = None
     if args.viewer is not None:
-        players = loaded.match.header["players"]
+        players = match.header["players"]
         if args.viewer == "all":
             viewer = ALL
         elif args.viewer.isdigit() and 1 <= int(args.viewer) <= players:
             viewer = int(args.viewer) - 1
         else:
-            parser.error(f"--as takes a seat from 1 to {players} or 'all', not {args.viewer!r}")
-    return Start(mode="replay", match=loaded.match, path=args.save, at=args.at, viewer=viewer, warnings=list(loaded.warnings))
+            mine.error(f"--as takes a seat from 1 to {players} or 'all', not {args.viewer!r}")
+        if in_play:
+            # the same rule as the replay in the app: a game still in play shows nobody's hidden hand
+            mine.error("--as is for a finished game: this one is still in play, and replays as the public sees it")
+    elif in_play:
+        viewer = PUBLIC
+    start = Start(mode="replay", match=match, path=args.save, at=args.at, viewer=viewer, warnings=list(loaded.warnings))
+    # a game in play stays seen as the public sees it: the replay must not let v cycle to a seat
+    start.locked = in_play  # type: ignore[attr-defined]
+    return start
 
 
 def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
@@ -280,12 +350,7 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
         parser.error("--jobs must be at least 1")
     if not game.min_players <= args.players <= game.max_players:
         parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players")
-    levels = parse_levels(parser, args.bot_level, args.players, game.default_bot_level)
-    for level in set(levels):
-        try:
-            game.bot(level, 0)
-        except ConfigError as exc:
-            parser.error(str(exc))
+    levels = parse_levels(parser, args.bot_level, args.players, game.default_bot_level, game)
     directory = save_dir_of(args)
     seeds = derive_rng(args.seed, "simulate")
     tables = []
@@ -349,17 +414,17 @@ def simulate_one(table: tuple[str, list[str], int, int, str]) -> tuple[list[int]
     seats = [{"name": f"P{i + 1}-{level}"} for i, level in enumerate(levels)]
     controllers = [{"kind": "bot", "level": level} for level in levels]
     match = new_match(game, len(levels), seats, controllers, seed=seed, bot_seed=bot_seed)
-    start_save(Path(directory), match, durable=False)
     bots = bots_for(match)
     times: dict[int, list[float]] = {seat: [] for seat in range(len(levels))}
-    while match.active():
-        seat = match.active()[0]
-        view, legal, known = bot_inputs(game, match.state, seat)
-        began = time.perf_counter()
-        command = bots[seat].choose(game, view, legal, known)
-        if len(legal) > 1:
-            times[seat].append(time.perf_counter() - began)
-        match.submit(seat, command)
+    with start_save(Path(directory), match, durable=False):
+        while match.active():
+            seat = match.active()[0]
+            view, legal, known = bot_inputs(game, match.state, seat)
+            began = time.perf_counter()
+            command = bots[seat].choose(game, view, legal, known)
+            if len(legal) > 1:
+                times[seat].append(time.perf_counter() - began)
+            match.submit(seat, command)
     outcome = match.outcome
     assert outcome is not None
     return list(outcome.winners), outcome.reason, len(match.moves) - 1, times
@@ -368,6 +433,8 @@ def simulate_one(table: tuple[str, list[str], int, int, str]) -> tuple[list[int]
 def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:
     from saves import SaveError, verify
 
+    for path in args.saves:
+        existing_save(parser, args, path)
     status = 0
     for path in args.saves:
         try:
@@ -381,6 +448,7 @@ def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:
 def cmd_export(parser: Parser, args: argparse.Namespace) -> int:
     from saves import SaveError, export_json, export_text
 
+    existing_save(parser, args, args.save)
     try:
         text = export_json(args.save) if args.format == "json" else export_text(args.save)
     except SaveError as exc:
@@ -391,9 +459,14 @@ def cmd_export(parser: Parser, args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from saves import format as save_format
+
     parser = build_parser()
     args = parser.parse_args(argv)
     command = args.command
+    # a second writer of a save this process writes is told who keeps it: "(cabinet host, pid 1234)"
+    save_format.WRITER_COMMAND = f"cabinet {command}" if command else "cabinet"
+    parser = command_parser(parser, args)  # a mistake shows the usage of the command it was made in
     if command == "simulate":
         return cmd_simulate(parser, args)
     if command == "verify":
@@ -415,7 +488,11 @@ def main(argv: list[str] | None = None) -> int:
     elif command == "join":
         start = cmd_join(parser, args)
     app = CabinetApp(save_dir=save_dir_of(args), start=start)
-    app.run()
+    try:
+        app.run()
+    finally:
+        if start.writer is not None:
+            start.writer.close()  # the save is free again (idempotent if the game screen closed it)
     return app.return_code or 0
 
 

@@ -190,6 +190,7 @@ class GameServer:
         if self.address is not None and self.address.path is not None:
             with contextlib.suppress(OSError):
                 self.address.path.unlink()
+        self.save.close()  # the save is free for the next host (or a cabinet load)
 
     # -- one client -----------------------------------------------------------------------
 
