@@ -11,6 +11,7 @@ import asyncio
 from typing import Any
 
 from textual.binding import Binding
+from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from screens.boards import LiveTableScreen
@@ -36,6 +37,8 @@ class RemotePlayScreen(LiveTableScreen):
         self.browsing: int | None = None
         self.connected = True
         self.over = False  # the connection was closed for good (joined elsewhere, left)
+        #: why it was closed for good, when the host said so (the status keeps saying it)
+        self.farewell: str | None = None
         self.announced_end = False
         self.waiting_view: int | None = None
 
@@ -58,6 +61,7 @@ class RemotePlayScreen(LiveTableScreen):
                         break
                     self.received(message)
                     if self.over:
+                        await remote.close()  # nothing more goes out on it
                         return
             except (ProtocolError, OSError) as exc:
                 self.notify(f"The connection broke: {exc}", severity="warning")
@@ -95,13 +99,29 @@ class RemotePlayScreen(LiveTableScreen):
             text = str(message.get("message") or "The host closed the connection.")
             self.notify(text, severity="warning", timeout=10)
             if not message.get("come_back"):  # e.g. joined from another terminal: this one steps aside
-                self.over = True
-                self.refresh_status(text)
+                self.step_aside(text)
+
+    def step_aside(self, text: str) -> None:
+        """The connection is closed for good: this screen takes no more moves, and says so.
+
+        Any dialog the board had open is closed (its choice would go nowhere), the board
+        is drawn without moves, and only leaving, the history and the rules are left.
+        """
+        self.over = True
+        self.farewell = text
+        app = self.app
+        while app.screen is not self and isinstance(app.screen, ModalScreen) and self in app.screen_stack:
+            app.pop_screen()  # without its callback: nothing chosen there may be sent
+        self.refresh_table()
+        self.refresh_status()
+        self.refresh_bindings()
 
     # -- drawing --------------------------------------------------------------------------
 
     def refresh_status(self, text: str | None = None) -> None:
         remote = self.remote
+        if text is None and self.farewell is not None:
+            text = f"{self.farewell.rstrip('.')}: this screen takes no more moves (q: leave)."
         if text is None:
             if not self.connected:
                 text = "Connection lost: joining again…"
@@ -129,7 +149,7 @@ class RemotePlayScreen(LiveTableScreen):
         if remote.view is None:
             return
         if self.browsing is None:
-            legal = remote.legal if self.connected and remote.outcome is None else None
+            legal = remote.legal if self.connected and not self.over and remote.outcome is None else None
             self.query_one(Board).show(remote.view, legal)
         self.refresh_status()
 
@@ -148,9 +168,17 @@ class RemotePlayScreen(LiveTableScreen):
 
     # -- the player -------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.over and action == "takeback":
+            return False  # closed for good: leave, history and rules are what is left
+        return True
+
     def on_board_chosen(self, message: Board.Chosen) -> None:
         message.stop()
         if self.browsing is not None or not isinstance(self.remote.seat, int):
+            return
+        if self.over:
+            self.notify("This screen takes no more moves: the game goes on elsewhere.", severity="warning")
             return
         if not self.connected:
             self.notify("Not connected: the move waits until you have joined again.", severity="warning")

@@ -345,3 +345,67 @@ async def test_the_host_keeps_serving_while_a_bot_thinks(tmp_path: Path) -> None
     finally:
         held.go.set()
         await server.close()
+
+
+@run_async
+async def test_a_screen_displaced_by_another_terminal_takes_no_more_moves(tmp_path: Path) -> None:
+    """The same code used from a second terminal: the first screen closes its open dialog,
+    draws the board without moves, says so, and keeps only leave, history and rules."""
+    from textual.screen import ModalScreen
+    from textual.widgets import OptionList
+
+    from tui.widgets import Board
+
+    class MovesDialog(ModalScreen):
+        """A board's dialog of moves (as 1988's campaign draw): Enter picks one."""
+
+        def __init__(self, commands):
+            super().__init__()
+            self.commands = commands
+
+        def compose(self):
+            yield OptionList(*(str(c) for c in self.commands))
+
+        def on_option_list_option_selected(self, event) -> None:
+            self.dismiss(self.commands[event.option_index])
+
+    writer, codes = hosted(tmp_path, "chirac-mitterrand", 2, 2, seed=2)
+    server = await serve(writer, codes)
+    try:
+        app = CabinetApp(save_dir=tmp_path / "client", bot_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await app.join(RemoteTable(server.address, codes[0]))
+            screen = app.screen
+            assert isinstance(screen, RemotePlayScreen)
+            await until(lambda: bool(screen.remote.legal), pilot)
+            board = screen.query_one("#board")
+            assert board.shown is not None and board.shown[1]  # Chirac plays first: moves on offer
+            app.push_screen(MovesDialog(screen.remote.legal), lambda c: board.post_message(Board.Chosen(c)))
+            await pilot.pause()
+            assert isinstance(app.screen, MovesDialog)
+            moves = len(server.match.moves)
+
+            second = await join(server, 0)  # the same code, from another terminal
+            await until(lambda: screen.over, pilot, tries=200)
+            await pilot.pause()
+            assert screen.over
+            assert app.screen is screen  # the dialog is gone
+            assert board.shown[1] is None  # the board offers nothing
+            status = str(screen.query_one("#status").render())
+            assert "another terminal" in status and "no more moves" in status
+            shown = {b.binding.description for b in screen.active_bindings.values() if b.binding.show and b.enabled}
+            assert shown <= {"History", "Rules", "Leave"} and {"History", "Rules", "Leave"} <= shown
+            assert not screen.check_action("takeback", ())
+            # a move that still reaches the screen (a key pressed at that moment) is refused aloud
+            screen.post_message(Board.Chosen(second.legal[0] if second.legal else {"t": "x"}))
+            await pilot.press("1", "enter", "enter")
+            await pilot.pause()
+            assert any("no more moves" in n.message for n in app._notifications)
+            await asyncio.sleep(0.1)
+            assert len(server.match.moves) == moves  # nothing was played from the displaced screen
+            await pilot.press("q")
+            await pilot.pause()
+            assert not isinstance(app.screen, RemotePlayScreen)
+            await second.close()
+    finally:
+        await server.close()
