@@ -1,4 +1,10 @@
-"""1988: Chirac contre Mitterrand: public opinion, the piles, erosion, your three cards."""
+"""1988: Chirac contre Mitterrand: public opinion, the piles, erosion, your three cards.
+
+A turn is one command (card, action, quality of a choice icon, order of the two
+cards passed on), chosen on the screen in up to three short steps so that every
+option of a step fits on the line and differs from the others at its start:
+the card, then the action, then what becomes of the other two cards.
+"""
 
 from __future__ import annotations
 
@@ -23,18 +29,48 @@ SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
 ACTION_STYLE = {"white": "bold white", "blue": "bold dodger_blue1", "pink": "bold hot_pink"}
 #: a colour is also a letter: W neutral, C Chirac's own (blue), M Mitterrand's own (pink)
 ACTION_LETTER = {"white": "W", "blue": "C", "pink": "M"}
-QUALITY_SHORT = {"charisma": "Cha", "courage": "Cou", "integrity": "Int"}
+QUALITY_SHORT = {"charisma": "Cha", "courage": "Cou", "integrity": "Int", cards.CHOICE: "Choice"}
+#: the room an option line of the choice box has at 80 columns: the board is 52 wide, its
+#: padding, the box's border and the option's padding leave 46 (one more is kept spare)
+NARROW_ROOM = 45
+#: shorter titles for the long Event card names, used where a line has no room for the whole name
+SHORT_NAME = {
+    "ev:03": "Peine de mort",
+    "ev:07": "Suppression de l'IGF",
+    "ev:09": "Les 101 Maliens",
+    "ev:10": "Carrefour du développ.",
+    "ev:11": "Assassinat de Besse",
+    "ev:12": "L'Acte unique",
+    "ev:13": "Loi Devaquet",
+    "ev:14": "Malik Oussekine",
+    "ev:15": "Saint-Gobain privatisé",
+    "ev:17": "Action directe arrêtée",
+    "ev:20": "Référendum calédonien",
+    "ev:22": "Retour de Mafart",
+    "ev:24": "Otages du Liban",
+}
 
 
 def icons_text(icons: list[str]) -> str:
     return " ".join(QUALITY_SHORT.get(i, i.capitalize()) for i in icons)
 
 
-def action_text(action: dict[str, Any], index: int) -> Text:
+def action_text(action: dict[str, Any], index: int, choices: list[str] | None = None, pick: str = " (your pick)") -> Text:
+    """``a) [W] Cou  The old debate returns``; with ``choices``, each choice icon is the quality picked."""
     colour = action["colour"]
     text = Text(f"{'ab'[index]}) ")
     text.append(f"[{ACTION_LETTER[colour]}]", style=ACTION_STYLE[colour])
-    text.append(f" {icons_text(action['icons'])}")
+    if choices:
+        picks = iter(choices)
+        words = [
+            Text(cards.QUALITY_NAMES[next(picks)] + pick, style="bold") if icon == cards.CHOICE
+            else Text(QUALITY_SHORT.get(icon, icon))
+            for icon in action["icons"]
+        ]
+        text.append(" ")
+        text.append_text(Text(" ").join(words))
+    else:
+        text.append(f" {icons_text(action['icons'])}")
     if action.get("text"):
         text.append(f"  {action['text']}", style="dim")
     return text
@@ -47,68 +83,102 @@ def one_line(text: Text) -> Text:
     return text
 
 
-def short(name: str, width: int = 18) -> str:
-    return name if len(name) <= width else name[: width - 1] + "…"
+def title(card: str, room: int = 24) -> str:
+    """An Event card's name, or its short form when the whole name does not fit in ``room``."""
+    name = cards.event_info(card)["name"]
+    if len(name) > room:
+        name = SHORT_NAME.get(card, name)
+    return name if len(name) <= room else name[: max(1, room - 1)] + "…"
 
 
-def event_name(card: str) -> str:
-    info = cards.event_info(card)
-    return f"{info['name']} ({info['date']})"
-
-
-def card_lines(card: str, caption: str = "") -> Text:
-    """An Event card in three lines: name and date, then each action."""
+def card_lines(card: str, caption: str = "", room: int = NARROW_ROOM) -> Text:
+    """An Event card in three lines: name and date, then each action.  Where the
+    whole name and the date do not fit in ``room``, the date goes, then the name is shortened."""
     info = cards.event_info(card)
     text = Text()
     if caption:
         text.append(caption + " ", style="bold")
-    text.append(info["date"], style="dim")
-    text.append(" " + info["name"], style="bold")
+    name, date = info["name"], "  " + info["date"]
+    left = room - text.cell_len
+    if len(name) + len(date) > left:
+        if len(name) <= left:
+            date = ""
+        else:
+            name = title(card, left - len(date))
+    text.append(name, style="bold")
+    text.append(date, style="dim")
     for i, action in enumerate(info["actions"]):
         text.append("\n   ")
         text.append_text(action_text(action, i))
     return one_line(text)
 
 
-def command_label(command: Command, view: dict[str, Any], wide: bool = False) -> Text:
+def opponent_of(view: dict[str, Any]) -> str:
+    mover = view.get("to_move") or view.get("you") or "chirac"
+    return "mitterrand" if mover == "chirac" else "chirac"
+
+
+def fate_label(command: Command, view: dict[str, Any], room: int = NARROW_ROOM) -> Text:
+    """What becomes of the two cards not played, in two lines, the card that differs first.
+
+    Two players: the order they go under the opponent's pile, told as the
+    order he will draw them in.  Solo: which one leaves the game, which one
+    goes under your own pile."""
+    under = list(command.get("under") or [])
+    text = Text()
+    if view.get("solo"):
+        removed = command.get("remove")
+        fit = room - 24
+        if removed:
+            text.append("Remove ")
+            text.append(title(removed, fit), style="bold")
+            text.append(" from the game")
+        if under:
+            text.append("\n   " if removed else "")
+            text.append("keep ", style="dim")
+            text.append(title(under[0], fit), style="dim")
+            text.append(" under your pile", style="dim")
+        return one_line(text)
+    name = view["names"].get(opponent_of(view), "your opponent")
+    # both lines name the cards alike, in the room of the tighter line
+    fit = room - len(name) - 13
+    if under:
+        text.append(f"{name} draws ")
+        text.append(title(under[0], fit), style="bold")
+        text.append(" first")
+    if len(under) > 1:
+        text.append("\n   then ", style="dim")
+        text.append(title(under[1], fit), style="dim")
+    return one_line(text)
+
+
+def command_label(command: Command, view: dict[str, Any], room: int = NARROW_ROOM) -> Text:
     """A legal command in words; the core decided it is legal, the screen names it."""
     kind = command.get("t")
-    names = view["names"]
-    width = 30 if wide else 15
     if kind == "PlayCard":
         info = cards.event_info(command["card"])
-        text = action_text(info["actions"][command["action"]], command["action"])
-        if command.get("choices"):
-            text.append(" choosing " + ", ".join(q.capitalize() for q in command["choices"]), style="bold")
-        under = command.get("under") or []
-        if command.get("remove"):
-            text.append("\n   remove: ", style="dim")
-            text.append(short(cards.event_info(command["remove"])["name"], width), style="dim")
-            if under:
-                text.append(" · keep: ", style="dim")
-                text.append(short(cards.event_info(under[0])["name"], width), style="dim")
-        elif under:
-            mover = view.get("to_move") or ""
-            other = "mitterrand" if mover == "chirac" else "chirac"
-            target = f"{names.get(other, other)}'s"
-            text.append(f"\n   under {target} pile: " if wide else "\n   then under: ", style="dim")
-            text.append(" ▸ ".join(short(cards.event_info(c)["name"], width) for c in under), style="dim")
-        return text
+        text = action_text(info["actions"][command["action"]], command["action"], command.get("choices"))
+        fate = fate_label(command, view, room - 3)
+        if fate:
+            text.append("\n   ")
+            text.append_text(fate)
+        return one_line(text)
     if kind == "Campaign":
         text = Text("Apply ")
         text.append(cards.campaign_info(command["apply"])["name"], style="bold")
         if command.get("quality"):
-            text.append(f" ({str(command['quality']).capitalize()})", style="bold")
-        text.append(", remove ")
-        text.append(cards.campaign_info(command["remove"])["name"], style="bold")
-        return text
+            text.append(f", choosing {cards.QUALITY_NAMES[command['quality']]}", style="bold")
+        if command.get("remove"):
+            text.append("\n   remove ")
+            text.append(cards.campaign_info(command["remove"])["name"], style="bold")
+        return one_line(text)
     if kind == "Veto":
         text = Text("Veto (once a game): ")
         card = view.get("automaton_card")
         if card and isinstance(command.get("action"), int):
             action = cards.event_info(card)["actions"][command["action"]]
             text.append_text(action_text(action, command["action"]))
-        return text
+        return one_line(text)
     if kind == "Allow":
         return Text("Let the automated opponent's card apply")
     return Text(" · ".join([str(kind)] + [f"{k}: {v}" for k, v in command.items() if k != "t"]))
@@ -119,15 +189,18 @@ class CommandList(OptionList):
 
 
 class CampaignDialog(ModalScreen[Command | None]):
-    """The electoral campaign draw: three cards, apply one, remove one."""
+    """The electoral campaign draw: three cards, apply one (and pick its quality), then remove one."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Later")]
+    BINDINGS = [Binding("escape", "back", "Back")]
 
     def __init__(self, drawn: list[str], commands: list[Command], view: dict[str, Any]) -> None:
         super().__init__()
         self.drawn = drawn
         self.commands = commands
         self.view = view
+        #: the card to apply and its quality, once chosen
+        self.applying: tuple[str, str | None] | None = None
+        self.listed: list[Any] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="campaign-box"):
@@ -140,37 +213,100 @@ class CampaignDialog(ModalScreen[Command | None]):
                 text.append(info["name"], style="bold")
                 text.append(f": {info['text']}")
             yield Static(text, id="campaign-cards")
-            yield CommandList(*(Option(command_label(c, self.view)) for c in self.commands), id="campaign-options")
+            yield CommandList(id="campaign-options")
 
     def on_mount(self) -> None:
+        self.fill()
         self.query_one(CommandList).focus()
+
+    def fill(self) -> None:
+        options = self.query_one(CommandList)
+        options.clear_options()
+        self.listed = []
+        if self.applying is None:
+            options.border_title = "Apply which card?"
+            seen: list[tuple[str, str | None]] = []
+            for command in self.commands:
+                key = (command["apply"], command.get("quality"))
+                if key in seen:
+                    continue
+                seen.append(key)
+                removes = [c for c in self.commands if (c["apply"], c.get("quality")) == key]
+                label = Text("Apply ")
+                label.append(cards.campaign_info(key[0])["name"], style="bold")
+                if key[1]:
+                    label.append(f", choosing {cards.QUALITY_NAMES[key[1]]}", style="bold")
+                if len(removes) == 1:
+                    self.listed.append(("command", removes[0]))
+                    if removes[0].get("remove"):
+                        label.append(", remove " + cards.campaign_info(removes[0]["remove"])["name"])
+                else:
+                    self.listed.append(("apply", key))
+                options.add_option(Option(one_line(label)))
+        else:
+            options.border_title = f"Applying {cards.campaign_info(self.applying[0])['name']}: remove which? (Esc: back)"
+            for command in self.commands:
+                if (command["apply"], command.get("quality")) == self.applying:
+                    self.listed.append(("command", command))
+                    label = Text("Remove ")
+                    label.append(cards.campaign_info(command["remove"])["name"], style="bold")
+                    label.append(" from the game", style="dim")
+                    options.add_option(Option(label))
+        options.highlighted = 0
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.dismiss(self.commands[event.option_index])
+        kind, what = self.listed[event.option_index]
+        if kind == "apply":
+            self.applying = what
+            self.fill()
+        else:
+            self.dismiss(what)
+
+    def action_back(self) -> None:
+        if self.applying is not None:
+            self.applying = None
+            self.fill()
+        else:
+            self.dismiss(None)
 
 
 class ChiracMitterrandBoard(Board):
     BINDINGS = [
-        Binding("escape", "back", "Other card", show=False),
+        Binding("escape", "back", "Back a step"),
         Binding("c", "campaign", "Campaign", show=False),
-        *(Binding(str(n), f"pick({n - 1})", show=False) for n in (1, 2, 3)),
+        *(Binding(str(n), f"pick({n - 1})", show=False) for n in (1, 2, 3, 4)),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.legal: list[Command] = []
         self.card: str | None = None  # the card being played, once chosen
+        #: its action and the qualities of its choice icons, once chosen
+        self.action: tuple[int, tuple[str, ...]] | None = None
+        #: the action step was passed over (the card had one action to offer): Esc goes back to the cards
+        self.action_skipped = False
         self.listed: list[Any] = []  # what each option of the list stands for
         self.dialog_open = False
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static("", id="cm-turn")
+        # the turn line stays put; the rest scrolls only in a terminal smaller than 80x24
+        yield Static("", id="cm-turn")
+        with VerticalScroll(id="cm-table"):
             yield Static("", id="cm-opinion")
             yield Static("", id="cm-piles")
             yield Static("", id="cm-hand")
             yield CommandList(id="cm-choices")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self.card is not None
+        return True
+
+    def room(self) -> int:
+        """The width an option line has in the choice box."""
+        width = self.content_size.width
+        return max(NARROW_ROOM, width - 5) if width else NARROW_ROOM
 
     # -- drawing ------------------------------------------------------------
 
@@ -179,7 +315,7 @@ class ChiracMitterrandBoard(Board):
         self.view = view
         self.legal = list(legal or [])
         if self.card is not None and not any(c.get("card") == self.card for c in self.legal):
-            self.card = None
+            self.card, self.action = None, None
         names = view["names"]
         seat = view.get("seat")
         you = next((side for side, s in view["seats"].items() if s == seat and isinstance(seat, int)), None)
@@ -198,11 +334,14 @@ class ChiracMitterrandBoard(Board):
         if you:
             turn.append("  You: ", style="dim")
             turn.append(f"{names[you]} ({SIDE_LETTER[you]})", style=SIDE_STYLE[you])
-        self.query_one("#cm-turn", Static).update(turn)
+        self.query_one("#cm-turn", Static).update(one_line(turn))
         self.query_one("#cm-opinion", Static).update(self.opinion(view))
         self.query_one("#cm-piles", Static).update(one_line(self.piles(view)))
-        self.query_one("#cm-hand", Static).update(self.hand(view))
         self.fill_choices(view)
+        hand = self.hand(view)
+        self.query_one("#cm-hand", Static).update(hand)
+        self.query_one("#cm-hand", Static).display = bool(hand.plain)
+        self.refresh_bindings()
 
     def opinion(self, view: dict[str, Any]) -> Group:
         length = view["row_length"]
@@ -242,7 +381,7 @@ class ChiracMitterrandBoard(Board):
             ("  ahead in ", "dim"),
             (f"C {ahead['chirac']}", SIDE_STYLE["chirac"]), (" · ", "dim"), (f"M {ahead['mitterrand']}", SIDE_STYLE["mitterrand"]),
         )
-        return Group(grid, Text.assemble(" " * 10, footer))
+        return Group(grid, one_line(Text.assemble(" " * 10, footer)))
 
     def piles(self, view: dict[str, Any]) -> Text:
         names = view["names"]
@@ -256,7 +395,11 @@ class ChiracMitterrandBoard(Board):
             text.append(f" {len(erosion)}/6")
             known = view.get("known_bottom", {}).get(side) or []
             if known:
-                text.append(f"\n   you slid under it: {' ▸ '.join(cards.event_info(c)['name'] for c in known)}", style="dim")
+                # the cards slid under this pile, nearest the top first: the order they will be drawn in
+                how = "kept" if side == view.get("you") else "slid"
+                text.append(f"\n   you {how} under it, to be drawn in this order:", style="dim")
+                text.append("\n   " if not self.screen.has_class("-wide") else " ", style="dim")
+                text.append(", then ".join(title(c, 22) for c in known), style="dim")
             text.append("\n")
         discard = view["discard"]
         campaign = view.get("campaign") or {}
@@ -279,12 +422,21 @@ class ChiracMitterrandBoard(Board):
         text = Text()
         choosing = any(c.get("t") == "PlayCard" for c in self.legal)
         if view.get("automaton_card"):
-            text.append_text(card_lines(view["automaton_card"], "Automated opponent plays:"))
-        if view.get("hand") and not choosing:
+            text.append_text(card_lines(view["automaton_card"], "Automated opponent plays:", self.room() + 4))
+        if choosing and self.card is not None and self.action is not None:
+            # the last step: say what is being played, the box below asks about the other two
+            index, choices = self.action
+            action = dict(cards.event_info(self.card)["actions"][index], text="")
+            played = action_text(action, index, list(choices), pick="")
+            text.append("You play ", style="dim")
+            text.append(title(self.card, self.room() + 4 - 11 - played.cell_len), style="bold")
+            text.append(": ")
+            text.append_text(played)
+        elif view.get("hand") and not choosing:
             for i, card in enumerate(view["hand"]):
                 if text:
                     text.append("\n")
-                text.append_text(card_lines(card, f"{i + 1}."))
+                text.append_text(card_lines(card, f"{i + 1}.", self.room() + 4))
         elif "hands" in view:
             for side, hand in view["hands"].items():
                 if hand:
@@ -292,7 +444,7 @@ class ChiracMitterrandBoard(Board):
                         text.append("\n")
                     text.append(f"{view['names'][side]}: ", style=SIDE_STYLE[side])
                     text.append(", ".join(cards.event_info(c)["name"] for c in hand))
-        return text
+        return one_line(text)
 
     def fill_choices(self, view: dict[str, Any]) -> None:
         options = self.query_one("#cm-choices", CommandList)
@@ -303,28 +455,59 @@ class ChiracMitterrandBoard(Board):
         others = [c for c in self.legal if c.get("t") not in ("Campaign", "PlayCard")]
         if campaign:
             self.open_campaign(view, campaign)
-        elif plays and self.card is None:
+        elif plays:
+            self.fill_plays(view, plays, options)
+        elif others:
+            options.border_title = "Your choice"
+            for command in others:
+                self.listed.append(("command", command))
+                options.add_option(Option(command_label(command, view, self.room())))
+        options.display = bool(self.listed)
+        if self.listed:
+            self.take_focus(options)
+            options.highlighted = 0
+
+    def fill_plays(self, view: dict[str, Any], plays: list[Command], options: CommandList) -> None:
+        """The step the player is at: the card, its action, then the fate of the other two cards."""
+        room = self.room()
+        if self.card is None:
             hand = view.get("hand") or []
             playable = [c for c in hand if any(p["card"] == c for p in plays)]
             options.border_title = "Play which card? (1-3, Enter)"
             for card in playable:
                 self.listed.append(("card", card))
-                options.add_option(Option(card_lines(card, f"{hand.index(card) + 1}.")))
-        elif plays:
-            options.border_title = f"{cards.event_info(self.card)['name']}: which action? (Esc: other card)"
-            for command in plays:
-                if command["card"] == self.card:
-                    self.listed.append(("command", command))
-                    options.add_option(Option(command_label(command, view, self.screen.has_class("-wide"))))
-        elif others:
-            options.border_title = "Your choice"
-            for command in others:
-                self.listed.append(("command", command))
-                options.add_option(Option(command_label(command, view, self.screen.has_class("-wide"))))
-        options.display = bool(self.listed)
-        if self.listed:
-            self.take_focus(options)
-            options.highlighted = 0
+                options.add_option(Option(card_lines(card, f"{hand.index(card) + 1}.", room)))
+            return
+        mine = [p for p in plays if p["card"] == self.card]
+        actions: list[tuple[int, tuple[str, ...]]] = []
+        for p in mine:
+            key = (p["action"], tuple(p.get("choices") or ()))
+            if key not in actions:
+                actions.append(key)
+        fates = {key: [p for p in mine if (p["action"], tuple(p.get("choices") or ())) == key] for key in actions}
+        if self.action not in fates:
+            self.action, self.action_skipped = None, False
+        if self.action is None and len(actions) == 1 and len(fates[actions[0]]) > 1:
+            self.action, self.action_skipped = actions[0], True
+        info = cards.event_info(self.card)
+        if self.action is None:
+            options.border_title = f"{title(self.card, room - 16)}: which action?"
+            for key in actions:
+                if len(fates[key]) == 1:  # nothing left to choose: this option plays
+                    self.listed.append(("command", fates[key][0]))
+                    options.add_option(Option(command_label(fates[key][0], view, room)))
+                else:
+                    self.listed.append(("action", key))
+                    options.add_option(Option(one_line(action_text(info["actions"][key[0]], key[0], list(key[1])))))
+            return
+        if view.get("solo"):
+            options.border_title = "Remove one card, keep the other"
+        else:
+            name = view["names"].get(opponent_of(view), "your opponent")
+            options.border_title = f"Under {name}'s pile: which comes up first?"
+        for command in fates[self.action]:
+            self.listed.append(("command", command))
+            options.add_option(Option(fate_label(command, view, room)))
 
     def open_campaign(self, view: dict[str, Any], commands: list[Command]) -> None:
         if self.dialog_open:
@@ -349,12 +532,17 @@ class ChiracMitterrandBoard(Board):
         event.stop()
         if event.option_index >= len(self.listed):
             return
-        kind, what = self.listed[event.option_index]
+        self.choose(*self.listed[event.option_index])
+
+    def choose(self, kind: str, what: Any) -> None:
         if kind == "card":
-            self.card = what
+            self.card, self.action = what, None
+            self.refresh_view()
+        elif kind == "action":
+            self.action, self.action_skipped = what, False
             self.refresh_view()
         else:
-            self.card = None
+            self.card, self.action = None, None
             self.post_message(Board.Chosen(what))
 
     def action_campaign(self) -> None:
@@ -363,13 +551,19 @@ class ChiracMitterrandBoard(Board):
             self.open_campaign(self.view, campaign)
 
     def action_pick(self, index: int) -> None:
-        if self.card is None and self.view and index < len(self.view.get("hand") or []):
-            card = self.view["hand"][index]
-            if any(c.get("card") == card for c in self.legal):
-                self.card = card
-                self.refresh_view()
+        """A number key: the card of that number in your hand, or that option of a later step."""
+        if not any(c.get("t") == "PlayCard" for c in self.legal):
+            return
+        if self.card is None:
+            hand = (self.view or {}).get("hand") or []
+            if index < len(hand) and any(c.get("card") == hand[index] for c in self.legal):
+                self.choose("card", hand[index])
+        elif index < len(self.listed):
+            self.choose(*self.listed[index])
 
     def action_back(self) -> None:
-        if self.card is not None:
-            self.card = None
-            self.refresh_view()
+        if self.action is not None and not self.action_skipped:
+            self.action = None
+        elif self.card is not None:
+            self.card, self.action = None, None
+        self.refresh_view()

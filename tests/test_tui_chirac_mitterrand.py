@@ -1,14 +1,21 @@
-"""1988 on screen: played through key presses, solo and against a bot."""
+"""1988 on screen: played through key presses, solo and against a bot.
+
+A turn is chosen in up to three steps (the card, its action, what becomes of
+the two other cards); at 80x24 every option of a step must be told apart,
+and the table must fit with the turn line in view.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from rich.text import Text
 
 from core.games import get_game
+from core.games.chirac_mitterrand import cards as C
 from saves import load
-from screens.chirac_mitterrand import CampaignDialog, ChiracMitterrandBoard
+from screens.chirac_mitterrand import NARROW_ROOM, CampaignDialog, ChiracMitterrandBoard, CommandList
 from screens.play import PlayScreen
 from tests.tui_helpers import app_for, run_async, settle
 from tui.session import new_match, start_save
@@ -16,19 +23,73 @@ from tui.widgets import GameOver
 
 GAME = get_game("chirac-mitterrand")
 
+#: Chirac's first three cards: Attentats de Paris (two neutral actions, one a choice icon),
+#: Mitterrand à Moscou (a choice icon, and Mitterrand's own), the wealth tax (the longest name)
+OPENING = ["ev:08", "ev:06", "ev:07"]
 
-def cm_app(save_dir: Path, players: int = 2, humans: int = 1, seed: int = 3, candidate: str = "chirac"):
+
+def two_player_stack() -> dict:
+    rest = [c for c in C.EVENT_IDS if c not in OPENING]
+    return {"chirac": OPENING + rest[:7], "mitterrand": rest[7:17], "discard": rest[17:], "campaign": []}
+
+
+def solo_stack() -> dict:
+    """The automated Mitterrand's eight cards, two of each kind; yours open as in two_player_stack."""
+    theirs = ["ev:10", "ev:11", "ev:01", "ev:02", "ev:03", "ev:04", "ev:05", "ev:09"]
+    mine = OPENING + [c for c in C.EVENT_IDS if c not in OPENING and c not in theirs]
+    return {"chirac": mine, "mitterrand": theirs, "campaign": []}
+
+
+def cm_app(
+    save_dir: Path,
+    players: int = 2,
+    humans: int = 1,
+    seed: int = 3,
+    candidate: str = "chirac",
+    stack: dict | None = None,
+    before=None,
+):
     other = "mitterrand" if candidate == "chirac" else "chirac"
     seats = [{"name": "Jacques" if candidate == "chirac" else "François", "candidate": candidate}]
     if players == 2:
         seats.append({"name": "François" if candidate == "chirac" else "Jacques", "candidate": other})
     controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "easy"}] * (players - humans)
-    match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed)
+    extra = {"arranged": stack} if stack else {}
+    match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed, **extra)
+    if before is not None:
+        before(match)  # the opening moves, played as commands before the screen opens
     return app_for(save_dir, start_save(save_dir, match))
 
 
-async def play_through(pilot, seat: int = 0, limit: int = 600) -> PlayScreen:
-    """Answer every question the game asks seat 0 with the first thing offered."""
+def board_of(app) -> ChiracMitterrandBoard:
+    return next(s for s in app.screen_stack if isinstance(s, PlayScreen)).query_one(ChiracMitterrandBoard)
+
+
+def option_lines(board: ChiracMitterrandBoard, room: int = NARROW_ROOM + 1) -> list[tuple[str, ...]]:
+    """Each option of the choice box as it shows: its lines cut to the box's width."""
+    options = board.query_one("#cm-choices", CommandList)
+    out = []
+    for i in range(options.option_count):
+        prompt = options.get_option_at_index(i).prompt
+        plain = prompt.plain if isinstance(prompt, Text) else str(prompt)
+        out.append(tuple(line[:room] for line in plain.split("\n")))
+    return out
+
+
+def assert_fits(board: ChiracMitterrandBoard) -> None:
+    """At 80x24: no scrollbar, the turn line at the top, every option told apart."""
+    table = board.query_one("#cm-table")
+    assert table.max_scroll_y == 0, "the table scrolls at 80x24"
+    assert board.query_one("#cm-turn").region.y == board.region.y
+    if board.query_one("#cm-choices").display:
+        lines = option_lines(board)
+        assert len(set(lines)) == len(lines), lines
+        assert board.query_one("#cm-choices").max_scroll_y == 0
+
+
+async def play_through(pilot, seat: int = 0, limit: int = 600, check: bool = False) -> PlayScreen:
+    """Answer every question the game asks seat 0 with the first thing offered
+    (``check``: at every step, the table fits 80x24 and its options differ)."""
     app = pilot.app
     screen = next(s for s in app.screen_stack if isinstance(s, PlayScreen))
     match = screen.match
@@ -40,11 +101,14 @@ async def play_through(pilot, seat: int = 0, limit: int = 600) -> PlayScreen:
             await pilot.press("enter")
         elif seat in match.active() and isinstance(app.screen, PlayScreen):
             before = len(match.events)
-            await pilot.press("enter")  # a card, then its first action and order
-            await settle(pilot)
-            if len(match.events) == before and not isinstance(app.screen, CampaignDialog):
+            for _ in range(3):  # the card, its action, the order of the other two
+                if check:
+                    assert_fits(board_of(app))
                 await pilot.press("enter")
                 await settle(pilot)
+                if len(match.events) > before or isinstance(app.screen, CampaignDialog):
+                    break
+            assert len(match.events) > before or isinstance(app.screen, CampaignDialog)
     return screen
 
 
@@ -52,7 +116,7 @@ async def play_through(pilot, seat: int = 0, limit: int = 600) -> PlayScreen:
 async def test_a_whole_game_against_the_bot_through_key_presses(tmp_path: Path) -> None:
     app = cm_app(tmp_path, players=2, humans=1, seed=5)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await play_through(pilot)
+        screen = await play_through(pilot, check=True)
         match = screen.match
         assert match.outcome is not None
         assert isinstance(app.screen, GameOver)
@@ -60,10 +124,10 @@ async def test_a_whole_game_against_the_bot_through_key_presses(tmp_path: Path) 
 
 
 @run_async
-async def test_a_whole_solo_game_through_key_presses(tmp_path: Path) -> None:
+async def test_a_whole_solo_game_through_key_presses_fits_80x24(tmp_path: Path) -> None:
     app = cm_app(tmp_path, players=1, humans=1, seed=8, candidate="mitterrand")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await play_through(pilot)
+        screen = await play_through(pilot, check=True)
         assert screen.match.outcome is not None
         assert screen.match.game.view(screen.match.state, 0)["solo"]
 
@@ -73,13 +137,148 @@ async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path) -> N
     app = cm_app(tmp_path, players=2, humans=1, seed=5)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        board = app.screen.query_one(ChiracMitterrandBoard)
+        board = board_of(app)
         hand = board.view["hand"]
         await pilot.press("2")
         assert board.card == hand[1]
-        assert all(kind == "command" and what["card"] == hand[1] for kind, what in board.listed)
+        assert board.listed and all(kind in ("action", "command") for kind, _ in board.listed)
         await pilot.press("escape")
         assert board.card is None
+
+
+@run_async
+async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(tmp_path: Path) -> None:
+    app = cm_app(tmp_path, stack=two_player_stack())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        match = board.screen.match
+        assert board.view["hand"] == OPENING
+        await pilot.press("1")  # Attentats de Paris: a) courage, b) a quality of your choice
+        box = board.query_one("#cm-choices", CommandList)
+        assert "which action?" in str(box.border_title)
+        # what differs (the quality picked) comes before the words that are alike
+        firsts = [line[0] for line in option_lines(board)]
+        assert firsts[0] == "a) [W] Cou  The nation stands firm"
+        assert [line[: line.index(")  ") + 1] for line in firsts[1:]] == [
+            "b) [W] Charisma (your pick)",
+            "b) [W] Courage (your pick)",
+            "b) [W] Integrity (your pick)",
+        ]
+        assert_fits(board)
+        await pilot.press("down", "down", "down", "enter")  # b), choosing Integrity
+        assert board.action == (1, ("integrity",))
+        assert str(box.border_title) == "Under François's pile: which comes up first?"
+        # the card that differs comes first, and says who draws it
+        assert option_lines(board) == [
+            ("François draws Mitterrand à Moscou first", "   then Suppression de l'IGF"),
+            ("François draws Suppression de l'IGF first", "   then Mitterrand à Moscou"),
+        ]
+        assert str(board.query_one("#cm-hand").render()) == "You play Attentats de Paris: b) [W] Integrity"
+        assert_fits(board)
+        # Esc goes back one step, then another
+        await pilot.press("escape")
+        assert board.card == "ev:08" and board.action is None
+        await pilot.press("escape")
+        assert board.card is None
+        await pilot.press("1", "4", "down", "enter")
+        await settle(pilot)
+        played = next(e for e in match.events if e["t"] == "CardPlayed")
+        assert (played["card"], played["action"], played["choices"]) == ("ev:08", 1, ["integrity"])
+        slid = next(e for e in match.events if e["t"] == "CardsSlid")
+        assert slid["cards"] == ["ev:07", "ev:06"]  # the one named first is drawn first
+
+
+@run_async
+async def test_a_card_with_one_action_to_offer_goes_straight_to_the_order(tmp_path: Path) -> None:
+    app = cm_app(tmp_path, stack=two_player_stack())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        await pilot.press("3")  # the wealth tax: only its neutral action is Chirac's to play
+        assert board.action == (0, ())
+        assert "which comes up first?" in str(board.query_one("#cm-choices", CommandList).border_title)
+        await pilot.press("escape")  # back to the cards, the skipped step is not shown
+        assert board.card is None
+
+
+@run_async
+async def test_solo_the_last_step_says_what_is_removed_and_what_is_kept(tmp_path: Path) -> None:
+    app = cm_app(tmp_path, players=1, stack=solo_stack())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        await pilot.press("2", "1")  # Mitterrand à Moscou, its neutral action choosing Charisma
+        assert str(board.query_one("#cm-choices", CommandList).border_title) == "Remove one card, keep the other"
+        assert option_lines(board) == [
+            ("Remove Attentats de Paris from the game", "   keep Suppression de l'IGF under your pile"),
+            ("Remove Suppression de l'IGF from the game", "   keep Attentats de Paris under your pile"),
+        ]
+        assert_fits(board)
+
+
+def chirac_wears_out_twice(match) -> None:
+    """Chirac plays his own action, Mitterrand a neutral one, Chirac his own again:
+    his second Power Erosion gives Mitterrand a campaign draw."""
+    for _ in range(3):
+        (seat,) = match.active()
+        legal = GAME.legal(match.state, seat)
+        own = "blue" if GAME.view(match.state, seat)["you"] == "chirac" else "white"
+        match.submit(seat, next(c for c in legal if C.actions(c["card"])[c["action"]].colour == own))
+    assert GAME.view(match.state, 0)["phase"] == "campaign"
+
+
+@run_async
+async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Path) -> None:
+    rest = [c for c in C.EVENT_IDS if c not in ("ev:01", "ev:02")]
+    stack = {
+        "chirac": ["ev:01"] + rest[:2] + ["ev:02"] + rest[2:8],
+        "mitterrand": rest[8:18],
+        "discard": rest[18:],
+        "campaign": [["cp:05", "cp:09", "cp:02"]],
+    }
+    app = cm_app(tmp_path, stack=stack, candidate="mitterrand", before=chirac_wears_out_twice)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        match = board_of(app).screen.match
+        dialog = app.screen
+        assert isinstance(dialog, CampaignDialog)
+        labels = [str(o.prompt) for o in dialog.query_one(CommandList).options]
+        # the letter and the polls once for each quality; Barre has no quality to pick
+        assert labels == [
+            "Apply Lettre à tous les Français, choosing Charisma",
+            "Apply Lettre à tous les Français, choosing Courage",
+            "Apply Lettre à tous les Français, choosing Integrity",
+            "Apply Les sondages, choosing Charisma",
+            "Apply Les sondages, choosing Courage",
+            "Apply Les sondages, choosing Integrity",
+            "Apply Candidature de Raymond Barre",
+        ]
+        await pilot.press("enter")  # the letter, choosing Charisma
+        labels = [str(o.prompt) for o in dialog.query_one(CommandList).options]
+        assert labels == [
+            "Remove Les sondages from the game",
+            "Remove Candidature de Raymond Barre from the game",
+        ]
+        await pilot.press("escape")  # back to the cards
+        assert len(dialog.query_one(CommandList).options) == 7
+        await pilot.press("enter", "down", "enter")
+        await settle(pilot)
+        applied = next(e for e in match.events if e["t"] == "CampaignApplied")
+        assert (applied["applied"], applied["quality"], applied["removed"]) == ("cp:05", "charisma", "cp:02")
+
+
+# -- snapshots -----------------------------------------------------------------------
+
+
+async def choose_card(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("1")
+
+
+async def choose_action(pilot) -> None:
+    await settle(pilot)
+    await pilot.press("1", "4")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -87,5 +286,22 @@ def test_snapshot_chirac_mitterrand_in_play(snap_compare, tmp_path: Path, size) 
     assert snap_compare(cm_app(tmp_path, seed=21), terminal_size=size, run_before=settle)
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_chirac_mitterrand_choosing_the_action(snap_compare, tmp_path: Path, size) -> None:
+    app = cm_app(tmp_path, stack=two_player_stack())
+    assert snap_compare(app, terminal_size=size, run_before=choose_card)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_chirac_mitterrand_choosing_the_order(snap_compare, tmp_path: Path, size) -> None:
+    app = cm_app(tmp_path, stack=two_player_stack())
+    assert snap_compare(app, terminal_size=size, run_before=choose_action)
+
+
 def test_snapshot_chirac_mitterrand_solo(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(cm_app(tmp_path, players=1, seed=21), terminal_size=(80, 24), run_before=settle)
+
+
+def test_snapshot_chirac_mitterrand_solo_remove_or_keep(snap_compare, tmp_path: Path) -> None:
+    app = cm_app(tmp_path, players=1, stack=solo_stack())
+    assert snap_compare(app, terminal_size=(80, 24), run_before=choose_action)
