@@ -25,6 +25,7 @@ random outcome is written into the events, so replaying never draws.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import hashlib
@@ -572,8 +573,14 @@ class Match:
 
     def takeback_point(self, seat: int) -> int | None:
         """Index of the move to cut back to so ``seat`` may replay its last
-        move, or None when it may not (nothing of its own to take back, or
-        something hidden was revealed since)."""
+        move, or None when it may not (see :meth:`takeback_refusal`)."""
+        return self._takeback(seat)[0]
+
+    def takeback_refusal(self, seat: int) -> str | None:
+        """Why ``seat`` may not take back its last move now, in one sentence; None when it may."""
+        return self._takeback(seat)[1]
+
+    def _takeback(self, seat: int) -> tuple[int | None, str | None]:
         for i in range(len(self.moves) - 1, 0, -1):
             move = self.moves[i]
             if move.seat == seat:
@@ -581,11 +588,29 @@ class Match:
                 # any later reveal (a bot's card, a card turned) ends the right.
                 later = self.events[move.start :]
                 if any(self.game.reveals(ev, seat) for ev in later):
-                    return None
-                return i
+                    return None, "Your last move cannot be taken back: something was revealed since (a card, a result)."
+                return i, None
             if move.seat is not None and not self.is_bot(move.seat):
-                return None  # another human has played since: theirs to keep
-        return None
+                name = self.header["seats"][move.seat]["name"]
+                return None, f"Your last move cannot be taken back: {name} has played since."
+        return None, "You have made no move yet to take back."
+
+    # -- moves, as players count them ------------------------------------------
+
+    @property
+    def move_count(self) -> int:
+        """How many moves the players (and bots) have made: the setup is not one."""
+        return len(self.moves) - 1
+
+    def moves_within(self, n: int) -> int:
+        """How many moves are complete within the first ``n`` events."""
+        ends = [move.end for move in self.moves[1:]]
+        return bisect.bisect_right(ends, n)
+
+    def events_after_moves(self, k: int) -> int:
+        """The number of events once ``k`` moves are made (0: right after the setup)."""
+        k = max(0, min(k, self.move_count))
+        return self.moves[k].end if self.moves else 0
 
     def truncate_moves(self, keep: int) -> None:
         """Keep the first ``keep`` moves, dropping the rest."""

@@ -7,7 +7,7 @@ from textual.containers import Horizontal
 from textual.widgets import Footer, Static
 
 from core.engine import Match
-from tui.widgets import Board, HistoryPanel, RoomyScreen
+from tui.widgets import Board, HistoryPanel, RoomyScreen, too_small_text
 
 
 def board_for(game_id: str) -> Board:
@@ -43,7 +43,8 @@ class TableScreen(RoomyScreen):
         with Horizontal(id="main"):
             yield board_for(self.game_id())
             yield HistoryPanel(id="history")
-        yield Footer()
+        yield Static(too_small_text(0, 0), id="too-small")
+        yield Footer(show_command_palette=False)
 
 
 class LiveTableScreen(TableScreen):
@@ -58,9 +59,10 @@ class LiveTableScreen(TableScreen):
         self.query_one(HistoryPanel).focus()
 
     def action_live(self) -> None:
+        """Back from the history to play: the table as it is now, the keys to the player's choice."""
         self.browsing = None
-        self.query_one(Board).focus()
         self.refresh_table()
+        self.query_one(Board).focus_play()
 
     def action_rules(self) -> None:
         self.app.open_rules(self.game_id())

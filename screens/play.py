@@ -9,10 +9,10 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
+from core.engine import PUBLIC, Bot, IllegalCommand, Match, ScoreSheet, Viewer
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
-from tui.widgets import Board, Curtain, GameOver, HistoryPanel
+from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog
 
 
 def seat_name(match: Match, seat: Viewer) -> str:
@@ -31,6 +31,19 @@ def outcome_text(match: Match) -> str:
     return f"{who} {verb}. {outcome.reason}"
 
 
+def seat_names(match: Match) -> list[str]:
+    return [seat["name"] for seat in match.header["seats"]]
+
+
+def last_own_move(match: Match, seat: Viewer) -> int:
+    """The number of events once ``seat``'s last move was made (the setup's end if it has made none):
+    what follows is news to that player."""
+    for move in reversed(match.moves):
+        if move.seat == seat and move.seat is not None:
+            return move.end
+    return match.moves[0].end if match.moves else 0
+
+
 def history_lines(match: Match, viewer: Viewer, start: int = 0) -> list[tuple[int, str, str | None]]:
     """(events after, line, mark) for events from ``start``, as ``viewer`` saw them."""
     game = match.game
@@ -47,6 +60,7 @@ class PlayScreen(LiveTableScreen):
     BINDINGS = [
         Binding("h", "history", "History"),
         Binding("u", "takeback", "Take back"),
+        Binding("r", "replay", "Replay"),
         Binding("question_mark", "rules", "Rules"),
         Binding("escape", "live", "Back to play", show=False),
         Binding("q", "menu", "Menu"),
@@ -57,7 +71,7 @@ class PlayScreen(LiveTableScreen):
         self.writer = writer
         self.match = match = writer.match
         self.path = writer.path
-        writer.on_error = lambda sentence: self.app.call_later(self.notify, sentence, severity="error", timeout=10)
+        writer.on_error = lambda sentence: self.app.call_later(self.notify, sentence, severity="error", timeout=self.app.ERROR_TIMEOUT)
         self.bots: dict[int, Bot] = {s: bot for s, bot in bots_for(match).items() if match.is_bot(s)}
         humans = match.humans()
         self.viewer: Viewer = humans[0] if humans else PUBLIC
@@ -67,6 +81,17 @@ class PlayScreen(LiveTableScreen):
         self.curtain_up = False
         self.shown_lines = 0
         self.announced_end = False
+        #: the scoring the player has been shown (a round's sheet is shown once, when it is new)
+        self.sheet_seen = self.score_sheet_key()
+        self.reading = False  # a round's score sheet is open: the game waits for the player
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer only what works here: take-back in a game against bots, replay once it is over."""
+        if action == "takeback":
+            return isinstance(self.viewer, int) and bool(self.bots) and self.match.outcome is None
+        if action == "replay":
+            return self.match.outcome is not None
+        return True
 
     def on_mount(self) -> None:
         first = self.first_human_to_act()
@@ -97,7 +122,7 @@ class PlayScreen(LiveTableScreen):
 
     def advance(self) -> None:
         """Hand the move to whoever must act: a bot in a worker, or a human."""
-        if self.curtain_up:
+        if self.curtain_up or self.reading:
             return
         match = self.match
         if match.outcome is not None:
@@ -171,14 +196,41 @@ class PlayScreen(LiveTableScreen):
     def after_move(self) -> None:
         self.append_history()
         self.refresh_table()
+        if self.match.outcome is None and self.show_new_sheet():
+            return  # the game goes on once the player has read the round's score
         self.advance()
+
+    # -- scores ---------------------------------------------------------------
+
+    def score_sheet(self) -> ScoreSheet | None:
+        match = self.match
+        return match.game.score_sheet(match.game.view(match.state, self.viewer))
+
+    def score_sheet_key(self) -> str | None:
+        sheet = self.score_sheet()
+        return sheet.key if sheet is not None else None
+
+    def show_new_sheet(self) -> bool:
+        """A round was just scored: show its breakdown once, and wait until it is read."""
+        sheet = self.score_sheet()
+        if sheet is None or sheet.key == self.sheet_seen:
+            return False
+        self.sheet_seen = sheet.key
+        self.reading = True
+
+        def read(_: None) -> None:
+            self.reading = False
+            self.advance()
+
+        self.app.push_screen(ScoreSheetDialog(sheet, seat_names(self.match)), read)
+        return True
 
     # -- drawing ------------------------------------------------------------
 
     def refresh_status(self) -> None:
         match = self.match
         if self.browsing is not None:
-            text = f"Looking back at move {self.browsing} of {len(match.events)} (Esc: back to play)"
+            text = f"Looking back: move {match.moves_within(self.browsing)} of {match.move_count} (Esc: back to play)"
         elif match.outcome is not None:
             text = "Game over: " + outcome_text(match)
         else:
@@ -205,11 +257,16 @@ class PlayScreen(LiveTableScreen):
         self.refresh_status()
 
     def rebuild_history(self) -> None:
-        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer))
+        history = self.query_one(HistoryPanel)
+        history.news_after = last_own_move(self.match, self.viewer) if isinstance(self.viewer, int) else None
+        history.set_lines(history_lines(self.match, self.viewer))
         self.shown_lines = len(self.match.events)
 
     def append_history(self) -> None:
-        self.query_one(HistoryPanel).append_lines(history_lines(self.match, self.viewer, self.shown_lines))
+        history = self.query_one(HistoryPanel)
+        history.append_lines(history_lines(self.match, self.viewer, self.shown_lines))
+        if isinstance(self.viewer, int):
+            history.mark_news(last_own_move(self.match, self.viewer))
         self.shown_lines = len(self.match.events)
 
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
@@ -229,13 +286,16 @@ class PlayScreen(LiveTableScreen):
             elif what == "menu":
                 self.app.back_to_menu()
 
-        self.app.push_screen(GameOver(outcome_text(self.match)), chosen)
+        self.refresh_bindings()  # take-back goes, replay comes
+        sheet = self.score_sheet()
+        self.app.push_screen(GameOver(outcome_text(self.match), sheet, seat_names(self.match)), chosen)
 
     # -- actions --------------------------------------------------------------
 
     def action_menu(self) -> None:
-        self.notify(f"Saved: {self.path.name}. Continue it from the menu.")
         self.app.back_to_menu()
+        if self.match.outcome is None:
+            self.app.notify(f"Saved: {self.path.name}. Continue it from the menu.")
 
     def action_where_saved(self) -> None:
         self.notify(f"Every move is saved as it is played, in {self.path}.")
@@ -247,14 +307,11 @@ class PlayScreen(LiveTableScreen):
 
     def action_takeback(self) -> None:
         match = self.match
-        if not isinstance(self.viewer, int):
-            return
-        if len(match.humans()) > 1 and not self.bots:
-            self.notify("Take-backs are for games against bots.", severity="warning")
+        if not self.check_action("takeback", ()):
             return
         point = match.takeback_point(self.viewer)
         if point is None:
-            self.notify("You cannot take back now: nothing of yours to take back, or something was revealed since.", severity="warning")
+            self.notify(match.takeback_refusal(self.viewer) or "", severity="warning")
             return
         self.generation += 1
         self.thinking = None

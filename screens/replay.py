@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from pathlib import Path
 from typing import Any
 
@@ -41,32 +42,36 @@ class GoTo(ModalScreen[int | None]):
 
 
 class ReplayScreen(TableScreen):
+    # A pair of keys shows once in the footer (``←→ Move``), so that every key fits at 80 columns.
     BINDINGS = [
-        Binding("left", "step(-1)", "Back", priority=True),
-        Binding("right", "step(1)", "Forward", priority=True),
+        Binding("left", "step(-1)", "Move", key_display="←→", priority=True),
+        Binding("right", "step(1)", "Forward", show=False, priority=True),
         Binding("home", "jump('start')", "Start", show=False, priority=True),
         Binding("end", "jump('end')", "End", show=False, priority=True),
-        Binding("left_square_bracket", "turn(-1)", "[ Turn", key_display="["),
-        Binding("right_square_bracket", "turn(1)", "Turn ]", key_display="]"),
-        Binding("left_curly_bracket", "round(-1)", "{ Round", key_display="{"),
-        Binding("right_curly_bracket", "round(1)", "Round }", key_display="}"),
+        Binding("left_square_bracket", "turn(-1)", "Turn", key_display="[]"),
+        Binding("right_square_bracket", "turn(1)", "Next turn", show=False),
+        Binding("left_curly_bracket", "round(-1)", "Round", key_display="{}"),
+        Binding("right_curly_bracket", "round(1)", "Next round", show=False),
         Binding("g", "goto", "Go to"),
-        Binding("space", "autoplay", "Autoplay"),
+        Binding("space", "autoplay", "Auto", key_display="␣"),
         Binding("plus,equals_sign", "speed(1)", "Faster", show=False),
         Binding("minus", "speed(-1)", "Slower", show=False),
-        Binding("v", "viewpoint", "Viewpoint"),
+        Binding("v", "viewpoint", "Eyes"),
         Binding("p", "play_on", "Play on"),
-        Binding("escape,q", "leave", "Leave"),
+        Binding("escape,q", "leave", "Leave", key_display="q"),
     ]
 
     def __init__(self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False) -> None:
+        """``at``: the position after that many moves (a move is what a player did);
+        None: the end."""
         super().__init__()
         self.match = match
         self.path = path
-        #: the first position worth showing: right after the setup
-        self.first = match.moves[0].end if match.moves else 0
+        #: the positions between moves, in events: right after the setup, then after each move
+        self.ends = [move.end for move in match.moves] or [0]
+        self.first = self.ends[0]
         self.last = len(match.events)
-        self.position = self.last if at is None else max(self.first, min(at, self.last))
+        self.position = self.last if at is None else match.events_after_moves(at)
         humans = match.humans()
         #: a game still in play, replayed by one of its players, stays seen through their eyes
         self.locked = locked
@@ -77,7 +82,17 @@ class ReplayScreen(TableScreen):
         self.timer = None
         self.marks = [(i + 1, match.game.mark(ev)) for i, ev in enumerate(match.events) if match.game.mark(ev)]
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "viewpoint":
+            return not self.locked  # a game in play is replayed through its player's eyes only
+        return True
+
     def on_mount(self) -> None:
+        # The board is only looked at here: none of its keys (play a card, pass) may
+        # stand in for the replay's own.
+        board = self.query_one(Board)
+        board.can_focus = board.can_focus_children = False
+        self.set_focus(None)
         self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer), follow=False)
         self.show()
 
@@ -93,7 +108,7 @@ class ReplayScreen(TableScreen):
         if self.position == self.last and match.outcome is not None:
             end = " · " + outcome_text(match)
         self.query_one("#status", Static).update(
-            f"Replay · {match.game.title} · move {self.position}/{self.last} · {eyes}{auto}{end}"
+            f"Replay · {match.game.title} · move {match.moves_within(self.position)}/{match.move_count} · {eyes}{auto}{end}"
         )
         self.follow_history()
 
@@ -119,18 +134,30 @@ class ReplayScreen(TableScreen):
 
     def go(self, position: int) -> None:
         self.position = max(self.first, min(position, self.last))
+        self.app.clear_notifications()  # news of another moment of the game would mislead
         self.show()
+
+    def move_end(self, n: int) -> int:
+        """The position once the move holding the ``n``-th event is complete."""
+        i = bisect.bisect_left(self.ends, n)
+        return self.ends[i] if i < len(self.ends) else self.last
 
     # -- actions ----------------------------------------------------------------
 
     def action_step(self, step: int) -> None:
-        self.go(self.position + step)
+        """One move forward or back (a position between two events of one move goes to its edge)."""
+        if step > 0:
+            i = bisect.bisect_right(self.ends, self.position)
+            self.go(self.ends[i] if i < len(self.ends) else self.last)
+        else:
+            i = bisect.bisect_left(self.ends, self.position) - 1
+            self.go(self.ends[i] if i >= 0 else self.first)
 
     def action_jump(self, where: str) -> None:
         self.go(self.first if where == "start" else self.last)
 
     def _jump_mark(self, direction: int, kinds: tuple[str, ...]) -> None:
-        points = [n for n, mark in self.marks if mark in kinds]
+        points = sorted({self.move_end(n) for n, mark in self.marks if mark in kinds})
         if direction > 0:
             target = next((n for n in points if n > self.position), self.last)
         else:
@@ -145,10 +172,14 @@ class ReplayScreen(TableScreen):
 
     def action_goto(self) -> None:
         def chosen(n: int | None) -> None:
-            if n is not None:
-                self.go(n)
+            if n is None:
+                return
+            if not 0 <= n <= self.match.move_count:
+                self.notify(f"This game has {self.match.move_count} moves: go to a move from 0 to {self.match.move_count}.", severity="warning")
+                return
+            self.go(self.match.events_after_moves(n))
 
-        self.app.push_screen(GoTo(self.last), chosen)
+        self.app.push_screen(GoTo(self.match.move_count), chosen)
 
     def action_autoplay(self) -> None:
         if self.timer is not None:
@@ -164,7 +195,7 @@ class ReplayScreen(TableScreen):
         if self.position >= self.last:
             self.action_autoplay()
             return
-        self.go(self.position + 1)
+        self.action_step(1)
 
     def action_speed(self, change: int) -> None:
         self.speed = max(0, min(len(SPEEDS) - 1, self.speed + change))
@@ -191,7 +222,7 @@ class ReplayScreen(TableScreen):
         except OSError as exc:
             self.notify(f"Could not create a save in {self.app.save_dir}: {exc.strerror or exc}.", severity="error")
             return
-        self.notify(f"A new game goes on from move {len(match.events)}: {writer.path.name}")
+        self.notify(f"A new game goes on from move {match.move_count}: {writer.path.name}")
         self.app.pop_screen()
         self.app.open_game(writer)
 

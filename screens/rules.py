@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from importlib import resources
 
+from rich.markdown import Markdown
 from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, MarkdownViewer, Tab, Tabs
+from textual.widgets import Footer, Static, Tab, Tabs
 
 from core.games import catalogue, game_titles
 
@@ -23,8 +27,21 @@ def rules_text(game_id: str) -> str:
         return f"# {game_id}\n\nThe rules text is missing from this installation."
 
 
+@lru_cache(maxsize=None)
+def rules_document(game_id: str) -> Markdown:
+    # Rich draws a whole document in a few milliseconds, where a tree of
+    # Markdown widgets took a second to open and seconds to switch games.
+    return Markdown(rules_text(game_id), hyperlinks=False)
+
+
 class RulesScreen(Screen):
-    BINDINGS = [("escape", "app.pop_screen", "Back"), ("q", "app.pop_screen", "Back")]
+    BINDINGS = [
+        Binding("left", "game(-1)", "Game", key_display="←→"),
+        Binding("right", "game(1)", "Next game", show=False),
+        Binding("pagedown,space", "page(1)", "Page", key_display="PgDn"),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("escape,q", "app.pop_screen", "Back", key_display="q"),
+    ]
 
     def __init__(self, game_id: str | None = None) -> None:
         super().__init__()
@@ -33,19 +50,42 @@ class RulesScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Tabs(*(Tab(title, id=f"rules-{gid}") for gid, title in game_titles().items()), id="rules-tabs")
-        yield MarkdownViewer(rules_text(self.game_id) if self.game_id else "No games.", show_table_of_contents=False, id="rules-text")
-        yield Footer()
+        with VerticalScroll(id="rules-text"):
+            yield Static(id="rules-body")
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
+        tabs = self.query_one(Tabs)
+        tabs.can_focus = False  # the text has the keys: arrows scroll, ← → change the game
         if self.game_id:
-            self.query_one(Tabs).active = f"rules-{self.game_id}"
-        self.query_one(MarkdownViewer).focus()
+            tabs.active = f"rules-{self.game_id}"
+            self.show_rules(self.game_id)
+        else:
+            self.query_one("#rules-body", Static).update("No games are installed.")
+        self.query_one("#rules-text").focus()
 
-    async def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
+    def show_rules(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.query_one("#rules-body", Static).update(rules_document(game_id))
+        self.query_one("#rules-text", VerticalScroll).scroll_home(animate=False)
+
+    def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:
         if event.tab is None or event.tab.id is None:
             return
         game_id = event.tab.id.removeprefix("rules-")
-        self.game_id = game_id
-        viewer = self.query_one(MarkdownViewer)
-        await viewer.document.update(rules_text(game_id))
-        viewer.scroll_home(animate=False)
+        if game_id != self.game_id:
+            self.show_rules(game_id)
+
+    def action_game(self, step: int) -> None:
+        tabs = self.query_one(Tabs)
+        if step > 0:
+            tabs.action_next_tab()
+        else:
+            tabs.action_previous_tab()
+
+    def action_page(self, step: int) -> None:
+        text = self.query_one("#rules-text", VerticalScroll)
+        if step > 0:
+            text.scroll_page_down(animate=False)
+        else:
+            text.scroll_page_up(animate=False)

@@ -24,10 +24,10 @@ def open_save(app: App, path: Path, replay: bool) -> bool:
     try:
         loaded = load(path)
     except SaveError as exc:
-        app.notify(str(exc), severity="error", timeout=10)
+        app.notify(str(exc), severity="error", timeout=app.ERROR_TIMEOUT)
         return False
     for warning in loaded.warnings:
-        app.notify(warning, severity="warning", timeout=8)
+        app.notify(warning, severity="warning", timeout=app.ERROR_TIMEOUT)
     if replay:
         app.open_replay(loaded.match, path)
     else:
@@ -61,16 +61,20 @@ class SaveListScreen(Screen):
 
         table = self.query_one(DataTable)
         table.clear(columns=True)
-        table.add_columns("Game", "Seats", "Started", "Last played", "Moves", "State")
+        table.add_column("Game", width=14)
+        table.add_column("Seats", width=24)
+        table.add_column("Last played", width=16)
+        table.add_column("Moves", width=5)
+        table.add_column("State", width=8)
         self.paths.clear()
         infos = list_saves(self.app.save_dir)
         for info in infos:
             if info.error:
-                row = (info.path.name, "", "", "", "", "damaged")
+                row = (info.path.name, "", when(info.last_played), "", "damaged")
             else:
                 seats = ", ".join(s.name + ("*" if s.kind == "bot" else "") for s in info.seats)
                 state = "finished" if info.finished else "in play"
-                row = (info.title, seats, when(info.started), when(info.last_played), str(info.moves), state)
+                row = (info.title, seats, when(info.last_played), str(info.moves), state)
             key = str(info.path)
             self.paths[key] = info.path
             table.add_row(*row, key=key)

@@ -18,10 +18,10 @@ from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
 from screens.rules import RulesScreen
-from tests.tui_helpers import NAMES, agent_jean_match, play_app, run_async, settle
+from tests.tui_helpers import NAMES, agent_jean_match, play_app, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.session import start_save
-from tui.widgets import Curtain, GameOver
+from tui.widgets import Curtain, GameOver, ScoreSheetDialog
 
 
 def play_screen(app: CabinetApp) -> PlayScreen:
@@ -46,17 +46,25 @@ async def test_a_whole_game_against_a_bot_through_key_presses(tmp_path: Path) ->
     async with app.run_test(size=(80, 24)) as pilot:
         screen = play_screen(app)
         match = screen.match
+        rounds_read = 0
         for _ in range(3000):
             await settle(pilot)
             if match.outcome is not None:
                 break
+            if isinstance(app.screen, ScoreSheetDialog):
+                assert "Round" in screen_text(app)  # the round's score, read before play goes on
+                rounds_read += 1
+                await pilot.press("enter")
+                continue
             if 0 in match.active() and isinstance(app.screen, PlayScreen):
                 before = len(match.events)
                 await human_turn(pilot)
                 await settle(pilot)
                 assert len(match.events) > before, "a key press of the player did nothing"
         assert match.outcome is not None
+        assert rounds_read >= 1
         assert isinstance(app.screen, GameOver)
+        assert "Final" in screen_text(app)  # why the game was won: the score sheet
         # What was played is on disk, move by move.
         saved = load(screen.path)
         assert saved.match.events == match.events
@@ -170,18 +178,29 @@ async def test_replay_steps_jumps_and_changes_eyes(tmp_path: Path) -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ReplayScreen)
-        first = screen.position
+        match = loaded.match
+        moves = match.moves
+        # A step is a move: what one player did, with all that followed from it.
+        assert screen.position == moves[0].end
         await pilot.press("right", "right")
-        assert screen.position == first + 2
+        assert screen.position == moves[2].end
+        assert "move 2/" in str(screen.query_one("#status", Static).render())
         await pilot.press("left")
-        assert screen.position == first + 1
+        assert screen.position == moves[1].end
         await pilot.press("end")
-        assert screen.position == len(loaded.match.events)
+        assert screen.position == len(match.events)
+        assert f"move {match.move_count}/{match.move_count}" in str(screen.query_one("#status", Static).render())
         await pilot.press("home", "right_square_bracket")
         turn = screen.position
-        assert loaded.match.game.mark(loaded.match.events[turn - 1]) in ("turn", "round")
+        # the next turn: the move in which a new turn began, shown complete
+        assert turn in [m.end for m in moves]
+        mover = next(m for m in moves[1:] if m.end == turn)
+        assert any(match.game.mark(ev) in ("turn", "round") for ev in match.events[mover.start : mover.end])
         await pilot.press("right_curly_bracket")
-        assert loaded.match.game.mark(loaded.match.events[screen.position - 1]) == "round" or screen.position == screen.last
+        mover = next((m for m in moves[1:] if m.end == screen.position), None)
+        assert screen.position == screen.last or any(
+            match.game.mark(ev) == "round" for ev in match.events[mover.start : mover.end]
+        )
         assert screen.viewer == ALL
         await pilot.press("v")
         assert screen.viewer == 0
@@ -196,7 +215,7 @@ async def test_play_on_from_here_forks_a_new_save(tmp_path: Path) -> None:
     loaded = load(writer.path)
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_replay(loaded.match, writer.path, at=40)
+        app.open_replay(loaded.match, writer.path, at=12)
         await pilot.pause()
         await pilot.press("p")
         await pilot.pause()
@@ -204,7 +223,7 @@ async def test_play_on_from_here_forks_a_new_save(tmp_path: Path) -> None:
         assert isinstance(screen, PlayScreen)
         assert screen.path != writer.path
         assert screen.match.events == loaded.match.events[: len(screen.match.events)]
-        assert len(screen.match.events) <= 40
+        assert screen.match.move_count == 12
         assert screen.match.outcome is None
     assert writer.path.read_bytes() == original
 
@@ -379,16 +398,24 @@ def test_every_game_carries_its_rules_document() -> None:
 
 @run_async
 async def test_the_rules_screen_shows_each_game(tmp_path: Path) -> None:
-    from textual.widgets import MarkdownViewer, Tabs
+    from textual.containers import VerticalScroll
+    from textual.widgets import Tabs
 
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         app.open_rules("chirac-mitterrand")
-        await settle(pilot)
-        assert app.screen.query_one(Tabs).active == "rules-chirac-mitterrand"
-        # the document is loaded after the tab is chosen: a busy machine takes a few frames
-        for _ in range(100):
-            if "Chirac" in app.screen.query_one(MarkdownViewer).document.source:
-                break
-            await pilot.pause()
-        assert "Chirac" in app.screen.query_one(MarkdownViewer).document.source
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one(Tabs).active == "rules-chirac-mitterrand"
+        assert "Chirac" in screen_text(app)
+        # the keys the footer shows work at once, without Tab first
+        text = screen.query_one("#rules-text", VerticalScroll)
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert text.scroll_y > 0
+        await pilot.press("right")
+        await pilot.pause()
+        assert screen.query_one(Tabs).active != "rules-chirac-mitterrand"
+        assert text.scroll_y == 0
+        await pilot.press("q")
+        assert not isinstance(app.screen, RulesScreen)

@@ -55,3 +55,8 @@ def run_async(test):
         return asyncio.run(test(*args, **kwargs))
 
     return wrapper
+
+
+def screen_text(app) -> str:
+    """The top screen as a player reads it: its lines of text, colours dropped."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())

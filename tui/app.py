@@ -40,6 +40,9 @@ class CabinetApp(App[int]):
         "../screens/edgar_lucien.tcss",
     ]
     ENABLE_COMMAND_PALETTE = True
+    #: seconds a notification stays; errors stay a little longer (ERROR_TIMEOUT)
+    NOTIFICATION_TIMEOUT = 4
+    ERROR_TIMEOUT = 6
 
     def __init__(self, save_dir: Path, start: Start | None = None, bot_delay: float = 0.9) -> None:
         super().__init__()
@@ -51,6 +54,9 @@ class CabinetApp(App[int]):
     def on_mount(self) -> None:
         from screens.menu import MainMenu
 
+        # Without colours (NO_COLOR) a selection must still stand out: ``-mono`` reverses it.
+        self.set_class(self.no_color, "-mono")
+
         self.push_screen(MainMenu())
         start = self.start
         if start.mode == "play" and start.writer is not None:
@@ -60,7 +66,7 @@ class CabinetApp(App[int]):
         elif start.mode == "join" and start.remote is not None:
             self.run_worker(self.join(start.remote, from_command_line=True), group="join")
         for warning in start.warnings:
-            self.notify(warning, severity="warning", timeout=8)
+            self.notify(warning, severity="warning", timeout=self.ERROR_TIMEOUT)
 
     # -- navigation used by every screen ------------------------------------
 
@@ -89,7 +95,7 @@ class CabinetApp(App[int]):
             if from_command_line:
                 self.exit(1, return_code=1, message=str(exc))
             else:
-                self.notify(str(exc), severity="error", timeout=10)
+                self.notify(str(exc), severity="error", timeout=self.ERROR_TIMEOUT)
             return False
         await self.push_screen(RemotePlayScreen(remote))
         return True
@@ -104,6 +110,7 @@ class CabinetApp(App[int]):
 
         while len(self.screen_stack) > 1 and not isinstance(self.screen, MainMenu):
             self.pop_screen()
+        self.clear_notifications()  # what was said at the table stays there
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -15,7 +17,7 @@ from textual.widget import Widget
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.engine import Command
+from core.engine import Command, ScoreSheet
 
 
 class Board(Widget):
@@ -43,15 +45,34 @@ class Board(Widget):
 
     def take_focus(self, widget: Widget) -> None:
         """Focus the widget of the player's choice, unless they are browsing the history."""
+        self.play_focus = widget
         focused = self.screen.focused
         if focused is None or focused.id != "history":
             widget.focus()
+
+    def focus_play(self) -> None:
+        """Give the keys back to the player's choice (leaving the history): the
+        widget the board last wanted focused, else its first focusable part."""
+        target = getattr(self, "play_focus", None)
+        if target is None or not target.is_attached or not target.display or not target.focusable:
+            target = next((w for w in self.query("*") if w.focusable and w.display), None)
+        if target is not None:
+            target.focus()
+        else:
+            self.screen.set_focus(None)
 
     def refresh_view(self) -> None:
         """Draw the last view again (the terminal changed size)."""
         last = getattr(self, "shown", None)
         if last is not None:
             self.show(*last)
+
+
+def too_small_text(width: int, height: int) -> str:
+    return (
+        f"The terminal is {width}x{height}: a table needs 80x24.\n\n"
+        "Enlarge the terminal (or make the font smaller) to play on; nothing is lost meanwhile."
+    )
 
 
 class RoomyScreen(Screen):
@@ -63,10 +84,18 @@ class RoomyScreen(Screen):
 
     WIDE = 110
     TALL = 34
+    #: below this a table cannot be drawn whole: the screen says so instead (``-small``)
+    SMALLEST = (80, 24)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.set_class(event.size.width >= self.WIDE, "-wide")
-        self.set_class(event.size.height >= self.TALL, "-tall")
+        width, height = event.size
+        self.set_class(width >= self.WIDE, "-wide")
+        self.set_class(height >= self.TALL, "-tall")
+        small = width < self.SMALLEST[0] or height < self.SMALLEST[1]
+        self.set_class(small, "-small")
+        if small:
+            for notice in self.query("#too-small").results(Static):
+                notice.update(too_small_text(width, height))
         for board in self.query(Board):
             board.refresh_view()
 
@@ -89,6 +118,9 @@ class HistoryPanel(OptionList):
         self.event_index: list[int] = []  # option -> number of events after it
         #: a replay keeps its highlighted line in view, even when the panel is resized
         self.keep_highlight = False
+        #: lines after this many events are news to the player (marked "•"); None: no marks
+        self.news_after: int | None = None
+        self.texts: list[tuple[str, str | None]] = []  # option -> (text, mark), to restyle
 
     def on_resize(self, event: events.Resize) -> None:
         # the lines wrap anew at the new width: the highlighted one may have moved out of view
@@ -100,19 +132,39 @@ class HistoryPanel(OptionList):
         scroll to the last line (a replay highlights its own line instead)."""
         self.clear_options()
         self.event_index = []
+        self.texts = []
         self.append_lines(lines, follow)
+
+    def prompt(self, n: int, text: str, mark: str | None) -> Text:
+        style = "bold" if mark == "round" else ("" if mark == "turn" else "dim")
+        if self.news_after is not None and n > self.news_after:
+            return Text.assemble(("• ", "bold"), (text, style.replace("dim", "") or "not dim"))
+        return Text(text, style=style)
 
     def append_lines(self, lines: list[tuple[int, str, str | None]], follow: bool = True) -> None:
         options = []
         for n, text, mark in lines:
             self.event_index.append(n)
-            style = "bold" if mark == "round" else ("" if mark == "turn" else "dim")
-            options.append(Option(Text(text, style=style)))
+            self.texts.append((text, mark))
+            options.append(Option(self.prompt(n, text, mark)))
         if options:
-            at_end = self.highlighted is None or self.highlighted >= self.option_count - 1
             self.add_options(options)
-            if follow and at_end and not self.has_focus:
+            if follow and not self.has_focus:
                 self.scroll_end(animate=False)
+
+    def mark_news(self, after: int | None) -> None:
+        """Mark the lines after ``after`` events as news (what happened since the
+        player's own last move), and unmark the lines that no longer are."""
+        old, self.news_after = self.news_after, after
+        if old == after:
+            return
+        known = [x for x in (old, after) if x is not None]
+        low = min(known) if known else 0
+        for i in range(len(self.event_index) - 1, -1, -1):
+            n = self.event_index[i]
+            if n <= low:
+                break
+            self.replace_option_prompt_at_index(i, self.prompt(n, *self.texts[i]))
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
@@ -121,6 +173,9 @@ class HistoryPanel(OptionList):
 
     def on_blur(self) -> None:
         self.post_message(self.Browse(None))
+        if not self.keep_highlight:  # live play: back to following the game
+            self.highlighted = None
+            self.scroll_end(animate=False)
 
 
 class Curtain(ModalScreen[None]):
@@ -143,8 +198,39 @@ class Curtain(ModalScreen[None]):
         self.dismiss(None)
 
 
+def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
+    """A score sheet as a table: the seat's name, then the parts of its score; the notes under it."""
+    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    table.add_column("", no_wrap=True, max_width=14, overflow="ellipsis")
+    for column in sheet.columns:
+        table.add_column(column, justify="right", no_wrap=True)
+    for seat, row in enumerate(sheet.rows):
+        name = names[seat] if seat < len(names) else f"Seat {seat + 1}"
+        table.add_row(name, *row)
+    return Group(Text(sheet.title, style="bold"), table, *(Text(note) for note in sheet.notes))
+
+
+class ScoreSheetDialog(ModalScreen[None]):
+    """A round has been scored: the breakdown, until the player has read it."""
+
+    BINDINGS = [Binding("enter,space,escape", "dismiss", "Go on", priority=True)]
+
+    def __init__(self, sheet: ScoreSheet, names: list[str]) -> None:
+        super().__init__()
+        self.sheet = sheet
+        self.names = names
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="gameover-box"):
+            yield Static(score_table(self.sheet, self.names), id="gameover-text")
+            yield Static("[b]Enter[/] go on", id="gameover-keys")
+
+    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+        self.dismiss(None)
+
+
 class GameOver(ModalScreen[str]):
-    """The end of a game: who won and why; replay or back to the menu."""
+    """The end of a game: who won and why, the score as the rules count it; replay or back to the menu."""
 
     BINDINGS = [
         Binding("r", "choose('replay')", "Replay"),
@@ -152,14 +238,18 @@ class GameOver(ModalScreen[str]):
         Binding("enter,space", "choose('look')", "Look at the table"),
     ]
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, sheet: ScoreSheet | None = None, names: list[str] | None = None) -> None:
         super().__init__()
         self.text = text
+        self.sheet = sheet
+        self.names = names or []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-box"):
             yield Static("Game over", id="gameover-title")
             yield Static(self.text, id="gameover-text")
+            if self.sheet is not None:
+                yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
             yield Static("[b]Enter[/] look at the table   [b]r[/] replay   [b]m[/] main menu", id="gameover-keys")
 
     def action_choose(self, what: str) -> None:
