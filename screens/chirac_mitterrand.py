@@ -38,14 +38,14 @@ SHORT_NAME = {
     "ev:03": "Peine de mort",
     "ev:07": "Suppression de l'IGF",
     "ev:09": "Les 101 Maliens",
-    "ev:10": "Carrefour du développ.",
+    "ev:10": "Affaire Carrefour",
     "ev:11": "Assassinat de Besse",
     "ev:12": "L'Acte unique",
     "ev:13": "Loi Devaquet",
     "ev:14": "Malik Oussekine",
-    "ev:15": "Saint-Gobain privatisé",
-    "ev:17": "Action directe arrêtée",
-    "ev:20": "Référendum calédonien",
+    "ev:15": "Saint-Gobain",
+    "ev:17": "Action directe",
+    "ev:20": "Nouvelle-Calédonie",
     "ev:22": "Retour de Mafart",
     "ev:24": "Otages du Liban",
 }
@@ -101,10 +101,10 @@ def card_lines(card: str, caption: str = "", room: int = NARROW_ROOM) -> Text:
     name, date = info["name"], "  " + info["date"]
     left = room - text.cell_len
     if len(name) + len(date) > left:
-        if len(name) <= left:
+        if len(name) > left:
+            name = title(card, left)
+        if len(name) + len(date) > left:
             date = ""
-        else:
-            name = title(card, left - len(date))
     text.append(name, style="bold")
     text.append(date, style="dim")
     for i, action in enumerate(info["actions"]):
@@ -224,7 +224,7 @@ class CampaignDialog(ModalScreen[Command | None]):
         options.clear_options()
         self.listed = []
         if self.applying is None:
-            options.border_title = "Apply which card?"
+            options.border_title = "Apply which card? (Esc: later)"
             seen: list[tuple[str, str | None]] = []
             for command in self.commands:
                 key = (command["apply"], command.get("quality"))
@@ -320,18 +320,21 @@ class ChiracMitterrandBoard(Board):
         seat = view.get("seat")
         you = next((side for side, s in view["seats"].items() if s == seat and isinstance(seat, int)), None)
 
+        # the turn, whether it is the final one, who plays; what may be cut at 80 columns comes last
         turn = Text.assemble(("Turn ", "dim"), (str(view["turn"]), "bold"))
         mover = view.get("to_move")
+        if view.get("final_turn") and view.get("phase") != "over":
+            turn.append("  FINAL TURN", style="bold reverse")
         if view.get("phase") == "over":
             winner = view.get("winner")
             turn.append("  Game over: ", style="bold")
             turn.append(f"{names.get(winner, 'nobody')} wins" if winner else "no winner", style=SIDE_STYLE.get(winner or "", ""))
         elif mover:
             turn.append("  To play: ", style="dim")
-            turn.append(names[mover], style=SIDE_STYLE[mover])
-        if view.get("final_turn"):
-            turn.append("  FINAL TURN", style="bold reverse")
-        if you:
+            turn.append(f"{names[mover]} ({SIDE_LETTER[mover]})", style=SIDE_STYLE[mover])
+            if mover == you:
+                turn.append(", you", style="bold")
+        if you and (mover != you or view.get("phase") == "over"):
             turn.append("  You: ", style="dim")
             turn.append(f"{names[you]} ({SIDE_LETTER[you]})", style=SIDE_STYLE[you])
         self.query_one("#cm-turn", Static).update(one_line(turn))
@@ -397,9 +400,12 @@ class ChiracMitterrandBoard(Board):
             if known:
                 # the cards slid under this pile, nearest the top first: the order they will be drawn in
                 how = "kept" if side == view.get("you") else "slid"
-                text.append(f"\n   you {how} under it, to be drawn in this order:", style="dim")
-                text.append("\n   " if not self.screen.has_class("-wide") else " ", style="dim")
-                text.append(", then ".join(title(c, 22) for c in known), style="dim")
+                if len(known) == 1:
+                    text.append(f"\n   you {how} under it: {title(known[0], 30)}", style="dim")
+                else:
+                    text.append(f"\n   you {how} under it, to be drawn in this order:", style="dim")
+                    text.append("\n   ", style="dim")
+                    text.append(", ".join(title(c, 22) for c in known), style="dim")
             text.append("\n")
         discard = view["discard"]
         campaign = view.get("campaign") or {}
@@ -422,7 +428,7 @@ class ChiracMitterrandBoard(Board):
         text = Text()
         choosing = any(c.get("t") == "PlayCard" for c in self.legal)
         if view.get("automaton_card"):
-            text.append_text(card_lines(view["automaton_card"], "Automated opponent plays:", self.room() + 4))
+            text.append_text(card_lines(view["automaton_card"], "The automaton plays:", self.room() + 4))
         if choosing and self.card is not None and self.action is not None:
             # the last step: say what is being played, the box below asks about the other two
             index, choices = self.action

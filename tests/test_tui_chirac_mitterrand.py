@@ -268,6 +268,29 @@ async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Pat
         assert (applied["applied"], applied["quality"], applied["removed"]) == ("cp:05", "charisma", "cp:02")
 
 
+def slide_then_answer(match) -> None:
+    """Chirac plays Attentats de Paris and slides Mitterrand à Moscou, then the wealth tax,
+    under Mitterrand's pile; Mitterrand answers with a neutral action."""
+    match.submit(0, {"t": "PlayCard", "card": "ev:08", "action": 0, "under": ["ev:06", "ev:07"]})
+    legal = GAME.legal(match.state, 1)
+    match.submit(1, next(c for c in legal if C.actions(c["card"])[c["action"]].colour == "white"))
+
+
+@run_async
+async def test_the_cards_you_slid_are_listed_in_the_order_your_opponent_draws_them(tmp_path: Path) -> None:
+    app = cm_app(tmp_path, stack=two_player_stack(), before=slide_then_answer)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        lines = str(board.query_one("#cm-piles").render()).split("\n")
+        at = next(i for i, line in enumerate(lines) if line.startswith("François"))
+        assert lines[at + 1 : at + 3] == [
+            "   you slid under it, to be drawn in this order:",
+            "   Mitterrand à Moscou, Suppression de l'IGF",
+        ]
+        assert_fits(board)
+
+
 # -- snapshots -----------------------------------------------------------------------
 
 
@@ -298,8 +321,23 @@ def test_snapshot_chirac_mitterrand_choosing_the_order(snap_compare, tmp_path: P
     assert snap_compare(app, terminal_size=size, run_before=choose_action)
 
 
+def test_snapshot_chirac_mitterrand_cards_you_slid(snap_compare, tmp_path: Path) -> None:
+    app = cm_app(tmp_path, stack=two_player_stack(), before=slide_then_answer)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
 def test_snapshot_chirac_mitterrand_solo(snap_compare, tmp_path: Path) -> None:
     assert snap_compare(cm_app(tmp_path, players=1, seed=21), terminal_size=(80, 24), run_before=settle)
+
+
+def first_move(match) -> None:
+    match.submit(0, GAME.legal(match.state, 0)[0])
+    assert GAME.view(match.state, 0)["phase"] == "veto"  # the automaton turns over a card with neutral actions
+
+
+def test_snapshot_chirac_mitterrand_solo_veto(snap_compare, tmp_path: Path) -> None:
+    app = cm_app(tmp_path, players=1, stack=solo_stack(), before=first_move)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
 
 
 def test_snapshot_chirac_mitterrand_solo_remove_or_keep(snap_compare, tmp_path: Path) -> None:
