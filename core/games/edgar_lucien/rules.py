@@ -40,6 +40,7 @@ from core.engine import (
     Game,
     IllegalCommand,
     Outcome,
+    ScoreSheet,
     Variant,
     Viewer,
     revise,
@@ -1858,6 +1859,83 @@ class EdgarLucien(Game):
             "winner": s.winner,
             "reason": s.reason,
         }
+
+    def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
+        """Each player against the four victory conditions, from ``view`` alone.
+
+        At the end of the game, key ``final``.  After an Electoral Period's
+        election, key ``period-N``, while the view is still the next period's
+        first programming: nothing a condition counts can change before the
+        first action, so the values are those of the period's end.  Later in
+        the period the view no longer knows them, and there is no sheet.
+        """
+        if view.get("phase") == "over":
+            title, key = "Final score", "final"
+        elif view.get("phase") == "program" and view.get("turn") == 1 and view.get("period", 1) > 1:
+            ended = view["period"] - 1
+            title, key = f"Electoral Period {ended} over", f"period-{ended}"
+        else:
+            return None
+        needs = view["needs"]
+        certificates = view.get("certificates") or {}
+        governor = view.get("governor")
+        rows, counts = [], []
+        hidden = False
+        for seat, player in enumerate(view["players"]):
+            districts = player.get("districts") or {}
+            fortune = player.get("cogs")
+            hidden = hidden or fortune is None
+            values = {
+                C.DANDY: ("?" if fortune is None else f"{fortune // 1000}k"),
+                C.COLLECTOR: str(sum(districts.values())),
+                C.BUREAUCRAT: str(districts.get(ADMIN, 0)),
+                C.ZEALOT: ("★" if governor == seat else "") + str(player["popularity"]),
+            }
+            meets = {
+                C.DANDY: None if fortune is None else fortune >= needs["cogs"],
+                C.COLLECTOR: sum(districts.values()) >= needs["districts"],
+                C.BUREAUCRAT: districts.get(ADMIN, 0) >= needs["admin"],
+                C.ZEALOT: governor == seat and player["popularity"] >= needs["popularity"],
+            }
+            cells, count, unknown = [], 0, 0
+            for cert in C.CERTIFICATES:
+                if meets[cert]:
+                    mark = "✓met"
+                elif certificates.get(cert) == seat:
+                    mark = "©cert"
+                elif meets[cert] is None:
+                    mark = ""
+                else:
+                    mark = "✗no"
+                count += mark in ("✓met", "©cert")
+                unknown += not mark
+                cells.append(f"{values[cert]} {mark}".strip() if mark else "hidden")
+            cells.append(f"{count}–{count + unknown} of 4" if unknown else f"{count} of 4")
+            counts.append(count)
+            rows.append(tuple(cells))
+        columns = (
+            f"Dandy≥{needs['cogs'] // 1000}k",
+            f"Tax ≥{needs['districts']}",
+            f"Bureau ≥{needs['admin']}A",
+            f"Zealot★{needs['popularity']}",
+            "Met",
+        )
+        notes = [
+            "✓met: met now · ©cert: kept by its certificate · ✗no: not met",
+            "Tax: districts held · Bureau: Administration districts · ★ Governor",
+        ]
+        names = [p["name"] for p in view["players"]]
+        if key == "final":
+            winner = view.get("winner")
+            if winner is not None:
+                notes.append(f"{names[winner]} is the Grand Triumphant, with {counts[winner]} conditions of 4.")
+        elif governor is not None:
+            notes.append(f"Governor for Electoral Period {view['period']}: {names[governor]}.")
+        else:
+            notes.append(f"No Governor for Electoral Period {view['period']}.")
+        if hidden:
+            notes.append("Fortunes are hidden: you see only your own Cogs.")
+        return ScoreSheet(title, columns, tuple(rows), tuple(notes), key)
 
     def redact(self, event: Event, seat: Viewer) -> Event:
         if seat == ALL:
