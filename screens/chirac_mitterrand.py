@@ -35,7 +35,9 @@ QUALITY_SHORT = {"charisma": "Cha", "courage": "Cou", "integrity": "Int", cards.
 NARROW_ROOM = 45
 #: shorter titles for the long Event card names, used where a line has no room for the whole name
 SHORT_NAME = {
+    "ev:01": "Législatives 16 mars",
     "ev:03": "Peine de mort",
+    "ev:05": "Refus des ordonnances",
     "ev:07": "Suppression de l'IGF",
     "ev:09": "Les 101 Maliens",
     "ev:10": "Affaire Carrefour",
@@ -399,11 +401,14 @@ class ChiracMitterrandBoard(Board):
             known = view.get("known_bottom", {}).get(side) or []
             if known:
                 # the cards slid under this pile, nearest the top first: the order they will be drawn in
-                how = "kept" if side == view.get("you") else "slid"
+                # two players, the opponent slid them there; solo, the owner kept them
+                keeper = side if view.get("solo") else ("mitterrand" if side == "chirac" else "chirac")
+                who = "you" if keeper == view.get("you") else names[keeper]
+                how = f"{who} {'kept' if view.get('solo') else 'slid'} under it"
                 if len(known) == 1:
-                    text.append(f"\n   you {how} under it: {title(known[0], 30)}", style="dim")
+                    text.append(f"\n   {how}: {title(known[0], 30)}", style="dim")
                 else:
-                    text.append(f"\n   you {how} under it, to be drawn in this order:", style="dim")
+                    text.append(f"\n   {how}, drawn in this order:", style="dim")
                     text.append("\n   ", style="dim")
                     text.append(", ".join(title(c, 22) for c in known), style="dim")
             text.append("\n")
