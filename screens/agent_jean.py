@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
@@ -29,15 +29,20 @@ def card_text(card: str, value: int | None = None) -> Text:
     return Text(label, style=COLOUR_STYLE.get(cards.colour(card), ""))
 
 
-def card_boxes(items: list[tuple[str, str, int | None, bool]]) -> Text:
-    """(caption, card, value, highlighted) as boxed cards side by side, caption above."""
+def card_boxes(items: list[tuple[str, str, int | None, bool]], width: int = 0) -> Text:
+    """(caption, card, value, highlighted) as boxed cards side by side, caption
+    above; a box widens for its caption as far as ``width`` (if given) lets
+    every box do so, and a caption still too long ends with …."""
     rows = [Text(), Text(), Text(), Text()]
+    share = max(4, width // max(1, len(items)) - 3) if width else 4
     for caption, card, value, highlighted in items:
         label = card_text(card, value)
-        inner = max(4, label.cell_len + 2)
+        inner = max(4, label.cell_len + 2, min(len(caption) - 2, share))
         style = COLOUR_STYLE.get(cards.colour(card), "")
         frame = style + (" reverse" if highlighted else "")
-        rows[0].append(caption[: inner + 2].center(inner + 2), style="dim")
+        if len(caption) > inner + 2:
+            caption = caption[: inner + 1] + "…"
+        rows[0].append(caption.center(inner + 2), style="dim")
         rows[1].append("╭" + "─" * inner + "╮", style=frame)
         body = label.copy()
         body.pad_left((inner - label.cell_len) // 2)
@@ -53,7 +58,9 @@ def card_boxes(items: list[tuple[str, str, int | None, bool]]) -> Text:
     return Text("\n").join(rows)
 
 
-def pile_card_text(card: str | None) -> Text:
+def pile_card_text(card: str | None, details: bool = True) -> Text:
+    """The top card of the plan pile; ``details``: with its accomplice's rule
+    in full, or its story (left out where rows are few)."""
     if card is None:
         return Text("(the pile is empty)", style="dim")
     if card.startswith("power:"):
@@ -62,6 +69,8 @@ def pile_card_text(card: str | None) -> Text:
         return Text.assemble(("Power ", "bold"), (info["name"], "bold cyan"), f": {info['text']}")
     info = cards.plan_info(card)
     head = Text.assemble(("Plan ", "bold"), (info["name"], "bold"), f" ({info['value']} pt{'' if info['value'] == 1 else 's'})")
+    if not details:
+        return head
     if info["accomplice"]:
         head.append(f"\nAccomplice: {info['text']}", style="bold cyan")
     elif info.get("text"):
@@ -81,9 +90,9 @@ def command_label(command: Command, view: dict[str, Any]) -> str:
         card = f" {cards.card_label(played['card'])}" if played else ""
         return f"Subtract 99 from {names[seat]}'s{card}"
     if kind == "TakeSecondPlan":
-        return "Martha: take the next plan card of the pile too"
+        return "Martha: also take the next plan card"
     if kind == "DeclineSecondPlan":
-        return "Martha: leave the next plan card on the pile"
+        return "Martha: leave the next plan card"
     words = [str(kind)]
     for key, value in command.items():
         if key == "t":
@@ -94,6 +103,17 @@ def command_label(command: Command, view: dict[str, Any]) -> str:
             value = "yes" if value else "no"
         words.append(f"{key}: {value}")
     return " · ".join(words)
+
+
+def choice_title(choices: list[Command]) -> str:
+    kinds = {c.get("t") for c in choices}
+    if "ChooseLeader" in kinds:
+        return "Henry B. Belton: who leads this turn?"
+    if "Sabotage" in kinds:
+        return "WXT: whose card loses 99?"
+    if kinds & {"TakeSecondPlan", "DeclineSecondPlan"}:
+        return "Martha: a second plan?"
+    return "Your choice"
 
 
 class HandRow(Widget, can_focus=True):
@@ -117,6 +137,14 @@ class HandRow(Widget, can_focus=True):
         self.hand, self.playable, self.can_play = hand, playable, can_play
         self.cursor = min(self.cursor, max(0, len(hand) - 1))
         self.refresh()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Play card is offered only when this seat may play now: not while
+        another player acts, nor in a replay, nor once the game is over."""
+        if action in ("play", "pick", "move"):
+            return self.can_play and bool(self.hand)
+        return True
 
     def render(self) -> Text:
         if not self.hand:
@@ -124,6 +152,13 @@ class HandRow(Widget, can_focus=True):
         if self.screen.has_class("-tall"):
             return self.render_boxes()
         text = Text()
+        if self.has_class("-compact"):
+            # a choice is open: the hand only to look at, on one line
+            text.append("Your hand", style="dim")
+            for i, card in enumerate(self.hand):
+                text.append(f" {i + 1}:" if i < 9 else " ", style="dim")
+                text.append_text(card_text(card))
+            return text
         for i, card in enumerate(self.hand):
             label = card_text(card)
             label.pad_left(1)
@@ -178,13 +213,20 @@ class HandRow(Widget, can_focus=True):
         self.refresh()
 
 
+class TableScroll(VerticalScroll, can_focus=False):
+    """The board's column: it scrolls (to the focused choice) only when a
+    long choice meets five players in 24 rows; the keys stay with the hand
+    and the choices."""
+
+
 class AgentJeanBoard(Board):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.choices: list[Command] = []
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        # it scrolls only if a tall choice meets five players at 80x24
+        with TableScroll():
             yield Static("", id="aj-round")
             yield Static("", id="aj-plan")
             yield Static("", id="aj-table")
@@ -195,31 +237,39 @@ class AgentJeanBoard(Board):
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
-        previous, self.view = self.view, view
+        self.view = view
         players = view["players"]
         names = [p["name"] for p in players]
         seat = view.get("seat")
-        last_round = view.get("last_round")
-        if last_round and previous is not None and previous.get("last_round") != last_round:
-            self.announce_round(last_round, names)
+        over = view.get("phase") == "over"
+        # the last round scored, public to all (the shared screens show its breakdown)
+        scoring = view.get("scoring")
 
         lead = names[view["leader"]] if isinstance(view.get("leader"), int) else "?"
         round_line = Text.assemble(
             ("Round ", "dim"), (str(view["round"]), "bold"),
             ("  Turn ", "dim"), (f"{view['turn']}/12", "bold"),
-            ("  Lead ", "dim"), (lead, "bold"),
             ("  Plan pile ", "dim"), (str(view["plan_count"]), "bold"),
+            ("  Lead ", "dim"), (lead, "bold"),
+            no_wrap=True, overflow="ellipsis",
         )
         self.query_one("#aj-round", Static).update(round_line)
 
-        plan = pile_card_text(view.get("plan_top"))
-        for effect in view.get("effects", []):
+        tall = self.screen.has_class("-tall")
+        effects = [] if over else view.get("effects", [])  # nothing is in force once the game is over
+        self.choices = [c for c in (legal or []) if c.get("t") != "PlayCard"]
+        # short of rows (many players, a choice open, 24 rows) the plan's
+        # story and an accomplice's rule in full go: its effect line stays
+        roomy = tall or len(players) + len(self.choices) <= 5
+        plan = pile_card_text(view.get("plan_top"), details=roomy)
+        for effect in effects:
             plan.append(f"\n» {effect}", style="cyan")
         self.query_one("#aj-plan", Static).update(plan)
 
         table = Text()
         if view["table"] and self.screen.has_class("-tall"):
-            table = card_boxes([(names[t["seat"]], t["card"], t.get("value"), False) for t in view["table"]])
+            boxes = [(names[t["seat"]], t["card"], t.get("value"), False) for t in view["table"]]
+            table = card_boxes(boxes, width=self.size.width - 5)  # the board's and the line's padding, a scrollbar
         elif view["table"]:
             for i, played in enumerate(view["table"]):
                 if i:
@@ -239,34 +289,21 @@ class AgentJeanBoard(Board):
         else:
             table.append("No card played yet this turn.", style="dim")
         waiting = [names[s] for s in view.get("active", [])]
-        if waiting and view.get("phase") != "over":
+        if waiting and not over:
             table.append(f"\nTo act: {', '.join(waiting)}", style="italic")
+        if over and scoring:
+            totals = ", ".join(f"{names[i]} {score}" for i, score in enumerate(scoring["scores"]))
+            table.append(f"\nGame over. Round {scoring['round']}: {totals}.", style="bold")
         self.query_one("#aj-table", Static).update(table)
 
-        grid = Table.grid(padding=(0, 1))
-        for column in ("", "Agent", "Hand", "Res", "Won", "G", "Y", "Pts", "Medals"):
-            grid.add_column(column)
-        grid.add_row(*(Text(c, style="dim") for c in ("", "Agent", "Hand", "Res", "Won", "G", "Y", "Pts", "Medals")))
-        active = set(view.get("active", []))
-        for i, p in enumerate(players):
-            marker = "▶" if i in active else ("●" if i == seat else " ")
-            name = Text(p["name"], style="bold" if i == seat else "")
-            points = "?" if p.get("points") is None else str(p["points"])
-            grid.add_row(
-                Text(marker, style="bold yellow"),
-                Text.assemble(name, (f" {cards.AGENT_NAMES.get(p['agent'], p['agent'])}", "dim")),
-                str(p["hand"]), str(p["reserve"]), str(p["won"]),
-                Text(str(p["greens"]), style="green3"), Text(str(p["yellows"]), style="yellow"),
-                points, "★" * p["medals"] or "-",
-            )
-        self.query_one("#aj-players", Static).update(grid)
+        self.query_one("#aj-players", Static).update(self.players_grid(view, scoring))
 
         hand_row = self.query_one(HandRow)
         hand = view.get("hand") or []
         plays = [c for c in (legal or []) if c.get("t") == "PlayCard"]
         hand_row.set_hand(list(hand), {c["card"] for c in plays}, bool(plays))
         hand_row.can_focus = bool(plays)
-        hand_row.display = isinstance(seat, int)
+        hand_row.display = isinstance(seat, int) and not over
 
         # Everything revealed (replays): every hand and reserve, one line each.
         hands = Text()
@@ -284,8 +321,9 @@ class AgentJeanBoard(Board):
         all_hands.update(hands)
         all_hands.display = bool(hands)
 
-        self.choices = [c for c in (legal or []) if c.get("t") != "PlayCard"]
+        hand_row.set_class(not roomy and bool(self.choices), "-compact")
         options = self.query_one("#aj-choices", OptionList)
+        options.border_title = choice_title(self.choices)
         options.clear_options()
         options.add_options([Option(command_label(c, view)) for c in self.choices])
         options.display = bool(self.choices)
@@ -295,11 +333,53 @@ class AgentJeanBoard(Board):
         elif plays and not hand_row.has_focus:
             self.take_focus(hand_row)
 
-    def announce_round(self, last_round: dict[str, Any], names: list[str]) -> None:
-        """A round has just been scored: say so for a while, beside the history line."""
-        scores = ", ".join(f"{names[i]} {score}" for i, score in enumerate(last_round["scores"]))
-        medals = " and ".join(names[i] for i in last_round["medals"]) or "nobody"
-        self.notify(f"Round {last_round['round']}: {scores}. Medal: {medals}.", title="End of the round", timeout=12)
+    def players_grid(self, view: dict[str, Any], scoring: dict[str, Any] | None) -> Table:
+        """A row a player: cards in hand (+ face down), cards won and their
+        greens and yellows, plan points, the last round's score, medals.
+
+        Plan points of the others are private while a round is played; once
+        the game is over the last round's are public (the scoring lists them).
+        """
+        players = view["players"]
+        seat = view.get("seat")
+        over = view.get("phase") == "over"
+        wide = self.screen.has_class("-wide")
+        last = f"R{scoring['round']}" if scoring else None
+        heads = ["", "Player", "Hand", "Won", "G", "Y", "Pts"] + ([last] if last else []) + ["Medals"]
+        # every column but the player's is as wide as its widest possible
+        # cell; the player's name and agent take the rest, cut with … if long
+        widths = {"": 1, "Hand": 4, "Won": 3, "G": 2, "Y": 2, "Pts": 3, "Medals": 6}
+        fixed = [widths.get(h, 3) for h in heads if h != "Player"]
+        room = self.size.width - 3 - sum(fixed) - (len(heads) - 1)  # padding, scrollbar, gaps
+        grid = Table.grid(padding=(0, 1))
+        for head in heads:
+            grid.add_column(head, no_wrap=True, min_width=None if head == "Player" else widths.get(head, 3))
+        grid.add_row(*(Text(c, style="dim") for c in heads))
+        active = set(view.get("active", []))
+        for i, p in enumerate(players):
+            marker = "▶" if i in active and not over else ("●" if i == seat else " ")
+            agent = cards.AGENT_NAMES.get(p["agent"], p["agent"])
+            if not wide:
+                agent = agent.split(" ")[0]  # Henry B. Belton: Henry
+            who = Text.assemble((p["name"], "bold" if i == seat else ""), (f" {agent}", "dim"))
+            if self.size.width and who.cell_len > room:
+                who.truncate(max(6, room), overflow="ellipsis")
+            points = p.get("points")
+            if points is None and over and scoring:
+                points = scoring["plan_points"][i]
+            hand = str(p["hand"]) + (f"+{p['reserve']}" if p["reserve"] else "")
+            row = [
+                Text(marker, style="bold yellow"),
+                who,
+                hand, str(p["won"]),
+                Text(str(p["greens"]), style="green3"), Text(str(p["yellows"]), style="yellow"),
+                "?" if points is None else str(points),
+            ]
+            if scoring:
+                row.append(Text(str(scoring["scores"][i]), style="bold" if i in scoring["medals"] else ""))
+            row.append("★" * p["medals"] or "-")
+            grid.add_row(*row)
+        return grid
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id != "aj-choices":

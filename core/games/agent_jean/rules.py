@@ -813,9 +813,9 @@ class AgentJean(Game):
             return ScoreSheet(f"Round {rnd} scored", columns, tuple(rows), tuple(map(_clip, notes)), f"round-{rnd}")
         winners = [names[i] for i in view.get("winners", [])]
         if len(winners) == 1:
-            notes.append(f"{winners[0]} holds two medals: the best agent of the Agency.")
+            notes.append(f"Two medals: {winners[0]}.")
         elif winners:
-            notes.append(f"{_join(winners)} hold two medals each and share the victory.")
+            notes.append(f"Two medals each: {_join(winners)}, who share the victory.")
         return ScoreSheet(f"Final score (round {rnd})", columns, tuple(rows), tuple(map(_clip, notes)), "final")
 
     def redact(self, event: Event, seat: Viewer) -> Event:

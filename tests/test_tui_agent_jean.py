@@ -1,0 +1,160 @@
+"""L'Agent Jean! on screen: the footer offers only what works, the points a
+game's end makes public, and the choice boxes of the powers at 80x24 and 120x40."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.screen import ModalScreen
+
+from core.games.agent_jean import cards as C
+from screens.agent_jean import AgentJeanBoard, HandRow
+from screens.play import PlayScreen
+from tests.tui_helpers import GAME, NAMES, app_for, play_app, run_async, settle
+from tui.session import new_match, start_save
+
+#: the agents of the seats, Ada's first
+AGENTS = ("henry", "jean", "bulle", "wxt", "martha")
+
+
+def power_app(save_dir: Path, agent: str, players: int, seed: int = 5):
+    """Ada (human, seat 1) plays ``agent``, whose Power card is on top of the
+    plan pile; she leads the first turn; the others are easy bots."""
+    agents = [agent] + [a for a in AGENTS if a != agent][: players - 1]
+    seats = [{"name": NAMES[i], "agent": a} for i, a in enumerate(agents)]
+    controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * (players - 1)
+    top = C.power_card(agent)
+    plans = [top] + list(C.PLAN_IDS) + [C.power_card(a) for a in agents if a != agent]
+    match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed,
+                      arranged={"plans": plans, "leader": 0})
+    return app_for(save_dir, start_save(save_dir, match))
+
+
+def footer_keys(app) -> set[str]:
+    """The descriptions the footer shows now."""
+    return {b.binding.description for b in app.screen.active_bindings.values() if b.binding.show}
+
+
+def players_rows(app) -> list[str]:
+    """The lines of the players' table, as drawn."""
+    static = app.screen.query_one("#aj-players")
+    return [line.text for line in static.render_lines(static.content_region.reset_offset)]
+
+
+# -- the footer ---------------------------------------------------------------------
+
+
+@run_async
+async def test_play_card_is_offered_on_your_turn_only(tmp_path: Path) -> None:
+    """Ada plays; the bot's answer is held back (a long bot delay): her hand
+    keeps the focus, but its footer no longer offers Play card, and 1 plays nothing."""
+    app = play_app(tmp_path, humans=1, players=2, seed=5, delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        match = screen.match
+        hand = screen.query_one(HandRow)
+        assert match.active() == (0,) and hand.has_focus
+        assert "Play card" in footer_keys(app)
+        await pilot.press("1")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert match.active() == (1,) and screen.thinking == 1 and hand.has_focus
+        assert "Play card" not in footer_keys(app)
+        moves = len(match.moves)
+        await pilot.press("2", "enter")
+        assert len(match.moves) == moves
+
+
+@run_async
+async def test_at_the_game_end_no_card_to_play_and_every_seats_points(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = next(s for s in app.screen_stack if isinstance(s, PlayScreen))
+        match = screen.match
+        for _ in range(400):
+            await settle(pilot)
+            if match.outcome is not None:
+                break
+            if isinstance(app.screen, ModalScreen):  # a round's score: read, go on
+                await pilot.press("enter")
+                continue
+            if 0 in match.active():
+                before = len(match.events)
+                await pilot.press("1")
+                assert len(match.events) > before
+        assert match.outcome is not None
+        await settle(pilot)
+        await pilot.press("enter")  # the Game over dialog: look at the table
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen)
+        assert "Play card" not in footer_keys(app)
+        events = len(match.events)
+        await pilot.press("1")  # and nothing happens
+        assert len(match.events) == events
+        # every seat's plan points of the last round are shown, and its score
+        rows = players_rows(app)
+        assert not any("?" in row for row in rows), rows
+        board = screen.query_one(AgentJeanBoard)
+        scoring = board.view["scoring"]
+        head = rows[0].split()
+        assert head[-2] == f"R{scoring['round']}"
+        for i, row in enumerate(rows[1:3]):
+            cells = row.split()
+            assert cells[-3:-1] == [str(scoring["plan_points"][i]), str(scoring["scores"][i])], row
+
+
+@run_async
+async def test_long_names_are_cut_not_the_numbers(tmp_path: Path) -> None:
+    """Five players at 80x24, one with a long name and Henry B. Belton: every
+    row of the players' table is one line, its numbers whole."""
+    names = ["Ada", "Bastien", "Chloé-Marguerite de Saint-Exupéry", "Denis", "Elsa"]
+    seats = [{"name": n, "agent": a} for n, a in zip(names, AGENTS[::-1])]
+    controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * 4
+    match = new_match(GAME, 5, seats, controllers, seed=3, bot_seed=3)
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        rows = players_rows(app)
+        assert len(rows) == 6, rows
+        assert rows[0].split() == ["Player", "Hand", "Won", "G", "Y", "Pts", "Medals"]
+        long = next(r for r in rows if "Chloé" in r)
+        assert "…" in long and long.split()[-6:] == ["6+6", "0", "0", "0", "?", "-"]
+        assert any("Elsa Henry " in r for r in rows), rows  # Henry B. Belton, short
+
+
+# -- the powers' choices -------------------------------------------------------------
+
+
+@run_async
+async def test_henrys_choice_lists_every_player_and_leads_with_the_one_chosen(tmp_path: Path) -> None:
+    app = power_app(tmp_path, "henry", players=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = app.screen.query_one(AgentJeanBoard)
+        options = board.query_one("#aj-choices")
+        assert options.has_focus and options.border_title == "Henry B. Belton: who leads this turn?"
+        assert [str(o.prompt) for o in options.options] == [f"{n} leads this turn" for n in NAMES]
+        # the choice box is whole on the screen, under the players
+        assert options.region.bottom <= 23 and options.region.height == 7
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        match = app.screen.match
+        chosen = [e for e in match.events if e["t"] == "LeaderChosen" and e["reason"] == "henry"]
+        assert [e["seat"] for e in chosen] == [2]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_agent_jean_henry_chooses_who_leads(snap_compare, tmp_path: Path, size) -> None:
+    assert snap_compare(power_app(tmp_path, "henry", players=5), terminal_size=size, run_before=settle)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_agent_jean_wxt_chooses_a_card(snap_compare, tmp_path: Path, size) -> None:
+    async def play_then_choose(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("1")
+        await settle(pilot)
+
+    assert snap_compare(power_app(tmp_path, "wxt", players=3), terminal_size=size, run_before=play_then_choose)
