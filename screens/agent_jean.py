@@ -250,9 +250,9 @@ class AgentJeanBoard(Board):
             ("Round ", "dim"), (str(view["round"]), "bold"),
             ("  Turn ", "dim"), (f"{view['turn']}/12", "bold"),
             ("  Plan pile ", "dim"), (str(view["plan_count"]), "bold"),
-            ("  Lead ", "dim"), (lead, "bold"),
-            no_wrap=True, overflow="ellipsis",
         )
+        if not over:  # nobody leads once the game is over
+            round_line.append_text(Text.assemble(("  Lead ", "dim"), (lead, "bold")))
         self.query_one("#aj-round", Static).update(round_line)
 
         tall = self.screen.has_class("-tall")

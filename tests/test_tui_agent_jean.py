@@ -112,7 +112,7 @@ async def test_long_names_are_cut_not_the_numbers(tmp_path: Path) -> None:
     names = ["Ada", "Bastien", "Chloé-Marguerite de Saint-Exupéry", "Denis", "Elsa"]
     seats = [{"name": n, "agent": a} for n, a in zip(names, AGENTS[::-1])]
     controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * 4
-    match = new_match(GAME, 5, seats, controllers, seed=3, bot_seed=3)
+    match = new_match(GAME, 5, seats, controllers, seed=3, bot_seed=3, arranged={"leader": 2})
     app = app_for(tmp_path, start_save(tmp_path, match))
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -120,7 +120,11 @@ async def test_long_names_are_cut_not_the_numbers(tmp_path: Path) -> None:
         assert len(rows) == 6, rows
         assert rows[0].split() == ["Player", "Hand", "Won", "G", "Y", "Pts", "Medals"]
         long = next(r for r in rows if "Chloé" in r)
-        assert "…" in long and long.split()[-6:] == ["6+6", "0", "0", "0", "?", "-"]
+        assert "…" in long and long.split()[-6:] == ["5+6", "0", "0", "0", "?", "-"]
+        # she leads: the top line ends with the start of her name and …
+        static = app.screen.query_one("#aj-round")
+        (line,) = [s.text for s in static.render_lines(static.content_region.reset_offset)]
+        assert "Lead Chloé" in line and line.rstrip().endswith("…"), line
         assert any("Elsa Henry " in r for r in rows), rows  # Henry B. Belton, short
 
 
