@@ -32,6 +32,10 @@ CONDITION_NAME = {
     "bureaucrat": "Influential Bureaucrat",
     "zealot": "Grand Zealot",
 }
+#: a certificate as the goals table heads it, for the narrow "you" panel
+CONDITION_SHORT = {"dandy": "Dandy", "collector": "Tax", "bureaucrat": "Bureau", "zealot": "Zealot"}
+#: and in a choice at 80 columns
+CERTIFICATE_NARROW = {"dandy": "Dandy", "collector": "Tax Collector", "bureaucrat": "Bureaucrat", "zealot": "Zealot"}
 ADMIN_ORDER = tuple(a.key for a in cards.ADMIN_ACTIONS)
 PROMPTS = {
     "place": "Where do Edgar and Lucien start?",
@@ -95,8 +99,9 @@ def move_text(place: Fosko, where: str | None, move: str) -> Text:
 def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
     """The city as a grid of squares: names, kinds, owners, metro entrances, pawns;
     each border drawn in its colour with its letter."""
-    width, height = ((13 if place.cols > 4 else 16), 3) if wide else ((8 if place.cols > 4 else 9), 2)
-    lead = " " if width > 8 else ""  # five narrow squares must fit 50 columns
+    # five narrow squares of 9 fill the 51 columns the board has at 80 (its scrollbar aside)
+    width, height = ((13 if place.cols > 4 else 16), 3) if wide else ((9 if place.cols > 4 else 10), 2)
+    lead = " " if width > 9 else ""
     owners: dict[str, int] = {k: v for k, v in (view.get("owners") or {}).items()}
     heritage = view.get("heritage")
     players = view["players"]
@@ -122,9 +127,9 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
         for seat, who in _pawn_groups(pawns.get(district.id, [])):
             colour = players[seat]["colour"]
             letter = SEAT_LETTER[colour]
-            if wide:  # RE red Edgar, RL red Lucien, REL both
+            if wide:  # RE red Edgar, RL red Lucien, RE+L both: never three letters, like a district's code
                 here.append(" " if here else "")
-                here.append(letter + who, style=SEAT_STYLE[colour])
+                here.append(letter + ("E+L" if who == "EL" else who), style=SEAT_STYLE[colour])
             else:  # R red Edgar, r red Lucien: four players' pawns fit a narrow square
                 here.append(("E" in who) * letter + ("L" in who) * letter.lower(), style=SEAT_STYLE[colour])
         if wide:
@@ -135,14 +140,14 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
             if metro:
                 second.append(" ")
                 second.append_text(metro)
-            if mark:
-                second.append(" " * max(1, width - second.cell_len - mark.cell_len))
+            if mark:  # a space on each side: a border letter may stand right after it
+                second.append(" " * max(1, width - second.cell_len - mark.cell_len - 1))
                 second.append_text(mark)
             return [top, second, Text(" ") + here]
         top.append(lead + district.code, style="bold")
         top.append(" " + kind, style=KIND_STYLE[district.kind])
-        if mark:
-            top.append(" " * max(1, width - top.cell_len - mark.cell_len))
+        if mark:  # kept off the border on its right
+            top.append(" " * max(1, width - top.cell_len - mark.cell_len - 1))
             top.append_text(mark)
         second = Text(" ")  # apart from the border letter on its left
         if metro:
@@ -219,7 +224,7 @@ def legend(wide: bool) -> Text:
         text.append(f" {line} " if wide else " ")
     text.append("\nKinds " if wide else "\n")
     text.append(f"S steel I ivory A admin · {OWNED} owner {PADLOCKED} padlocked")
-    text.append("\nPawns RE = red Edgar, RL = red Lucien" if wide else "\nPawns R = red Edgar, r = red Lucien")
+    text.append("\nPawns RE red Edgar · RL red Lucien · RE+L both" if wide else "\nPawns R red Edgar · r red Lucien")
     return text
 
 
@@ -347,6 +352,53 @@ def goals_table(view: dict[str, Any], wide: bool) -> Table:
     return table
 
 
+
+
+def me_text(view: dict[str, Any], wide: bool) -> Text | None:
+    """The seat's own situation, kept in sight under the map whatever dialog is open:
+    Cogs, popularity, who is Governor, Heritage Protection, certificates, cards."""
+    me = view.get("seat")
+    if not isinstance(me, int):
+        return None
+    player = view["players"][me]
+    style = SEAT_STYLE[player["colour"]]
+    text = seat_text(view, me)
+    fortune = player.get("cogs")
+    text.append(" · ")
+    text.append(f"{fortune:,} Cogs" if wide and fortune is not None else f"{cogs(fortune)} Cogs", style="bold")
+    text.append(" · ")
+    text.append(f"popularity {player['popularity']}" if wide else f"Pop {player['popularity']}", style="bold")
+    governor = view.get("governor")
+    text.append(" · ")
+    if governor == me:
+        text.append("★ you are Governor" if wide else "★ Governor", style="bold yellow")
+    elif governor is None:
+        text.append("no Governor", style="dim")
+    else:
+        text.append("Governor: ", style="dim")
+        text.append(view["players"][governor]["name"], style=SEAT_STYLE[view["players"][governor]["colour"]])
+    if view.get("heritage") == me:
+        text.append(" · ")
+        text.append(f"{PADLOCKED} Heritage Protection" if wide else f"{PADLOCKED} Heritage", style="bold")
+    held = [c for c in CONDITIONS if (view.get("certificates") or {}).get(c) == me]
+    text.append("\n")
+    if held:
+        text.append("© ", style="bold")
+        names = CONDITION_NAME if wide else CONDITION_SHORT
+        text.append(", ".join(names[c] for c in held), style=style)
+        text.append(" certificate" + ("s" if len(held) > 1 else ""), style="dim")
+    else:
+        text.append("No certificate", style="dim")
+    text.append(" · ")
+    hand = player.get("cards") or []
+    if hand:
+        text.append("Your cards: " if wide else "Cards: ", style="bold")
+        text.append(", ".join(card_title(c) for c in hand))
+    else:
+        text.append("No card", style="dim")
+    return text
+
+
 def _order(view: dict[str, Any]) -> list[int]:
     order = list(view.get("order") or [])
     return order + [s for s in range(len(view["players"])) if s not in order]
@@ -386,7 +438,7 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
         text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(card), "bold italic"))
         if "district" in command:
             text.append(" → Lucien to ")
-            text.append_text(district_text(place, command["district"]))
+            text.append_text(district_text(place, command["district"], short=not wide))
         if "certificate" in command:
             text.append(f" → {CONDITION_NAME[command['certificate']]} certificate")
         if "target" in command:
@@ -396,7 +448,7 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
             text.append(" → ")
             text.append_text(admin_label(command["action"], doubled=False))
         effect = cards.card(card).effect if card in ("trafficking", "discredit", "backer", "popular", "coup") else ""
-        if effect:
+        if effect and wide:  # narrow, one line a choice: the card's effect is in the rules (?)
             text.append(f"  ({effect})", style="dim")
         return text
     if kind == "EdgarAdmin":
@@ -408,13 +460,27 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
         text = Text.assemble(("Lucien: ", "bold"), "buy ", district_text(place, where, short=not wide))
         if owner is None:
             text.append(" · 20,000 to the bank", style="dim")
-        else:
+        elif wide:
             text.append(" from ")
             text.append_text(seat_text(view, owner))
             text.append(" · 30,000 to them", style="dim")
+        else:
+            text.append(" · 30,000 to ", style="dim")
+            text.append_text(seat_text(view, owner))
         return text
     if kind == "LucienAdmin":
         action = command["action"]
+        if not wide and action == "certificate":  # one line at 80 columns
+            text = Text.assemble(("Lucien: ", "bold"), (CERTIFICATE_NARROW[command["certificate"]], "bold"), " certificate")
+            holder = (view.get("certificates") or {}).get(command["certificate"])
+            if holder is not None:
+                text.append(", from ")
+                text.append_text(seat_text(view, holder))
+            return text
+        if not wide and action == "support":
+            text = Text.assemble(("Lucien+Edgar: ", "bold"), (cards.admin_name(command["edgar"]) + " ×2", "bold"))
+            text.append(" · −30 pop." + (" (Remote)" if command.get("remote") else ""), style="dim")
+            return text
         text = Text.assemble(("Lucien: ", "bold"), admin_label(action, doubled=False))
         if action == "certificate":
             text.append(f" → {CONDITION_NAME[command['certificate']]}")
@@ -428,7 +494,7 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
             text.append_text(admin_label(command["edgar"], doubled=True))
             text.append(f" · −30 {pop}" + (", plays Remote Action" if command.get("remote") else ""), style="dim")
         elif action == "speech":
-            text.append(f" · +50 {pop}, 100 at most", style="dim")
+            text.append(f" · +50 {pop}" + (", 100 at most" if wide else ""), style="dim")
         elif action == "heritage":
             holder = view.get("heritage")
             if holder is not None:
@@ -477,7 +543,9 @@ def admin_label(action: str, doubled: bool) -> Text:
 def head_label(head: tuple[str, ...], members: list[Command], view: dict[str, Any], place: Fosko, wide: bool) -> Text:
     kind = head[0]
     if kind == "PlayCard":
-        text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(head[1]), "bold italic"), (f"  ({cards.card(head[1]).effect})", "dim"))
+        text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(head[1]), "bold italic"))
+        if wide:
+            text.append(f"  ({cards.card(head[1]).effect})", style="dim")
         return text
     if kind == "LucienAdmin":
         return Text.assemble(("Lucien: ", "bold"), admin_label(head[1], doubled=False), ("  …", "dim"))
@@ -508,6 +576,7 @@ class EdgarLucienBoard(Board):
             yield Static("", id="el-tally")
             yield Static("", id="el-map")
             yield Static("", id="el-players")
+        yield Static("", id="el-me")
         yield OptionList(id="el-choices")
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
@@ -519,15 +588,20 @@ class EdgarLucienBoard(Board):
         self.legal = list(legal or [])
         place = fosko.SIDES[view["side"]]
         wide = self.screen.has_class("-wide")
-        self.query_one("#el-tally", Static).update(Group(tally(view), popularity_track(view)))
-        self.query_one("#el-map", Static).update(Group(map_text(place, view, wide), legend(wide)))
-        parts: list[Any] = [players_table(view, place, wide), goals_table(view, wide)]
+        # Narrow, the tally is one line and the popularity track goes under the map, so that
+        # at 80x24 the whole map, the seat's own panel and the dialog fit together.
+        track = popularity_track(view)
+        self.query_one("#el-tally", Static).update(Group(tally(view), track) if wide else tally(view))
+        city = map_text(place, view, wide)
+        self.query_one("#el-map", Static).update(city if wide else Group(city, track))
+        # the goals first: who is near victory matters more than where the pawns stand
+        parts: list[Any] = [goals_table(view, wide), players_table(view, place, wide)]
         me = view.get("seat")
         extra = Text()
         for seat, player in enumerate(view["players"]):
-            if player.get("cards"):
+            if player.get("cards") and seat != me:  # the seat's own cards are in its panel
                 extra.append("\n" if extra else "")
-                extra.append("Your cards: " if seat == me else f"{player['name']}'s cards: ", style="bold")
+                extra.append(f"{player['name']}'s cards: ", style="bold")
                 extra.append(", ".join(card_title(c) for c in player["cards"]))
         if isinstance(me, int) and view["players"][me].get("used"):
             extra.append("\n" if extra else "")
@@ -538,8 +612,26 @@ class EdgarLucienBoard(Board):
             extra.append(view["reason"], style="bold")
         if extra:
             parts.append(extra)
+        parts.append(legend(wide))
         self.query_one("#el-players", Static).update(Group(*parts))
+        mine = me_text(view, wide)
+        panel = self.query_one("#el-me", Static)
+        panel.display = mine is not None
+        panel.update(mine or "")
         self.fill_choices(view, place)
+        self.fit_choices(view, place, wide, mine)
+
+    def fit_choices(self, view: dict[str, Any], place: Fosko, wide: bool, mine: Text | None) -> None:
+        """As many lines of choices as leave in sight the tally, the whole map and (where
+        there is room) the goals: never fewer than three choices, never more than twelve."""
+        height = self.size.height or max(0, self.app.size.height - 2)
+        width = self.size.width or 50
+        panel = len(mine.wrap(self.app.console, width)) if mine is not None else 0
+        rows = place.rows * (4 if wide else 3) + 1  # each row of squares and the line above it
+        keep = rows + (2 if wide else 1)
+        if self.screen.has_class("-tall"):
+            keep += 1 + len(view["players"])  # the goals table
+        self.query_one("#el-choices", OptionList).styles.max_height = max(5, min(14, height - panel - keep))
 
     # -- the dialog ---------------------------------------------------------------------
 

@@ -62,7 +62,10 @@ def test_the_end_of_a_period_each_condition_against_its_threshold() -> None:
     assert "Fortunes are hidden: you see only your own Cogs." in s.notes
     assert any("✓met" in n and "©cert" in n and "✗no" in n for n in s.notes)  # the marks in words
     # Bob sees his own fortune, not Ann's; the public sees neither
-    assert sheet(match, 1).rows == (("hidden", "1 ✗no", "0 ✗no", "★100 ✓met", "1–2 of 4"), ("70k ✗no", "1 ✗no", "0 ✗no", "50 ✗no", "0 of 4"))
+    assert sheet(match, 1).rows == (
+        ("hidden", "1 ✗no", "0 ✗no", "★100 ✓met", "1–2 of 4"),
+        ("70k ✗no", "1 ✗no", "0 ✗no", "50 ✗no", "0 of 4"),
+    )
     assert sheet(match, PUBLIC).rows[1][0] == "hidden"
     assert sheet(match, ALL).rows[1][0] == "70k ✗no"
 

@@ -9,11 +9,12 @@ import pytest
 from core.bots import bot_command, bots_for, play_out
 from core.games import get_game
 from saves import load
-from screens.edgar_lucien import EdgarLucienBoard, map_text
+from screens.edgar_lucien import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
+from core.games.edgar_lucien import cards as GAME_CARDS
 from core.games.edgar_lucien import fosko
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
-from tests.tui_helpers import NAMES, app_for, run_async, settle
+from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
@@ -58,7 +59,10 @@ async def test_a_whole_game_against_the_bot_through_key_presses(tmp_path: Path) 
             await settle(pilot)
             if match.outcome is not None:
                 break
-            if 0 in match.active() and isinstance(app.screen, PlayScreen):
+            if not isinstance(app.screen, PlayScreen):  # a period's score, read and pressed away
+                await pilot.press("enter")
+                continue
+            if 0 in match.active():
                 before = len(match.events)
                 # the first thing offered, through every step of the dialog (a card, then its target;
                 # Edgar's move, then Lucien's)
@@ -126,16 +130,21 @@ def check_map(view) -> None:
             assert fosko.COLOUR_LETTERS[colour] in text
         for line, _ in place.lines:
             assert fosko.LINE_NAMES[line] in text
-        # each player's starting district carries its owner's letter
+        # each player's starting district carries its owner's letter, a space after it, never
+        # a border's letter
         for district, seat in view["owners"].items():
-            assert "■" + "RYBW"[seat] in text
-        # both pawns of every player: RE and RL (REL together) wide, R and r (Rr) narrow
+            assert "■" + "RYBW"[seat] + " " in text
+        assert not any(f"■{owner}{border}" in text for owner in "RYBW" for border in "GOVC┃│")
+        # both pawns of every player: RE and RL (RE+L together, never three letters like a
+        # district's code) wide, R and r (Rr) narrow
         for seat, player in enumerate(view["players"]):
             letter = "RYBW"[seat]
             if player["edgar"] == player["lucien"]:
-                assert (letter + "EL" if wide else letter + letter.lower()) in text
+                assert (letter + "E+L" if wide else letter + letter.lower()) in text
             else:
                 assert all(mark in text for mark in ((letter + "E", letter + "L") if wide else (letter, letter.lower())))
+        if wide:  # full names there, and no pawns' group reads like a code (BEL is Belvedere's)
+            assert not any(letter + "EL" in text for letter in "RYBW")
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -144,10 +153,82 @@ def test_snapshot_edgar_lucien_two_players(snap_compare, tmp_path: Path, size) -
     assert snap_compare(el_app(tmp_path, match), terminal_size=size, run_before=settle)
 
 
+async def back_to_the_board(pilot) -> None:
+    """Settle, then press away what the shared screens lay over the board (the score of a
+    period that the bots just ended): these snapshots are of the board."""
+    await settle(pilot)
+    for _ in range(3):
+        if isinstance(pilot.app.screen, PlayScreen):
+            break
+        await pilot.press("enter")
+        await settle(pilot)
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_edgar_lucien_four_players(snap_compare, tmp_path: Path, size) -> None:
     match = played(el_match(players=4, seed=13), 40)
-    assert snap_compare(el_app(tmp_path, match), terminal_size=size, run_before=settle)
+    assert snap_compare(el_app(tmp_path, match), terminal_size=size, run_before=back_to_the_board)
+
+
+#: positions where the dialog is open on a long list: (players, seed, moves, phase); the
+#: players' own cards, certificates and the Governor are all there to be seen
+CHOOSING = {
+    "two-programming": (2, 7, 42, "program"),  # Ada holds two cards, Bastien is Governor
+    "two-acting": (2, 7, 44, "act"),
+    "four-programming": (4, 13, 146, "program"),  # Ada holds two certificates
+    "four-acting": (4, 13, 29, "ask"),  # a doubled Requisition: a district out of eleven
+}
+
+
+def choosing(position: str):
+    players, seed, moves, phase = CHOOSING[position]
+    match = played(el_match(players=players, seed=seed), moves)
+    assert match.active() in ((0,), tuple(range(players))) and GAME.view(match.state, 0)["phase"] == phase
+    return match
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("position", list(CHOOSING))
+def test_snapshot_edgar_lucien_while_choosing(snap_compare, tmp_path: Path, position: str, size) -> None:
+    assert snap_compare(el_app(tmp_path, choosing(position)), terminal_size=size, run_before=back_to_the_board)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("position", list(CHOOSING))
+@run_async
+async def test_the_players_own_situation_and_the_map_stay_in_sight_while_choosing(
+    tmp_path: Path, position: str, size
+) -> None:
+    match = choosing(position)
+    view = GAME.view(match.state, 0)
+    me = view["players"][0]
+    app = el_app(tmp_path, match)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        assert board.query_one("#el-choices").display and board.listed
+        text = screen_text(app)
+        wide = size[0] >= 110
+        fortune = f"{me['cogs']:,} Cogs" if wide else f"{me['cogs'] // 1000}k Cogs"
+        governor = view["players"][view["governor"]]["name"] if view["governor"] is not None else None
+        assert fortune in text
+        assert (f"popularity {me['popularity']}" if wide else f"Pop {me['popularity']}") in text
+        assert (f"Governor: {governor}" if governor else "no Governor") in text
+        for card in me["cards"]:
+            assert GAME_CARDS.title(card) in text
+        held = [c for c, seat in view["certificates"].items() if seat == 0]
+        assert held or "No certificate" in text
+        for certificate in held:
+            assert (CONDITION_NAME if wide else CONDITION_SHORT)[certificate] in text
+        # the whole map, its last line included, and the dialog's first choices
+        place = fosko.SIDES[view["side"]]
+        for district in place.districts:
+            assert (district.name[:11] if wide else district.code) in text
+        assert "└" in text and "┘" in text
+        if wide and size[1] >= 40:  # and, with room, everybody's progress towards victory
+            assert "Goals, 3 of 4" in text
+            goals = text[text.index("Goals, 3 of 4") :]
+            assert all(p["name"] in goals.split("╭")[0] for p in view["players"])
 
 
 @run_async
@@ -156,30 +237,30 @@ async def test_replay_steps_through_a_game_and_keeps_programs_secret_until_the_r
     writer = start_save(tmp_path, match, durable=False)
     play_out(match, bots_for(match))
     loaded = load(writer.path)
-    events = loaded.match.events
-    # the moment seat 1 has programmed and the wheels are not yet revealed
-    at = next(
-        n
-        for n in range(1, len(events))
-        if events[n - 1]["t"] == "Programmed" and events[n - 1]["seat"] == 1 and events[n]["t"] == "Programmed"
-    )
+    replayed = loaded.match
+    moves = replayed.moves  # moves[0] is the setup; the replay counts the moves after it
+    program = lambda k: moves[k].command is not None and moves[k].command["t"] == "Program"  # noqa: E731
+    # the moment seat 1 has programmed and the wheels are not yet revealed: another program follows
+    at = next(k for k in range(1, len(moves) - 1) if program(k) and moves[k].seat == 1 and program(k + 1))
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.open_replay(loaded.match, writer.path, at=at)
+        app.open_replay(replayed, writer.path, at=at)
         await pilot.pause()
         screen = app.screen
-        assert isinstance(screen, ReplayScreen) and screen.position == at
+        assert isinstance(screen, ReplayScreen) and screen.position == replayed.events_after_moves(at)
         board = screen.query_one(EdgarLucienBoard)
         assert board.view["players"][1]["program"] is not None  # everything revealed
         await pilot.press("v")  # through seat 0's eyes
         await pilot.pause()
         assert screen.viewer == 0
         assert board.view["players"][1]["program"] is None and board.view["players"][0]["cards"] is not None
-        reveal = next(n for n in range(at, len(events)) if events[n]["t"] == "ProgramsRevealed") + 1
+        # the move that reveals the wheels is the last program of the turn
+        reveal = next(k for k in range(at + 1, len(moves)) if not program(k + 1))
         for _ in range(reveal - at):
             await pilot.press("right")
         await pilot.pause()
-        assert screen.position == reveal
+        assert screen.position == replayed.events_after_moves(reveal)
+        assert any(e["t"] == "ProgramsRevealed" for e in replayed.events[moves[reveal].start : moves[reveal].end])
         assert board.view["players"][1]["program"] is not None
         await pilot.press("end")
         await pilot.pause()
