@@ -93,6 +93,9 @@ class PlayScreen(LiveTableScreen):
             return self.match.outcome is not None
         return True
 
+    def on_unmount(self) -> None:
+        self.writer.close()  # the save is free for the next writer (Continue, another terminal)
+
     def on_mount(self) -> None:
         first = self.first_human_to_act()
         if first is not None and len(self.match.humans()) > 1:

@@ -30,8 +30,13 @@ def open_save(app: App, path: Path, replay: bool) -> bool:
         app.notify(warning, severity="warning", timeout=app.ERROR_TIMEOUT)
     if replay:
         app.open_replay(loaded.match, path)
-    else:
-        app.open_game(SaveWriter.resume(loaded))
+        return True
+    try:
+        writer = SaveWriter.resume(loaded)
+    except SaveError as exc:  # somebody plays it already (SaveLocked), or it cannot be written
+        app.notify(str(exc), severity="error", timeout=app.ERROR_TIMEOUT)
+        return False
+    app.open_game(writer)
     return True
 
 
