@@ -21,14 +21,15 @@ def seat_name(match: Match, seat: Viewer) -> str:
     return "Spectator"
 
 
-def outcome_text(match: Match) -> str:
+def outcome_text(match: Match, why: bool = True) -> str:
+    """Who won, and (``why``) the rules' reason: the status line has room for the first only."""
     outcome = match.outcome
     if outcome is None:
         return ""
     names = [seat_name(match, s) for s in outcome.winners]
     who = " and ".join(names) if names else "Nobody"
     verb = "share the victory" if len(names) > 1 else "wins"
-    return f"{who} {verb}. {outcome.reason}"
+    return f"{who} {verb}. {outcome.reason}" if why else f"{who} {verb}."
 
 
 def seat_names(match: Match) -> list[str]:
@@ -235,7 +236,7 @@ class PlayScreen(LiveTableScreen):
         if self.browsing is not None:
             text = f"Looking back: move {match.moves_within(self.browsing)} of {match.move_count} (Esc: back to play)"
         elif match.outcome is not None:
-            text = "Game over: " + outcome_text(match)
+            text = "Game over: " + outcome_text(match, why=False)
         else:
             active = match.active()
             names = ", ".join(seat_name(match, s) for s in active)

@@ -106,7 +106,7 @@ class ReplayScreen(TableScreen):
         auto = f" · autoplay {SPEEDS[self.speed]}s" if self.timer else ""
         end = ""
         if self.position == self.last and match.outcome is not None:
-            end = " · " + outcome_text(match)
+            end = " · " + outcome_text(match, why=False)
         self.query_one("#status", Static).update(
             f"Replay · {match.game.title} · move {match.moves_within(self.position)}/{match.move_count} · {eyes}{auto}{end}"
         )

@@ -52,7 +52,11 @@ async def test_a_whole_game_against_a_bot_through_key_presses(tmp_path: Path) ->
             if match.outcome is not None:
                 break
             if isinstance(app.screen, ScoreSheetDialog):
-                assert "Round" in screen_text(app)  # the round's score, read before play goes on
+                await pilot.pause()
+                text = screen_text(app)
+                assert "Round" in text  # the round's score, read before play goes on
+                for column in app.screen.sheet.columns:  # whole, not cut to fit a narrow box
+                    assert column in text
                 rounds_read += 1
                 await pilot.press("enter")
                 continue

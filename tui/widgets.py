@@ -210,6 +210,14 @@ def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
     return Group(Text(sheet.title, style="bold"), table, *(Text(note) for note in sheet.notes))
 
 
+def score_table_width(sheet: ScoreSheet, names: list[str]) -> int:
+    """The columns the table of :func:`score_table` takes, every cell whole."""
+    name = min(14, max((len(n) for n in names), default=0))
+    widths = [max([len(title)] + [len(row[i]) for row in sheet.rows if i < len(row)]) for i, title in enumerate(sheet.columns)]
+    table = name + 2 + sum(widths) + 2 * len(widths)  # each column padded by one space a side
+    return max([table, len(sheet.title)] + [len(note) for note in sheet.notes])
+
+
 class ScoreSheetDialog(ModalScreen[None]):
     """A round has been scored: the breakdown, until the player has read it."""
 
@@ -222,8 +230,12 @@ class ScoreSheetDialog(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-box"):
-            yield Static(score_table(self.sheet, self.names), id="gameover-text")
+            yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
             yield Static("[b]Enter[/] go on", id="gameover-keys")
+
+    def on_mount(self) -> None:
+        # as wide as the table (an auto width would squeeze its cells into "…")
+        self.query_one("#gameover-box").styles.width = score_table_width(self.sheet, self.names) + 5
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         self.dismiss(None)
@@ -251,6 +263,11 @@ class GameOver(ModalScreen[str]):
             if self.sheet is not None:
                 yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
             yield Static("[b]Enter[/] look at the table   [b]r[/] replay   [b]m[/] main menu", id="gameover-keys")
+
+    def on_mount(self) -> None:
+        if self.sheet is not None:
+            width = max(score_table_width(self.sheet, self.names), min(len(self.text), 76), 46)
+            self.query_one("#gameover-box").styles.width = width + 5
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
