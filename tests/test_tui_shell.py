@@ -1,0 +1,108 @@
+"""What every table screen shares: news in the history, refusals that say why,
+notifications that stay at the table, a terminal too small, selections without colour."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from screens.menu import MainMenu
+from screens.play import PlayScreen
+from tests.tui_helpers import play_app, run_async, screen_text, settle
+from tui.app import CabinetApp
+from tui.widgets import HistoryPanel
+
+
+def messages(app: CabinetApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+@run_async
+async def test_the_history_marks_what_happened_since_your_last_move(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=3, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        match = screen.match
+        history = screen.query_one(HistoryPanel)
+        for _ in range(6):  # until a bot has played after our card
+            await pilot.press("1")
+            await settle(pilot)
+            own = max(m.end for m in match.moves if m.seat == 0)
+            if match.moves[-1].seat != 0:
+                break
+        news = [str(history.get_option_at_index(i).prompt) for i, n in enumerate(history.event_index) if n > own]
+        old = [str(history.get_option_at_index(i).prompt) for i, n in enumerate(history.event_index) if n <= own]
+        # the bots have played since our card: their lines carry the mark, ours do not
+        assert news and all(line.startswith("• ") for line in news)
+        assert not any(line.startswith("• ") for line in old)
+        assert any("Bastien" in line for line in news)
+        # and the panel shows the newest line
+        assert history.scroll_y == history.max_scroll_y
+        # once we play again, the old news is no longer marked
+        await pilot.press("1")
+        await settle(pilot)
+        own = max(m.end for m in match.moves if m.seat == 0)
+        for i, n in enumerate(history.event_index):
+            assert str(history.get_option_at_index(i).prompt).startswith("• ") == (n > own)
+
+
+@run_async
+async def test_take_back_says_why_it_cannot_and_is_not_offered_in_hot_seat(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        if screen.match.move_count == 0 or 0 in screen.match.active():
+            assert "Take back" in screen_text(app)
+            if not any(m.seat == 0 for m in screen.match.moves):
+                await pilot.press("u")
+                assert "You have made no move yet to take back." in messages(app)
+    hot = play_app(tmp_path, humans=2, players=2, seed=9)
+    async with hot.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # the curtain
+        await settle(pilot)
+        assert isinstance(hot.screen, PlayScreen)
+        assert "Take back" not in screen_text(hot)
+
+
+@run_async
+async def test_notifications_stay_at_the_table(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.screen.notify("Something about this game.")
+        await pilot.press("q")
+        assert isinstance(app.screen, MainMenu)
+        assert "Something about this game." not in messages(app)
+        assert any("Continue it from the menu" in m for m in messages(app))
+        assert app.NOTIFICATION_TIMEOUT <= 5
+
+
+@run_async
+async def test_a_terminal_too_small_says_so_and_nothing_is_lost(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=(70, 20)) as pilot:
+        await settle(pilot)
+        text = screen_text(app)
+        assert "70x20" in text and "80x24" in text and "Enlarge the terminal" in text
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Enlarge" not in text
+        assert "Your hand" in text
+
+
+@run_async
+async def test_without_colours_the_selection_still_stands_out(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        options = app.screen.query_one("#menu-options")
+        style = options.get_visual_style("option-list--option", "option-list--option-highlighted")
+        assert style.bold and style.underline
+        plain = options.get_visual_style("option-list--option")
+        assert not plain.underline
