@@ -26,7 +26,8 @@ from tui.widgets import Board
 
 SIDE_STYLE = {"chirac": "bold dodger_blue1", "mitterrand": "bold hot_pink"}
 SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
-ACTION_STYLE = {"white": "bold white", "blue": "bold dodger_blue1", "pink": "bold hot_pink"}
+#: each tag a badge, its letter on its own background, readable on the selection bar too
+ACTION_STYLE = {"white": "bold black on grey85", "blue": "bold white on blue3", "pink": "bold white on deep_pink3"}
 #: a colour is also a letter: W neutral, C Chirac's own (blue), M Mitterrand's own (pink)
 ACTION_LETTER = {"white": "W", "blue": "C", "pink": "M"}
 QUALITY_SHORT = {"charisma": "Cha", "courage": "Cou", "integrity": "Int", cards.CHOICE: "Choice"}
