@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import random
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,7 @@ from core.engine import (
     Game,
     IllegalCommand,
     Outcome,
+    ScoreSheet,
     Variant,
     Viewer,
     revise,
@@ -219,6 +221,28 @@ def _second_share(weights: list[float], seat: int, first: int, whole: float) -> 
 
 def left_of(seat: int, players: int) -> int:
     return (seat + 1) % players
+
+
+def card_name(card: str) -> str:
+    """A card as the history and the screen name it: ``"Armée 3·B"``, ``"Or 2"``,
+    ``"Roi -1 Armée"``; a Roi moving two tokens joins its ministries with a
+    slash, ``"Roi +1 Diplomatie/Armée"``, so that in a list of cards it reads
+    as the one card it is."""
+    if C.is_roi(card) and len(C.ROI_EFFECTS[card]) > 1:
+        effects = C.ROI_EFFECTS[card]
+        return f"Roi {effects[0][1]:+d} " + "/".join(C.MINISTRY_NAMES[m] for m, _ in effects)
+    return C.label(card)
+
+
+#: the ministries in three letters, for the score sheet (columns of ten characters at most)
+MINISTRY_SHORT = {
+    "diplomatie": "Dip",
+    "armee": "Arm",
+    "architecture": "Arc",
+    "animaux": "Ani",
+    "divertissement": "Div",
+    "victuailles": "Vic",
+}
 
 
 # -- the game ----------------------------------------------------------------------
@@ -775,6 +799,65 @@ class Ministeres(Game):
             reason = f"{_join(names)} tie on {best} points and Primaire tokens, and share the victory."
         return Outcome(tuple(state.winners), reason, tuple(state.scores))
 
+    def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
+        """The final score, from the view at the end (every hand is shown then).
+
+        One row a seat, one column a ministry (``Dip``, ``Arm``...); a cell is
+        the seat's sum there, then the token it took with the token's value
+        (``15 P5``, ``9 S2``), with ``·A`` (its letter nearest A) where equal
+        sums were ranked by the letter for a token; ``-`` for no card there.
+        The notes: who wins and how a tie on points was broken, then each
+        seat's points and hand (Gouvernement cards as letters by ministry,
+        then the Or and kept Roi cards, which score nothing).
+        """
+        hands = view.get("hands_revealed")
+        if view.get("phase") != "over" or hands is None or not view.get("awards"):
+            return None
+        names = [p["name"] for p in view["players"]]
+        n = len(names)
+        places = 1 if n == 2 else 2  # the tokens a ministry gives
+        columns: list[str] = []
+        rows: list[list[str]] = [[] for _ in range(n)]
+        by_letter = False
+        for m, first, second, primaire, sec in view["awards"]:
+            columns.append(MINISTRY_SHORT[m])
+            sums = [ministry_totals(h)[m] for h in hands]
+            ranked = sorted((-x for x in sums if x))  # the sums there, highest first
+            # a sum shared within the token places was ranked by the letter
+            lettered = {i for i in range(n) if sums[i] and ranked.count(-sums[i]) > 1 and ranked.index(-sums[i]) < places}
+            by_letter = by_letter or bool(lettered)
+            for i in range(n):
+                cell = str(sums[i]) if sums[i] else "-"
+                if i in lettered:
+                    cell += "·" + best_letter(hands[i], m)
+                if i == first:
+                    cell += f" P{primaire}"
+                elif i == second:
+                    cell += f" S{sec}"
+                rows[i].append(cell)
+        scores, winners = view["scores"], view["winners"]
+        firsts = [sum(1 for a in view["awards"] if a[1] == i) for i in range(n)]
+        best = max(scores)
+        top = [i for i in range(n) if scores[i] == best]
+        if len(top) == 1:
+            summary = f"{names[top[0]]} wins with {best} points."
+        elif len(winners) == len(top):
+            who = _join([names[i] for i in top])
+            summary = f"{who} share the victory ({best} points, {firsts[top[0]]} Primaire tokens each)."
+        else:
+            behind = _join([f"{names[i]}'s {firsts[i]}" for i in top if i not in winners])
+            who = _join([names[i] for i in winners])
+            verb = "wins" if len(winners) == 1 else "share the victory"
+            summary = f"{who} {verb}: tied on {best} points, {firsts[winners[0]]} Primaire tokens to {behind}."
+        seats = [f"{names[i]}, {scores[i]} points: {_hand_in_brief(hands[i])}" for i in range(n)]
+        return ScoreSheet(
+            title="Final score",
+            columns=tuple(columns),
+            rows=tuple(tuple(r) for r in rows),
+            notes=_score_notes(summary, seats, by_letter),
+            key="final",
+        )
+
     # -- what a seat sees ------------------------------------------------------------
 
     def view(self, state: State, seat: Viewer) -> dict[str, Any]:
@@ -851,6 +934,8 @@ class Ministeres(Game):
             # beyond the screen's shape: the variants the bot and the help need, the final awards
             "variants": {"bids": s.bids, "unsold": s.unsold, "dealer_roi": s.dealer_roi},
             "awards": [list(a) for a in s.awards],
+            # the scoring lays every hand on the table: from then on they are public
+            "hands_revealed": [sorted(h, key=C.hand_order) for h in s.hands] if s.phase == "over" else None,
         }
         if everything:
             view["face_down_cards"] = list(s.face_down)
@@ -880,11 +965,11 @@ class Ministeres(Game):
         t = event["t"]
         name = event.get("name", "")
         card = event.get("card")
-        shown = C.label(card) if card else None
+        shown = card_name(card) if card else None
         if t == "DeckShuffled":
             return f"The 108 cards are shuffled; {name} deals first."
         if t == "DealStarted":
-            return f"Deal {event['deal']}: {name} deals ({event['deck']} cards left in the deck)."
+            return f"Deal {event['deal']}: {name} deals ({_cards(event['deck'])} left in the deck)."
         if t == "CardDrawn":
             return f"{name} draws {shown}." if shown else f"{name} draws a card."
         if t == "CardPlaced":
@@ -896,7 +981,7 @@ class Ministeres(Game):
             moves = ", ".join(f"{C.MINISTRY_NAMES[m]} {a} → {b}" for m, a, b in event["changes"])
             return f"{name} reveals {shown}: Fonction Primaire {moves}."
         if t == "FavoursShuffled":
-            return f"The auctions begin: the Favours pile ({event['count']} cards) is shuffled."
+            return f"The auctions begin: the Favours pile ({_cards(event['count'])}) is shuffled."
         if t == "AuctionOpened":
             return f"Auction {event['number']}: {name} reveals {shown} ({event['left']} left on the Favours pile)."
         if t == "BidMade":
@@ -908,7 +993,7 @@ class Ministeres(Game):
         if t == "AuctionWon":
             if event["amount"] == 0:
                 return f"Nobody bids: {name} opened the auction and takes {shown} for nothing."
-            price = f"{event['amount']} gold" if event["kind"] == "gold" else f"{event['amount']} cards face down"
+            price = f"{event['amount']} gold" if event["kind"] == "gold" else f"{_cards(event['amount'])} face down"
             return f"{name} wins {shown} for {price}."
         if t == "CardPaid":
             if event["face"] == "up":
@@ -919,7 +1004,7 @@ class Ministeres(Game):
             if event["card"] is None:
                 taken = "has nothing to take"
             return (
-                f"{name} cannot pay {event['owed']}: {C.label(event['lot'])} is discarded and "
+                f"{name} cannot pay {event['owed']}: {card_name(event['lot'])} is discarded and "
                 f"{event['taker_name']} {taken} from their hand."
             )
         if t == "CardWon":
@@ -957,19 +1042,20 @@ class Ministeres(Game):
         """The state as ``seat`` knows it (see :meth:`Game.observe`).
 
         Hidden, as :meth:`view` hides them: the deck (a count), the other
-        hands (counts), the card the dealer has drawn (to the others), the
-        Favours pile but for the seat's own cards (a count; the seat's cards
-        first, sorted, since the pile will be or was shuffled), who else put
-        what there (a count per seat before the shuffle, which the deal
-        order tells; nothing after, which nobody else can tell), and the
-        cards paid face down (a count).  The stacked Favours order of the
-        tests is dropped: it tells the future.
+        hands (counts, until the scoring shows them), the card the dealer
+        has drawn (to the others), the Favours pile but for the seat's own
+        cards (a count; the seat's cards first, sorted, since the pile will
+        be or was shuffled), who else put what there (a count per seat
+        before the shuffle, which the deal order tells; nothing after, which
+        nobody else can tell), and the cards paid face down (a count).  The
+        stacked Favours order of the tests is dropped: it tells the future.
         """
         s = state
         mine = s.placed[seat]
         shuffled = _favours_shuffled(s)
+        over = s.phase == "over"  # the scoring showed every hand
         hands = tuple(
-            tuple(sorted(hand, key=C.hand_order)) if i == seat else (UNSEEN,) * len(hand)
+            tuple(sorted(hand, key=C.hand_order)) if i == seat or over else (UNSEEN,) * len(hand)
             for i, hand in enumerate(s.hands)
         )
         placed = tuple(
@@ -1129,7 +1215,73 @@ def _give_gold(cards: list[str], start: int, count: int, need: int) -> None:
         cards[worst], cards[i] = cards[i], cards[worst]
 
 
+def _cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
 def _join(names: list[str]) -> str:
     if len(names) <= 1:
         return "".join(names)
     return ", ".join(names[:-1]) + " and " + names[-1]
+
+
+#: what a score sheet's notes may hold: lines, and characters a line
+NOTE_LINES = 6
+NOTE_WIDTH = 74
+#: the explanation of ``·A`` in a cell
+LETTER_NOTE = "·A: equal sums, ranked by the card whose letter is nearest A."
+LETTER_SHORT = " (·A: letter tie-break)"
+#: a space the notes never break at (textwrap breaks at ASCII spaces only)
+KEEP = "\u00a0"
+
+
+def _wrap(text: str, lines: int) -> list[str]:
+    """``text`` in lines of NOTE_WIDTH at most (continued lines indented), at
+    most ``lines`` of them, the last ending in "…" if that cut it short.
+    A line never breaks at a :data:`KEEP` (a space, once wrapped)."""
+    wrapped = textwrap.wrap(text, NOTE_WIDTH, subsequent_indent="  ", break_on_hyphens=False)
+    wrapped = [w.replace(KEEP, " ") for w in wrapped]
+    if len(wrapped) > lines:
+        wrapped = wrapped[:lines]
+        wrapped[-1] = wrapped[-1][: NOTE_WIDTH - 1] + "…"
+    return wrapped
+
+
+def _score_notes(summary: str, seats: list[str], by_letter: bool) -> tuple[str, ...]:
+    """The notes within their limits: the summary, then a line or more a
+    seat, then (if there is room) what ``·A`` means."""
+    head = _wrap(summary, NOTE_LINES - len(seats))
+    spare = NOTE_LINES - len(head) - len(seats)
+    body = []
+    for line in seats:
+        wrapped = _wrap(line, 1 + spare)
+        spare -= len(wrapped) - 1
+        body += wrapped
+    if by_letter:
+        if spare > 0:
+            head.append(LETTER_NOTE)
+        elif len(head[-1]) + len(LETTER_SHORT) <= NOTE_WIDTH:
+            head[-1] += LETTER_SHORT
+    return tuple(head + body)
+
+
+def _hand_in_brief(hand: list[str]) -> str:
+    """A revealed hand in a few characters: ``Dip AD, Arm B; Or 2×3 1×1; Roi +Vic``.
+
+    Gouvernement cards are their letters (the letter gives the value: A to I
+    are 1 2 3 4 1 2 3 4 2) grouped by ministry; Or cards how many of each
+    value (``2×3``: two Or 3); Roi cards (kept) their effects.  A group
+    (``Dip AD``) is never split over two lines."""
+    parts = []
+    for m in C.MINISTRIES:
+        letters = "".join(C.letter(c) for c in hand if C.is_gouvernement(c) and C.ministry(c) == m)
+        if letters:
+            parts.append(f"{MINISTRY_SHORT[m]}{KEEP}{letters}")
+    text = ", ".join(parts) or "no Gouvernement card"
+    golds = [C.value(c) for c in hand if C.is_or(c)]
+    if golds:
+        text += "; Or " + " ".join(f"{golds.count(v)}×{v}" for v in (3, 2, 1) if v in golds)
+    rois = ["/".join(f"{d:+d}"[0] + MINISTRY_SHORT[m] for m, d in C.ROI_EFFECTS[c]) for c in hand if C.is_roi(c)]
+    if rois:
+        text += "; Roi " + " ".join(rois)
+    return text
