@@ -14,21 +14,60 @@ from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.ministeres import cards
+from core.games.ministeres.rules import card_name
 from tui.widgets import Board
 
 KIND_STYLE = {"gouvernement": "bold", "roi": "bold magenta", "or": "bold yellow"}
 KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
 
 
+#: a space a line of the table never breaks at, so that a card or a name stays whole
+KEEP = "\u00a0"
+
+
+def whole(words: str) -> str:
+    return words.replace(" ", KEEP)
+
+
 def card_text(card: str) -> Text:
     info = cards.card_info(card)
-    return Text(KIND_MARK[info["kind"]] + info["label"], style=KIND_STYLE[info["kind"]])
+    return Text(KIND_MARK[info["kind"]] + card_name(card), style=KIND_STYLE[info["kind"]])
 
 
 def cards_text(items: list[str], empty: str = "none") -> Text:
+    """Cards in a line that may wrap: between two cards, never inside one."""
     if not items:
         return Text(empty, style="dim")
-    return Text(", ").join(card_text(c) for c in items)
+    return Text(", ").join(Text(whole(t.plain), style=t.style) for t in map(card_text, items))
+
+
+def cards_in_brief(items: list[str], empty: str = "none") -> Text:
+    """Many cards in little room: ``Armée 3·C 1·E, Animaux 4·D, ¤Or 3 3 2``.
+
+    Gouvernement cards grouped by ministry, the Or cards as their values;
+    each Roi card in full, being each one of a kind."""
+    if not items:
+        return Text(empty, style="dim")
+    ordered = sorted(items, key=cards.hand_order)
+    groups: list[Text] = []
+    for ministry in cards.MINISTRIES:
+        mine = [c for c in ordered if cards.is_gouvernement(c) and cards.ministry(c) == ministry]
+        if mine:
+            values = " ".join(f"{cards.value(c)}·{cards.letter(c)}" for c in mine)
+            groups.append(Text(whole(f"{cards.MINISTRY_NAMES[ministry]} {values}"), style=KIND_STYLE["gouvernement"]))
+    groups += [Text(whole(t.plain), style=t.style) for t in (card_text(c) for c in ordered if cards.is_roi(c))]
+    golds = [str(cards.value(c)) for c in ordered if cards.is_or(c)]
+    if golds:
+        groups.append(Text(whole(KIND_MARK["or"] + "Or " + " ".join(reversed(golds))), style=KIND_STYLE["or"]))
+    return Text(", ").join(groups)
+
+
+#: where a drawn card may go, as the choice says it (short enough for 80 columns)
+PLACES = {
+    "hand": "Keep: your hand, face down",
+    "centre": "Give: the centre, face up",
+    "favours": "Favours pile: face down, auctioned",
+}
 
 
 def command_label(command: Command, view: dict[str, Any]) -> Text:
@@ -37,9 +76,7 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
     limits = view.get("limits") or {}
     if kind == "Place":
         where = command["where"]
-        words = {"hand": "Keep it: into your hand, face down", "centre": "Give it: face up in the centre",
-                 "favours": "Favours pile, face down (for the auctions)"}[where]
-        return Text(f"{words}  ({limits.get(where, '?')} left)")
+        return Text(f"{PLACES[where]}  ({limits.get(where, '?')} left)")
     if kind == "Take":
         return Text.assemble("Take ", card_text(command["card"]))
     if kind == "Bid":
@@ -71,6 +108,7 @@ class MinisteresBoard(Board):
             yield Static("", id="mi-ministries")
             yield Static("", id="mi-table")
             yield OptionList(id="mi-choices")
+            yield Static("", id="mi-more")
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
@@ -86,12 +124,17 @@ class MinisteresBoard(Board):
         if view.get("dealer") is not None:
             status.append("  Donneur ", style="dim")
             status.append(names[view["dealer"]], style="bold")
-        status.append(f"  Deck {view['deck']}  Faveurs {view['favours']}", style="dim")
+        if view["deck"]:
+            status.append(f"  Deck {view['deck']}", style="dim")
         if view["phase"] == "over" and view.get("scores"):
             status.append("  Final: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])), style="bold")
         self.query_one("#mi-status", Static).update(status)
         self.query_one("#mi-ministries", Static).update(self.ministries(view))
-        self.query_one("#mi-table", Static).update(self.table(view, names))
+        table, more = self.table(view, names)
+        self.query_one("#mi-table", Static).update(table)
+        more_widget = self.query_one("#mi-more", Static)
+        more_widget.update(more)
+        more_widget.display = bool(more)
 
         # Cards alike (three Or 1, say) are one choice: which of them goes
         # makes no difference to the game, so the list names each once.
@@ -129,7 +172,10 @@ class MinisteresBoard(Board):
             grid.add_row(ministry["name"], str(ministry["primaire"]), "-" if secondaire is None else str(secondaire), yours)
         return grid
 
-    def table(self, view: dict[str, Any], names: list[str]) -> Text:
+    def table(self, view: dict[str, Any], names: list[str]) -> tuple[Text, Text]:
+        """What the choice needs, above it; the long lists (your cards on the
+        Favours pile, the hands shown at the end), below it, so that at 80x24
+        they never push the choice off the screen."""
         text = Text()
         hand = view.get("hand")
         if hand is not None:
@@ -146,43 +192,60 @@ class MinisteresBoard(Board):
                 text.append_text(cards_text(rois))
             text.append("\n")
         text.append("Hands: ", style="dim")
-        text.append("  ".join(f"{names[i]} {p['hand']}" for i, p in enumerate(view["players"])))
+        text.append(", ".join(whole(f"{names[i]} {p['hand']}") for i, p in enumerate(view["players"])))
+        known = view.get("favours_known") or []
+        if view["phase"] != "over":
+            text.append("\nFavours pile: ", style="dim")
+            text.append(f"{view['favours']} card{'' if view['favours'] == 1 else 's'}")
+            if known:
+                text.append(f" ({len(known)} put there by you)", style="dim")
         if view.get("drawn"):
             text.append("\nYou drew: ", style="bold")
-            text.append_text(card_text(view["drawn"]))
+            text.append_text(cards_text([view["drawn"]]))
         if view.get("centre"):
             text.append("\nCentre: ", style="dim")
             text.append_text(cards_text(view["centre"]))
-        if view.get("favours_known"):
-            text.append("\nYou put on the Faveurs: ", style="dim")
-            text.append_text(cards_text(view["favours_known"]))
         auction = view.get("auction")
         if auction:
             text.append("\nOn offer: ", style="bold")
-            text.append_text(card_text(auction["card"]))
+            text.append_text(cards_text([auction["card"]]))
             if auction.get("bidder") is not None:
-                text.append(f"  bid {auction['bid']} by {names[auction['bidder']]}")
+                text.append(f"; bid {auction['bid']} by {whole(names[auction['bidder']])}")
             else:
-                text.append("  no bid yet", style="dim")
+                text.append("; no bid yet", style="dim")
             if auction.get("passed"):
-                text.append("  passed: " + ", ".join(names[s] for s in auction["passed"]), style="dim")
+                text.append("; passed: " + ", ".join(whole(names[s]) for s in auction["passed"]), style="dim")
         payment = view.get("payment")
-        if payment:
+        if payment and payment["payer"] != view.get("seat"):  # your own payment is the choice's title
             what = "Or" if payment["kind"] == "gold" else "cards, face down"
             text.append(f"\n{names[payment['payer']]} pays {payment['paid']}/{payment['owed']} in {what}", style="italic")
-        for player in view["players"]:
-            if "hand_cards" in player:
-                text.append(f"\n{player['name']}: ", style="bold")
-                text.append_text(cards_text(player["hand_cards"]))
-        return text
+
+        more = Text()
+        if known:
+            more.append("Yours on the Favours pile: ", style="dim")
+            more.append_text(cards_in_brief(known))
+        # every hand: at the end (the scoring shows them), or in a replay that reveals all
+        shown = view.get("hands_revealed") or [p.get("hand_cards") for p in view["players"]]
+        for name, held in zip(names, shown):
+            if held is not None:
+                if more:
+                    more.append("\n")
+                more.append(f"{name}: ", style="bold")
+                more.append_text(cards_in_brief(held))
+        return text, more
 
     def prompt(self, view: dict[str, Any]) -> str:
         phase = view["phase"]
+        payment = view.get("payment")
+        if phase == "pay" and payment:
+            left = payment["owed"] - payment["paid"]
+            if payment["kind"] == "gold":
+                return f"Pay {left} more gold in Or cards"
+            return f"Pay {left} more card{'s' if left > 1 else ''}, face down"
         return {
             "gifts": "Place the card you drew",
             "take": "Take a card from the centre",
             "auction": "Your bid (p: pass)",
-            "pay": "Pay",
         }.get(phase, "Your choice")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

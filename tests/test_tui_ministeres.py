@@ -1,14 +1,19 @@
-"""Ministères on screen: a whole game through key presses."""
+"""Ministères on screen: a whole game through key presses, the board with
+each kind of choice open (snapshots at 80x24 and 120x40), nothing cut off."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
+from rich.text import Text
+from textual.widgets import OptionList
 
+from core.engine import Match
 from core.games import get_game
 from saves import load
-from screens.ministeres import MinisteresBoard
+from screens.ministeres import MinisteresBoard, cards_text
 from screens.play import PlayScreen
 from tests.tui_helpers import NAMES, app_for, run_async, settle
 from tui.session import new_match, start_save
@@ -53,11 +58,50 @@ def test_snapshot_ministeres_in_play(snap_compare, tmp_path: Path, size) -> None
     assert snap_compare(mi_app(tmp_path, seed=21), terminal_size=size, run_before=settle)
 
 
+def played_to(players: int, seed: int, stop) -> Match:
+    """A match played with seeded random commands (in an auction, pass or
+    raise by one) until ``stop(state)`` holds with Ada (seat 0) to move; the
+    other seats are bots."""
+    controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * (players - 1)
+    seats = [{"name": n} for n in NAMES[:players]]
+    match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed)
+    rng = random.Random(seed)
+    for _ in range(5000):
+        (seat,) = match.active()
+        if seat == 0 and stop(match.state):
+            return match
+        legal = GAME.legal(match.state, seat)
+        if match.state.phase == "auction":
+            match.submit(seat, legal[-1] if rng.random() < 0.5 else legal[0])
+        else:
+            match.submit(seat, rng.choice(legal))
+    raise AssertionError("the position never came")
+
+
+#: the choice box open: placing a drawn card (5 players, the widest table),
+#: bidding with a bid and a pass made (3 players), paying for an Or card with
+#: cards face down (2 players, many of your cards on the Favours pile)
+POSITIONS = {
+    "place": (5, 2, lambda s: s.phase == "gifts" and s.deal > 5 and s.limits == (1, 4, 1)),
+    "bid": (3, 4, lambda s: s.phase == "auction" and s.bidder is not None and s.passed and s.auction_no > 3),
+    "pay": (2, 6, lambda s: s.phase == "pay" and s.pay_kind == "cards" and s.owed - s.paid > 1),
+}
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("position", list(POSITIONS))
+def test_snapshot_ministeres_choices(snap_compare, tmp_path: Path, position: str, size) -> None:
+    players, seed, stop = POSITIONS[position]
+    match = played_to(players, seed, stop)
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    assert snap_compare(app, terminal_size=size, run_before=settle)
+
+
 @run_async
 async def test_cards_alike_are_one_choice_when_paying(tmp_path: Path) -> None:
     """Three Or 1 in hand: the pay menu offers "Or 1" once, says there are
     three, and choosing it pays one of them."""
-    from core.engine import Match, make_header
+    from core.engine import make_header
     from tests.test_ministeres_rules import bid, finish_gifts, two_player_gifts
 
     deck = two_player_gifts(["or1-01", "or1-02", "or1-03", "or2-01"], [], ["armee-D"])
@@ -83,3 +127,28 @@ async def test_cards_alike_are_one_choice_when_paying(tmp_path: Path) -> None:
         paid = [e for e in match.events if e["t"] == "CardPaid"]
         assert len(paid) == 1 and paid[0]["card"].startswith("or1")
         assert sum(c.startswith("or1") for c in match.state.hands[0]) == 2
+
+
+@run_async
+async def test_no_choice_or_line_is_cut_off_at_80x24(tmp_path: Path) -> None:
+    """Placing, bidding, paying: every choice fits the box whole, and no line
+    of the table ends in an ellipsis."""
+    for position, (players, seed, stop) in POSITIONS.items():
+        save_dir = tmp_path / position
+        app = app_for(save_dir, start_save(save_dir, played_to(players, seed, stop)))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            options = app.screen.query_one("#mi-choices", OptionList)
+            assert options.option_count > 1
+            width = options.scrollable_content_region.width
+            for k in range(options.option_count):
+                label = options.get_option_at_index(k).prompt
+                assert isinstance(label, Text) and label.cell_len <= width, (position, label)
+            assert "…" not in app.export_screenshot(), position
+
+
+def test_a_roi_of_two_ministries_reads_as_one_card() -> None:
+    """"Roi +1 Diplomatie/Armée": in a list of cards and in the history, one card, not two."""
+    assert cards_text(["roi-13", "or2-01"]).plain.replace("\u00a0", " ") == "♛Roi +1 Diplomatie/Armée, ¤Or 2"
+    event = {"t": "CardTaken", "seat": 1, "name": "Bastien", "card": "roi-15"}
+    assert GAME.describe(event, 0) == "Bastien takes Roi +1 Divertissement/Victuailles from the centre."
