@@ -96,6 +96,8 @@ def hidden_from(s: State, seat: int) -> set[str]:
     hidden = set(s.deck) | set(s.face_down) | (set(s.favours) - set(s.placed[seat]))
     if seat != s.dealer and s.drawn:
         hidden.add(s.drawn)
+    if s.phase == "over":
+        return hidden  # the scoring shows every hand
     for i in range(s.players):
         if i != seat:
             hidden |= set(s.hands[i])
