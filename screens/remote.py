@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from core.engine import ScoreSheet
+
 from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -17,9 +19,10 @@ from textual.widgets import Static
 from screens.boards import LiveTableScreen
 from tui.client import JoinError, RemoteTable
 from tui.protocol import ProtocolError
-from tui.widgets import Board, GameOver, HistoryPanel
+from tui.widgets import Board, GameOver, HistoryPanel, ScoreSheetDialog
 
 RETRY = 2.0  # seconds between two attempts to join again
+_UNSEEN = object()
 
 
 class RemotePlayScreen(LiveTableScreen):
@@ -41,6 +44,7 @@ class RemotePlayScreen(LiveTableScreen):
         self.farewell: str | None = None
         self.announced_end = False
         self.waiting_view: int | None = None
+        self.sheet_seen: object = _UNSEEN  # the key of the last score sheet shown
 
     def game_id(self) -> str:
         assert self.remote.game is not None  # joined before the screen is made
@@ -89,6 +93,8 @@ class RemotePlayScreen(LiveTableScreen):
             self.refresh_table()
             if self.remote.outcome is not None:
                 self.announce_end()
+            else:
+                self.show_new_sheet()
         elif kind == "view_at":
             if self.browsing is not None and message.get("n") == self.browsing:
                 self.query_one(Board).show(message["view"], None)
@@ -164,7 +170,30 @@ class RemotePlayScreen(LiveTableScreen):
             elif what == "menu":
                 self.action_menu()
 
-        self.app.push_screen(GameOver(self.remote.outcome_text()), chosen)
+        self.app.push_screen(GameOver(self.remote.outcome_text(), self.score_sheet(), self.seat_names()), chosen)
+
+    # -- scores: the same sheets as at a local table, from the view the host sent -------
+
+    def seat_names(self) -> list[str]:
+        return [seat["name"] for seat in self.remote.table.get("seats", [])]
+
+    def score_sheet(self) -> ScoreSheet | None:
+        remote = self.remote
+        if remote.game is None or remote.view is None:
+            return None
+        return remote.game.score_sheet(remote.view)
+
+    def show_new_sheet(self) -> None:
+        """A round was just scored: its breakdown, once (the host's game does not wait for it)."""
+        sheet = self.score_sheet()
+        key = sheet.key if sheet is not None else None
+        if self.sheet_seen is _UNSEEN:  # the first update: what was scored before we came is old news
+            self.sheet_seen = key
+            return
+        if sheet is None or key == self.sheet_seen or key == "final":
+            return
+        self.sheet_seen = key
+        self.app.push_screen(ScoreSheetDialog(sheet, self.seat_names()))
 
     # -- the player -------------------------------------------------------------------
 

@@ -18,13 +18,13 @@ from core.engine import PUBLIC
 from core.games import get_game
 from saves import SaveWriter, load
 from screens.remote import RemotePlayScreen
-from tests.tui_helpers import run_async
+from tests.tui_helpers import run_async, screen_text
 from tui.app import CabinetApp
 from tui.client import JoinError, RemoteTable
 from tui.protocol import Address
 from tui.server import GameServer, load_or_make_codes
 from tui.session import new_match, start_save
-from tui.widgets import GameOver
+from tui.widgets import GameOver, ScoreSheetDialog
 
 LIMIT = 30.0
 MOVES = 3000
@@ -230,11 +230,16 @@ async def test_the_join_screen_plays_a_whole_game_by_keys(tmp_path: Path) -> Non
             screen = app.screen
             assert isinstance(screen, RemotePlayScreen)
             match = server.match
+            periods_read = 0
             for _ in range(4000):
                 await asyncio.sleep(0.01)
                 await pilot.pause()
                 if match.outcome is not None:
                     break
+                if isinstance(app.screen, ScoreSheetDialog):  # a period scored: read, then on
+                    periods_read += 1
+                    await pilot.press("enter")
+                    continue
                 if 0 in match.active() and screen.remote.legal and len(screen.remote.events) == len(match.events):
                     before = len(match.events)
                     for _ in range(3):  # Edgar's move, then Lucien's; a card, then its target
@@ -247,6 +252,9 @@ async def test_the_join_screen_plays_a_whole_game_by_keys(tmp_path: Path) -> Non
             assert match.outcome is not None
             await until(lambda: isinstance(app.screen, GameOver), pilot, tries=50)
             assert isinstance(app.screen, GameOver)
+            await pilot.pause()
+            assert "Final score" in screen_text(app)  # the conditions each player met, as at home
+            assert periods_read >= 1
             status = str(screen.query_one("#status").render())
             assert "Game over" in status
     finally:
