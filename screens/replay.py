@@ -58,7 +58,8 @@ class ReplayScreen(TableScreen):
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("v", "viewpoint", "Eyes"),
         Binding("p", "play_on", "Play on"),
-        Binding("escape,q", "leave", "Leave", key_display="q"),
+        # a board's own Esc (Edgar & Lucien: back to Edgar's move) never stands in for leaving
+        Binding("escape,q", "leave", "Leave", key_display="q", priority=True),
     ]
 
     def __init__(self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False) -> None:

@@ -273,3 +273,18 @@ async def test_each_game_played_to_its_end_by_keyboard_then_replayed(tmp_path: P
         await pilot.press("q")
         assert isinstance(app.screen, MainMenu)
     assert load(writer.path).match.outcome == match.outcome
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+@run_async
+async def test_escape_leaves_the_replay_of_each_game(saves, game_id: str) -> None:
+    directory, unfinished = saves
+    info = next(i for i in list_saves(directory) if i.finished and i.game == game_id)
+    app = CabinetApp(save_dir=directory)
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_replay(load(info.path).match, info.path)
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        await pilot.press("home", "right", "end")
+        await pilot.press("escape")
+        assert isinstance(app.screen, MainMenu)
