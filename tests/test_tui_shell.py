@@ -106,3 +106,25 @@ async def test_without_colours_the_selection_still_stands_out(tmp_path: Path, mo
         assert style.bold and style.underline
         plain = options.get_visual_style("option-list--option")
         assert not plain.underline
+
+
+@run_async
+async def test_a_replay_step_clears_news_of_another_moment(tmp_path: Path) -> None:
+    from core.bots import bots_for, play_out
+    from saves import load
+    from screens.replay import ReplayScreen
+    from tests.tui_helpers import agent_jean_match
+    from tui.session import start_save
+
+    match = agent_jean_match(humans=0, players=2, seed=3)
+    writer = start_save(tmp_path, match, durable=False)
+    play_out(match, bots_for(match))
+    writer.close()
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_replay(load(writer.path).match, writer.path, at=3)
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        app.notify("End of the round: Round 1")
+        await pilot.press("right")
+        assert "End of the round: Round 1" not in messages(app)
