@@ -127,7 +127,7 @@ class RemotePlayScreen(LiveTableScreen):
     def refresh_status(self, text: str | None = None) -> None:
         remote = self.remote
         if text is None and self.farewell is not None:
-            text = f"{self.farewell.rstrip('.')}: this screen takes no more moves (q: leave)."
+            text = f"No more moves here (q: leave). {self.farewell}"  # what matters first: 80 columns cut the rest
         if text is None:
             if not self.connected:
                 text = "Connection lost: joining again…"

@@ -400,7 +400,7 @@ async def test_a_screen_displaced_by_another_terminal_takes_no_more_moves(tmp_pa
             assert app.screen is screen  # the dialog is gone
             assert board.shown[1] is None  # the board offers nothing
             status = str(screen.query_one("#status").render())
-            assert "another terminal" in status and "no more moves" in status
+            assert "No more moves here (q: leave)" in status and "another terminal" in status
             shown = {b.binding.description for b in screen.active_bindings.values() if b.binding.show and b.enabled}
             assert shown <= {"History", "Rules", "Leave"} and {"History", "Rules", "Leave"} <= shown
             assert not screen.check_action("takeback", ())
