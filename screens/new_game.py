@@ -9,6 +9,7 @@ from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from core.engine import ConfigError, Game
 from core.games import all_games
+from tui.cli import usual_players
 from tui.session import new_match, start_save
 
 DEFAULT_NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa"]
@@ -28,7 +29,7 @@ class NewGameScreen(Screen):
         super().__init__()
         self.games = all_games()
         self.game: Game = next(iter(self.games.values()))
-        self.players = self.game.min_players
+        self.players = usual_players(self.game)
 
     def player_choices(self) -> list[tuple[str, int]]:
         return [(str(n), n) for n in range(self.game.min_players, self.game.max_players + 1)]

@@ -207,7 +207,8 @@ class ReplayScreen(TableScreen):
 
     def action_viewpoint(self) -> None:
         if self.locked:
-            self.notify("While the game is in play you see it only through your own eyes.")
+            eyes = "as the public sees it" if not isinstance(self.viewer, int) else "through your own eyes only"
+            self.notify(f"While the game is in play it is replayed {eyes}.")
             return
         order: list[Viewer] = [*range(self.match.header["players"]), ALL]
         self.viewer = order[(order.index(self.viewer) + 1) % len(order)] if self.viewer in order else ALL

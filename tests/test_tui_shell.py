@@ -128,3 +128,24 @@ async def test_a_replay_step_clears_news_of_another_moment(tmp_path: Path) -> No
         app.notify("End of the round: Round 1")
         await pilot.press("right")
         assert "End of the round: Round 1" not in messages(app)
+
+
+@run_async
+async def test_a_game_in_play_replayed_from_the_command_line_stays_public(tmp_path: Path) -> None:
+    from core.engine import PUBLIC
+    from screens.replay import ReplayScreen
+    from tests.tui_helpers import agent_jean_match
+    from tui.app import Start
+    from tui.session import start_save
+
+    match = agent_jean_match(humans=1, players=2, seed=3)
+    writer = start_save(tmp_path, match, durable=False)
+    writer.close()
+    start = Start(mode="replay", match=match, path=writer.path, viewer=PUBLIC, locked=True)
+    app = CabinetApp(save_dir=tmp_path, start=start)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ReplayScreen)
+        await pilot.press("v")
+        assert app.screen.viewer == PUBLIC  # never a seat's hand, never everything revealed
+        assert "Eyes" not in screen_text(app)

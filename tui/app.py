@@ -27,6 +27,7 @@ class Start:
     writer: Any = None  # the SaveWriter of a game to play
     warnings: list[str] = field(default_factory=list)
     remote: Any = None  # the RemoteTable of a game to join
+    locked: bool = False  # a replay of a game in play: its viewer may not be changed
 
 
 class CabinetApp(App[int]):
@@ -62,7 +63,7 @@ class CabinetApp(App[int]):
         if start.mode == "play" and start.writer is not None:
             self.open_game(start.writer)
         elif start.mode == "replay" and start.match is not None and start.path is not None:
-            self.open_replay(start.match, start.path, at=start.at, viewer=start.viewer)
+            self.open_replay(start.match, start.path, at=start.at, viewer=start.viewer, locked=start.locked)
         elif start.mode == "join" and start.remote is not None:
             self.run_worker(self.join(start.remote, from_command_line=True), group="join")
         for warning in start.warnings:

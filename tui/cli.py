@@ -338,7 +338,7 @@ def cmd_replay(parser: Parser, args: argparse.Namespace):
         viewer = PUBLIC
     start = Start(mode="replay", match=match, path=args.save, at=args.at, viewer=viewer, warnings=list(loaded.warnings))
     # a game in play stays seen as the public sees it: the replay must not let v cycle to a seat
-    start.locked = in_play  # type: ignore[attr-defined]
+    start.locked = in_play
     return start
 
 
