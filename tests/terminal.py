@@ -181,7 +181,7 @@ class Terminal:
         assert b"Traceback" not in self.raw and "Traceback" not in self.screen_text(), self.report("A traceback appeared")
         assert self.alive(), self.report("The program is no longer running")
 
-    def wait_until(self, condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    def wait_until(self, condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
         """Read the output until ``condition()`` holds of the screen; fail after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while True:
@@ -198,11 +198,11 @@ class Terminal:
             if time.monotonic() > deadline:
                 raise AssertionError(self.report(f"Waited {timeout:.0f} s for {what}"))
 
-    def wait_for(self, text: str, timeout: float = 30.0) -> None:
+    def wait_for(self, text: str, timeout: float = 60.0) -> None:
         """Wait until the screen shows ``text``."""
         self.wait_until(lambda: self.shows(text), f"the screen to show {text!r}", timeout)
 
-    def wait_gone(self, text: str, timeout: float = 30.0) -> None:
+    def wait_gone(self, text: str, timeout: float = 60.0) -> None:
         """Wait until the screen no longer shows ``text``."""
         self.wait_until(lambda: not self.shows(text), f"{text!r} to leave the screen", timeout)
 
