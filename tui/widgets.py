@@ -39,6 +39,8 @@ class Board(Widget):
         #: the last view drawn, and what show() was given (to draw it again)
         self.view: dict[str, Any] | None = None
         self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
+        #: the widget the player's choice lives in (focused again when the history is left)
+        self.play_focus: Widget | None = None
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         raise NotImplementedError
@@ -53,7 +55,7 @@ class Board(Widget):
     def focus_play(self) -> None:
         """Give the keys back to the player's choice (leaving the history): the
         widget the board last wanted focused, else its first focusable part."""
-        target = getattr(self, "play_focus", None)
+        target = self.play_focus
         if target is None or not target.is_attached or not target.display or not target.focusable:
             target = next((w for w in self.query("*") if w.focusable and w.display), None)
         if target is not None:
