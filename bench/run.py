@@ -60,7 +60,7 @@ GOAL_OPEN = 5.0  # x msgpack alone
 GOAL_STEP_MS = 5.0  # ms per step back
 
 _PREAMBLE = 14  # MAGIC (12 bytes) + format version (u16): see saves/format.py
-_FRAME = struct.Struct(">cII")  # kind, body length, CRC32
+_FRAME = struct.Struct(">cIII8s8s")  # kind, record number, body length, CRC32, link, seal
 
 
 # -- timing helpers ----------------------------------------------------------------
@@ -234,7 +234,7 @@ def msgpack_alone(path: Path) -> list[Any]:
     pos = _PREAMBLE
     bodies = []
     while pos < len(data):
-        _, length, _ = _FRAME.unpack_from(data, pos)
+        _, _, length, _, _, _ = _FRAME.unpack_from(data, pos)
         pos += _FRAME.size
         bodies.append(msgpack.unpackb(data[pos : pos + length]))
         pos += length
@@ -308,7 +308,7 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
     frames: list[tuple[bytes, bytes, int]] = []
     pos = _PREAMBLE
     while pos < len(data):
-        kind, length, crc = _FRAME.unpack_from(data, pos)
+        kind, _, length, crc, _, _ = _FRAME.unpack_from(data, pos)
         pos += _FRAME.size
         frames.append((kind, data[pos : pos + length], crc))
         pos += length
@@ -354,7 +354,8 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
         ("  same, string keys checked (the loader's)", decode(strict)),
         (f"replay: Match + evolve x {len(match.events)}", replay),
         (f"checkpoint digests x {len(states)}", digests),
-        ("saves.load as a whole", lambda: saves.load(path, fixtures.GAMES)),
+        ("saves.load as a whole (sealed: folded)", lambda: saves.load(path, fixtures.GAMES)),
+        ("  the same, every move decided again (a copied save, verify)", lambda: saves.load(path, fixtures.GAMES, rederive=True)),
         ("game.view", lambda: game.view(match.state, viewer)),
         ("history_lines", lambda: history_lines(match, viewer)),
     ]

@@ -2,8 +2,9 @@
 
 Layout (all integers big-endian)::
 
-    preamble   MAGIC (12 bytes, b"CABINET\\0SAVE") + format version (u16, currently 1)
-    record*    kind (1 byte) + body length (u32) + CRC32 of the body (u32) + msgpack body
+    preamble   MAGIC (12 bytes, b"CABINET\\0SAVE") + format version (u16, currently 2)
+    record*    kind (1 byte) + sequence number (u32) + body length (u32)
+               + CRC32 of the body (u32) + link (8 bytes) + seal (8 bytes) + msgpack body
 
 Record kinds (the letters are pairwise at least two bits apart, so a single
 flipped bit in a kind byte never turns one valid kind into another):
@@ -15,8 +16,31 @@ flipped bit in a kind byte never turns one valid kind into another):
                    after the setup and after every move that crosses a multiple of 50 events
     R  result      Outcome.to_plain() + {"at": iso time}; last, once the game is over
 
-The kind is in the frame so a listing can read the header, count moves and
-see whether a result exists by seeking over bodies, without decoding events.
+**Each record knows its place.**  Records are numbered from 0 (the header),
+and each carries the first 8 bytes of the *chain* up to the record before it:
+``chain(n) = blake2b(chain(n-1) + frame head(n) + body(n))``, starting from a
+hash of the preamble.  A record duplicated, moved, deleted or swapped with
+another is therefore reported at the record where the order breaks, whatever
+the record holds.
+
+**A save written here is sealed.**  The seal of a record is a keyed blake2b of
+the chain up to it, with a secret key kept in the save's directory
+(``.cabinet-key``, mode 0600, made by the first writer there).  A save whose
+last record's seal holds under its directory's key was written by Cabinet
+itself as the game was played, every event coming from the rules' ``decide``:
+it is replayed by folding its events.  Any other save (copied from elsewhere,
+edited, written by another version of the format) is *re-derived*: the setup and
+every move are decided again from the seed and the recorded commands, and the
+first move whose recorded events differ from what the rules make of it is named.
+So a load accepts only what the rules could have produced, and costs the usual
+fold for the saves Cabinet wrote.  ``verify`` always re-derives.
+
+Format 1 (no numbers, links or seals) is still read, and always re-derived; a
+game continued from it is rewritten as format 2.
+
+The kind is in the frame so a listing can count moves and see whether a result
+exists without decoding events (it still reads every body, to check its CRC and
+the chain: a listing sees damage anywhere in a file).
 
 A save is untrusted input: bodies are bounded (16 MiB) before they are read,
 msgpack is decoded strictly (no ext types, bounded sizes, string map keys),
@@ -28,6 +52,9 @@ msgpack is prefix-free, which is what tells a torn tail from a damaged length
 field: the bytes of a record cut off mid-write are a strict prefix of one
 msgpack value and never decode to a whole value, while a last record whose
 length was damaged still holds its whole body (and maybe more records).
+
+Saves hold every hidden card and the seed, which predicts the shuffles to
+come: they are created 0600, in directories Cabinet makes 0700.
 """
 
 from __future__ import annotations
@@ -35,6 +62,8 @@ from __future__ import annotations
 import datetime
 import errno
 import getpass
+import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -58,9 +87,15 @@ from core import engine
 from core.engine import Game, Match, Outcome
 
 MAGIC = b"CABINET\x00SAVE"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 _PREAMBLE = struct.Struct(">12sH")
-_FRAME = struct.Struct(">cII")  # kind, body length, CRC32 of the body
+_HEAD = struct.Struct(">cIII")  # kind, sequence number, body length, CRC32 of the body
+_FRAME = struct.Struct(">cIII8s8s")  # the head, the link to the record before, the seal
+_FRAME_V1 = struct.Struct(">cII")  # format 1: kind, body length, CRC32 of the body
+_NO_SEAL = bytes(8)
+
+#: the secret a save directory's writers seal their saves with (see the module docstring)
+KEY_NAME = ".cabinet-key"
 
 HEADER = b"H"
 MOVE = b"M"
@@ -85,6 +120,15 @@ class SaveError(Exception):
     """A save that cannot be read; ``str(exc)`` is one sentence naming the file."""
 
 
+class SaveNotWritable(SaveError):
+    """A save (or its directory) that cannot be written: it can still be replayed."""
+
+
+def _not_writable(path: Path, exc: OSError) -> SaveNotWritable:
+    detail = (exc.strerror or str(exc)).lower()
+    return SaveNotWritable(f"{path.name} cannot be written ({detail}): it can be replayed, not played on.")
+
+
 class SaveLocked(SaveError):
     """Another writer (a process, or another writer of this one) is keeping the save;
     ``str(exc)`` is one sentence naming who: "ann is playing this game already (cabinet host, pid 1234)."."""
@@ -107,18 +151,59 @@ def now_iso() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def preamble() -> bytes:
-    return _PREAMBLE.pack(MAGIC, FORMAT_VERSION)
+def preamble(version: int = FORMAT_VERSION) -> bytes:
+    return _PREAMBLE.pack(MAGIC, version)
 
 
-def encode_record(kind: bytes, body: dict[str, Any]) -> bytes:
-    """One framed record.  Raises ValueError for a body too large to read back."""
+def _genesis(version: int = FORMAT_VERSION) -> bytes:
+    return hashlib.blake2b(preamble(version), digest_size=16).digest()
+
+
+def _seal(chain: bytes, key: bytes | None) -> bytes:
+    if key is None:
+        return _NO_SEAL
+    return hashlib.blake2b(chain, key=key, digest_size=8).digest()
+
+
+class Chain:
+    """Where a file's records stand: the next sequence number and the chain so far.
+
+    Every record framed through it is numbered and linked to the one before
+    (see the module docstring); ``key``, when there is one, seals it."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self.key = key
+        self.seq = 0
+        self.link = _genesis()
+        #: what the next record carries: the chain and the seal of the one before, hashed
+        self.prev = self.link[:8]
+
+    def frame(self, kind: bytes, data: bytes) -> bytes:
+        head = _HEAD.pack(kind, self.seq, len(data), zlib.crc32(data))
+        link = self.extend(head, data)
+        seal = _seal(link, self.key)
+        out = head + self.prev + seal + data
+        self.follow(seal)
+        return out
+
+    def extend(self, head: bytes, data: bytes) -> bytes:
+        self.link = hashlib.blake2b(self.link + head + data, digest_size=16).digest()
+        self.seq += 1
+        return self.link
+
+    def follow(self, seal: bytes) -> None:
+        # the seal is hashed in too, so that a damaged seal is seen at the next record
+        self.prev = hashlib.blake2b(self.link + seal, digest_size=8).digest()
+
+
+def encode_record(kind: bytes, body: dict[str, Any], chain: Chain) -> bytes:
+    """One framed record, the next of ``chain``.  Raises ValueError for a body too large to read back."""
     if kind not in KIND_NAMES:
         raise ValueError(f"unknown record kind {kind!r}")
     data = msgpack.packb(body, use_bin_type=True)
     if len(data) > MAX_RECORD:
         raise ValueError(f"a {KIND_NAMES[kind]} record of {len(data)} bytes is over the {MAX_RECORD} byte limit")
-    return _FRAME.pack(kind, len(data), zlib.crc32(data)) + data
+    return chain.frame(kind, data)
 
 
 def _move_body(match: Match, index: int, at: str) -> dict[str, Any]:
@@ -143,29 +228,116 @@ def _result_body(outcome: Outcome, at: str) -> dict[str, Any]:
     return {**outcome.to_plain(), "at": at}
 
 
-def _move_records(match: Match, index: int, at: str, state: Any) -> bytes:
+def _move_records(match: Match, index: int, at: str, state: Any, chain: Chain) -> bytes:
     """The move record of ``match.moves[index]``, then its checkpoint if one is due."""
     move = match.moves[index]
-    out = encode_record(MOVE, _move_body(match, index, at))
+    out = encode_record(MOVE, _move_body(match, index, at), chain)
     if _checkpoint_due(index, move.start, move.end):
-        out += encode_record(CHECKPOINT, _checkpoint_body(match, state, move.end))
+        out += encode_record(CHECKPOINT, _checkpoint_body(match, state, move.end), chain)
     return out
 
 
-def encode_match(match: Match, times: list[str | None] | None = None) -> bytes:
-    """The whole file for ``match``: preamble, header, moves, checkpoints, outcome."""
+def encode_match(match: Match, times: list[str | None] | None = None, key: bytes | None = None) -> tuple[bytes, Chain]:
+    """The whole file for ``match`` (preamble, header, moves, checkpoints,
+    outcome), sealed with ``key``; and the chain, to append after it."""
     times = list(times or [])
-    out = [preamble(), encode_record(HEADER, match.header)]
+    chain = Chain(key)
+    out = [preamble(), encode_record(HEADER, match.header, chain)]
     last_at = now_iso()
     for i, move in enumerate(match.moves):
         at = (times[i] if i < len(times) else None) or now_iso()
         last_at = at
         state = match.state_at(move.end) if _checkpoint_due(i, move.start, move.end) else None
-        out.append(_move_records(match, i, at, state))
+        out.append(_move_records(match, i, at, state, chain))
     outcome = match.outcome
     if outcome is not None:
-        out.append(encode_record(RESULT, _result_body(outcome, last_at)))
-    return b"".join(out)
+        out.append(encode_record(RESULT, _result_body(outcome, last_at), chain))
+    return b"".join(out), chain
+
+
+# -- the directory's key and modes -------------------------------------------------
+
+
+def _owned(st: os.stat_result) -> bool:
+    return not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
+
+
+def private_dir(directory: PathLike) -> Path:
+    """Make ``directory`` (and missing parents) with mode 0700, and narrow it to
+    0700 if it is ours and others may enter it.  Raises OSError."""
+    directory = Path(directory)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        st = directory.stat()
+        if _owned(st) and st.st_mode & 0o077:
+            os.chmod(directory, st.st_mode & 0o700 | 0o700)
+    except OSError:
+        pass  # not ours to change: its files are 0600 all the same
+    return directory
+
+
+def tighten(path: PathLike) -> bool:
+    """Narrow a save (or a file beside it) of ours that others may read to 0600;
+    True when it had to be (and could be)."""
+    try:
+        st = os.stat(path)
+        if not _owned(st) or not st.st_mode & 0o077:
+            return False
+        os.chmod(path, 0o600)
+        return True
+    except OSError:
+        return False
+
+
+def open_to_others(path: PathLike) -> str | None:
+    """A sentence when users other than its owner may read the save, else None."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if not mode & 0o044:
+        return None
+    name = Path(path).name
+    return (
+        f"other users of this machine can read {name} (mode {mode & 0o777:o}), and with it every hidden "
+        f"card and the shuffles to come: chmod 600 it."
+    )
+
+
+def dir_key(directory: PathLike, create: bool = False) -> bytes | None:
+    """The secret of a save directory (see the module docstring), made when
+    ``create`` and missing; None when there is none or it cannot be read."""
+    path = Path(directory) / KEY_NAME
+    try:
+        with open(path, "rb") as f:
+            key = f.read(64)
+        return key if len(key) == 32 else None
+    except FileNotFoundError:
+        if not create:
+            return None
+    except OSError:
+        return None
+    # made aside and linked into place: two writers starting at once agree on one key
+    tmp = path.with_name(f"{KEY_NAME}.{secrets.token_hex(4)}.tmp")
+    key = secrets.token_bytes(32)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(key)
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return dir_key(directory)
+    except OSError:
+        return None
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+    return key
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -187,7 +359,8 @@ def atomic_write(path: PathLike, data: bytes) -> None:
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
-        with open(tmp, "xb") as f:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # a save holds secrets
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
@@ -201,10 +374,15 @@ def atomic_write(path: PathLike, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def rewrite(path: PathLike, match: Match, times: list[str | None] | None = None) -> None:
+def rewrite(path: PathLike, match: Match, times: list[str | None] | None = None) -> Chain:
     """Write the whole match to ``path`` atomically (take-back cut-backs,
-    forks "play on from here", compaction).  ``times``: each move's "at"."""
-    atomic_write(path, encode_match(match, times))
+    forks "play on from here", compaction), sealed with its directory's key.
+    ``times``: each move's "at".  Returns the chain, to append after it.
+    Raises OSError."""
+    path = Path(path)
+    data, chain = encode_match(match, times, dir_key(path.parent, create=True))
+    atomic_write(path, data)
+    return chain
 
 
 # -- one writer a save ---------------------------------------------------------
@@ -263,7 +441,7 @@ class _WriterLock:
             return
         for _ in range(10):
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
             except OSError:
                 return  # a directory we cannot write to: the save itself will say so
             try:
@@ -333,11 +511,17 @@ class SaveWriter:
         on_error: Callable[[str], None] | None = None,
         durable: bool = True,
     ) -> None:
+        """Raises :class:`SaveNotWritable` when the save cannot be created there."""
         self._init(path, match, times, on_error)
         self.durable = durable
         self._hold = _WriterLock(self.path)
         try:
             self._rewrite_all()
+        except OSError as exc:
+            self._hold.release()
+            raise SaveNotWritable(
+                f"Cannot save {self.path.name} in {self.path.parent}: {(exc.strerror or str(exc)).lower()}."
+            ) from None
         except BaseException:
             self._hold.release()
             raise
@@ -347,15 +531,20 @@ class SaveWriter:
     def resume(cls, loaded: Loaded, *, on_error: Callable[[str], None] | None = None) -> SaveWriter:
         """Continue the save ``loaded`` came from, appending to it.
 
-        Raises :class:`SaveLocked` when another writer keeps the save, and
-        :class:`SaveError` when the file has grown since it was loaded (somebody
-        wrote to it meanwhile: load it again rather than write over their moves).
+        Raises :class:`SaveLocked` when another writer keeps the save,
+        :class:`SaveNotWritable` when the file (or, for a file that must be
+        rewritten, its directory) cannot be written, and :class:`SaveError`
+        when the file has grown since it was loaded (somebody wrote to it
+        meanwhile: load it again rather than write over their moves).
         """
         self = cls.__new__(cls)
         self._init(loaded.path, loaded.match, loaded.times, on_error)
         self._hold = _WriterLock(self.path)
         try:
             self._open_to_append(loaded)
+        except OSError as exc:
+            self._hold.release()
+            raise _not_writable(self.path, exc) from None
         except BaseException:
             self._hold.release()
             raise
@@ -363,22 +552,24 @@ class SaveWriter:
         return self
 
     def _open_to_append(self, loaded: Loaded) -> None:
-        if loaded.clean:
-            try:
-                f = open(self.path, "ab")
-            except OSError:
-                f = None
-            if f is not None:
-                size = os.fstat(f.fileno()).st_size
-                if size == loaded.end:
-                    self._file = f
-                    self._moves_written = len(self.match.moves)
-                    self._events_written = len(self.match.events)
-                    self._outcome_written = self.match.outcome is not None
-                    return
-                f.close()
-                if size > loaded.end:
-                    raise SaveError(f"{self.path.name} has changed since it was read (another program wrote to it): open it again.")
+        # a file made read-only is not to be changed, not even by a rewrite into its place
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            raise PermissionError(errno.EACCES, "permission denied")
+        if loaded.clean and loaded.chain is not None:
+            f = open(self.path, "ab")
+            size = os.fstat(f.fileno()).st_size
+            if size == loaded.end:
+                tighten(self.path)
+                self._file = f
+                self._chain = loaded.chain
+                self._chain.key = dir_key(self.path.parent, create=True)
+                self._moves_written = len(self.match.moves)
+                self._events_written = len(self.match.events)
+                self._outcome_written = self.match.outcome is not None
+                return
+            f.close()
+            if size > loaded.end:
+                raise SaveError(f"{self.path.name} has changed since it was read (another program wrote to it): open it again.")
         self._rewrite_all()
 
     def _init(self, path: PathLike, match: Match, times: list[str | None] | None, on_error: Callable[[str], None] | None) -> None:
@@ -390,6 +581,7 @@ class SaveWriter:
         #: fsync every move (interactive play); headless simulations only flush
         self.durable = True
         self._file: BinaryIO | None = None
+        self._chain = Chain()
         self._hold: _WriterLock | None = None
         self._lock = threading.RLock()
         self._closed = False
@@ -408,7 +600,7 @@ class SaveWriter:
             times = self.times[:n]
             times += [now_iso() for _ in range(n - len(times))]
             self.times = times
-            rewrite(self.path, self.match, times)
+            self._chain = rewrite(self.path, self.match, times)
             self._file = open(self.path, "ab")
             self._moves_written = n
             self._events_written = len(self.match.events)
@@ -445,10 +637,10 @@ class SaveWriter:
             self._rewrite_all()
             return
         at = self.times[index] or now_iso()
-        data = _move_records(match, index, at, match.state)
+        data = _move_records(match, index, at, match.state, self._chain)
         outcome = match.outcome
         if outcome is not None:
-            data += encode_record(RESULT, _result_body(outcome, at))
+            data += encode_record(RESULT, _result_body(outcome, at), self._chain)
         assert self._file is not None
         self._file.write(data)
         self._file.flush()
@@ -604,7 +796,9 @@ class Frame:
     kind: bytes
     offset: int  # where the frame starts in the file
     length: int  # body length
-    body: dict[str, Any] | None = None  # None when skipped
+    body: dict[str, Any] | None = None  # None when not decoded
+    seq: int = 0  # its place in the file: 0 for the header
+    raw: bytes = b""  # the body's bytes
 
 
 @dataclass
@@ -625,7 +819,8 @@ class Torn:
 
 
 class _Reader:
-    """Reads the frames of an open save, verifying what it decodes."""
+    """Reads the frames of an open save, verifying their checksums, their
+    places in the file and, for what it decodes, their shapes."""
 
     def __init__(self, f: BinaryIO, name: str) -> None:
         self.f = f
@@ -633,6 +828,11 @@ class _Reader:
         self.size = os.fstat(f.fileno()).st_size
         self.pos = 0
         self.torn: Torn | None = None
+        self.version = FORMAT_VERSION
+        self.frame_size = _FRAME.size
+        #: the chain so far, and the seal of the last record read (format 2)
+        self.chain = Chain()
+        self.seal = _NO_SEAL
 
     def damaged(self, offset: int, what: str) -> SaveError:
         return SaveError(f"{self.name} is damaged at byte {offset}: {what}.")
@@ -655,12 +855,14 @@ class _Reader:
             )
         if version < 1:
             raise SaveError(f"{self.name} has an unknown save format version {version}.")
+        self.version = version
+        self.frame_size = _FRAME.size if version >= 2 else _FRAME_V1.size
         self.pos = _PREAMBLE.size
 
     def _torn_or_damaged(self, kind: bytes, offset: int, length: int | None) -> None:
         """The file ends inside the record at ``offset``: torn, or damaged?"""
         if length is not None:
-            self.f.seek(offset + _FRAME.size)
+            self.f.seek(offset + self.frame_size)
             partial = self.f.read()
             unpacker = msgpack.Unpacker(max_buffer_size=MAX_RECORD, **_STRICT)
             try:
@@ -675,42 +877,76 @@ class _Reader:
         self.torn = Torn(kind, offset)
         self.pos = self.size
 
+    def _out_of_place(self, seq: int) -> str:
+        want = self.chain.seq
+        if seq < want:
+            return f"record {seq} comes again where record {want} belongs (records were duplicated or moved)"
+        if seq == want + 1:
+            return f"record {want} is missing there (deleted, or moved)"
+        return f"records {want} to {seq - 1} are missing there (deleted, or moved)"
+
     def next(self, want_body: Callable[[bytes], bool] = lambda kind: True) -> Frame | None:
-        """The next frame, or None at the end (clean or torn)."""
+        """The next frame, or None at the end (clean or torn).  Every body is
+        read (for its checksum and the chain); those ``want_body`` picks are decoded."""
         offset = self.pos
         if offset >= self.size:
             return None
         self.f.seek(offset)
-        head = self.f.read(_FRAME.size)
+        head = self.f.read(self.frame_size)
         kind = head[:1]
         if kind not in KIND_NAMES:
             raise self.damaged(offset, "a record there is of no known kind")
-        if len(head) < _FRAME.size:
-            length = struct.unpack(">I", head[1:5])[0] if len(head) >= 5 else None
+        at = 9 if self.version >= 2 else 5  # where the length field ends
+        if len(head) < self.frame_size:
+            length = struct.unpack(">I", head[at - 4 : at])[0] if len(head) >= at else None
             if length is not None and not 0 < length <= MAX_RECORD:
                 raise self.damaged(offset, "a record there has an impossible length")
             self._torn_or_damaged(kind, offset, None)
             return None
-        _, length, crc = _FRAME.unpack(head)
+        if self.version >= 2:
+            _, seq, length, crc, prev, seal = _FRAME.unpack(head)
+        else:
+            _, length, crc = _FRAME_V1.unpack(head)
+            seq, prev, seal = self.chain.seq, b"", _NO_SEAL
         if not 0 < length <= MAX_RECORD:
             raise self.damaged(offset, "a record there has an impossible length")
-        end = offset + _FRAME.size + length
+        end = offset + self.frame_size + length
         if end > self.size:
             self._torn_or_damaged(kind, offset, length)
             return None
-        frame = Frame(kind, offset, length)
+        data = self.f.read(length)
+        if len(data) != length:  # the file shrank under us
+            raise self.damaged(offset, "the file changed while it was read")
+        if zlib.crc32(data) != crc:
+            raise self.damaged(offset, "a record there fails its checksum")
+        if self.version >= 2:
+            if seq != self.chain.seq:
+                raise self.damaged(offset, self._out_of_place(seq))
+            if prev != self.chain.prev:
+                raise self.damaged(
+                    offset,
+                    f"record {seq} does not follow the record before it (records were moved, or one before it was changed)",
+                )
+            self.chain.extend(head[: _HEAD.size], data)
+            self.chain.follow(seal)
+            self.seal = seal
+        else:
+            self.chain.seq += 1
+        frame = Frame(kind, offset, length, seq=seq, raw=data)
         if want_body(kind):
-            data = self.f.read(length)
-            if len(data) != length:  # the file shrank under us
-                raise self.damaged(offset, "the file changed while it was read")
-            if zlib.crc32(data) != crc:
-                raise self.damaged(offset, "a record there fails its checksum")
             try:
                 frame.body = decode_body(data)
             except _Bad as exc:
                 raise self.damaged(offset, str(exc)) from None
         self.pos = end
         return frame
+
+    def sealed_by(self, key: bytes | None) -> bool:
+        """Whether the records read so far were written, in this order, by a
+        writer holding ``key`` (see the module docstring)."""
+        if key is None or self.version < 2:
+            return False
+        return hmac.compare_digest(self.seal, _seal(self.chain.link, key))
 
 
 def _open(path: PathLike) -> tuple[BinaryIO, str]:
@@ -775,6 +1011,12 @@ class Loaded:
     end: int = 0
     #: the file holds exactly the match (no torn tail, outcome recorded if over)
     clean: bool = True
+    #: where the file's records stand, to append after them (None: format 1, to be rewritten)
+    chain: Chain | None = None
+    #: sealed by this directory's writers, so folded; else every move was decided again
+    sealed: bool = False
+    #: why the game cannot be played on here (a bot level this Cabinet does not know), or None
+    unplayable: str | None = None
 
 
 def _resolve_game(game_id: str, games: Mapping[str, Game] | None) -> Game | None:
@@ -789,104 +1031,201 @@ def _title(game: Game) -> str:
     return game.title or game.id
 
 
-def load(path: PathLike, games: Mapping[str, Game] | None = None) -> Loaded:
-    """Read, verify and replay a save.  Raises :class:`SaveError`."""
+def _unplayable(name: str, game: Game, header: dict[str, Any]) -> str | None:
+    """Why a save this Cabinet replays cannot be played on here: a seat of a kind,
+    or a bot of a level, that it does not know (a newer Cabinet's, or a damaged header)."""
+    for seat in header["seats"]:
+        kind = seat.get("kind") or "human"
+        who = str(seat.get("name"))
+        if kind not in ("human", "bot"):
+            return f"{name} has a seat ({who}) of a kind this Cabinet does not know ({kind!r}): it can be replayed, not played on."
+        level = seat.get("level")
+        if kind == "bot" and level is not None and engine.LEVEL_ALIASES.get(level, level) not in game.bot_levels:
+            return (
+                f"{name} has a bot ({who}) of a level this Cabinet does not know ({level!r}; it knows "
+                f"{', '.join(game.bot_levels)}): it can be replayed, not played on."
+            )
+    return None
+
+
+def _pack(events: Any) -> bytes:
+    try:
+        return msgpack.packb(events, use_bin_type=True)
+    except Exception:  # an event the rules made that msgpack cannot hold: differs from any record
+        return b""
+
+
+def _difference(made: list[engine.Event], recorded: list[engine.Event]) -> str:
+    """How the events the rules make of a move differ from those recorded, in a few words."""
+    if len(made) != len(recorded):
+        return f"the save records {len(recorded)} events for it where the rules make {len(made)}"
+    for i, (a, b) in enumerate(zip(made, recorded)):
+        if _pack(a) != _pack(b):
+            return f"its event {i + 1} ({b.get('t')}) is not the one the rules make ({a.get('t')})"
+    return "its events are not the ones the rules make"
+
+
+def _rederive(match: Match, seat: int | None, command: dict[str, Any] | None, recorded: list[engine.Event]) -> str | None:
+    """Decide the move again from the position and the match's RNG and fold it
+    when its events are the recorded ones; else the words saying why not."""
+    game = match.game
+    if seat is None:
+        made = game.setup(match.config, match.rng())
+    else:
+        assert command is not None
+        if match.outcome is not None:
+            return "it comes after the end of the game"
+        if seat not in game.active(match.state):
+            return f"it is made by {match.header['seats'][seat].get('name')}, who had no move to make then"
+        try:
+            made = game.decide(match.state, seat, command, match.rng())
+        except engine.IllegalCommand as exc:
+            return f"the rules refuse its command ({str(exc).rstrip('.')})"
+    if _pack(made) != _pack(recorded):
+        return _difference(made, recorded)
+    match.replay_move(seat, command, recorded)
+    return None
+
+
+def load(path: PathLike, games: Mapping[str, Game] | None = None, *, rederive: bool = False) -> Loaded:
+    """Read, verify and replay a save.  Raises :class:`SaveError` (for any
+    damage, and for a file that cannot be read).
+
+    A save sealed by its directory's writers is replayed by folding its
+    events; any other, or any when ``rederive``, has every move decided again
+    (see the module docstring)."""
     path = Path(path)
     f, name = _open(path)
-    with f:
-        reader = _Reader(f, name)
-        head = _read_header(reader)
-        header = head.body
-        assert header is not None
-        game = _resolve_game(header["game"], games)
-        if game is None:
-            raise SaveError(f"{name} is a save of a game this version of Cabinet does not know ({header['game']!r}).")
-        title = _title(game)
-        if header["rules_version"] > game.rules_version:
-            raise SaveError(
-                f"{name} was made under a newer version of the rules of {title} "
-                f"(version {header['rules_version']}; this Cabinet plays version {game.rules_version})."
-            )
-        if header["rules_version"] != game.rules_version:
-            raise SaveError(
-                f"{name} was made under version {header['rules_version']} of the rules of {title}, "
-                f"which this Cabinet (version {game.rules_version}) cannot replay."
-            )
-        try:
-            match = Match(game, header)
-            config = match.config
-            game.make_config(config["players"], config["seats"], config["variants"])
-        except Exception as exc:
-            detail = str(exc).rstrip(".") or type(exc).__name__
-            raise reader.damaged(head.offset, f"the header describes a table {title} cannot set up ({detail})") from None
-        players = header["players"]
+    try:
+        with f:
+            return _load(path, f, name, games, rederive)
+    except OSError as exc:  # a read error (EIO...) anywhere in the file
+        raise SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
 
-        times: list[str | None] = []
-        result: dict[str, Any] | None = None
-        verified_move = 0  # the last move a checkpoint vouched for
-        while True:
-            frame = reader.next()
-            if frame is None:
-                break
-            _check_body(reader, frame, players)
-            body = frame.body
-            assert body is not None
-            if result is not None:
-                raise reader.damaged(frame.offset, "a record follows the end of the game")
-            if frame.kind == MOVE:
-                if not match.moves and body["seat"] is not None:
-                    raise reader.damaged(frame.offset, "the first move is not the setup")
-                index = len(match.moves)
-                try:
+
+def _load(path: Path, f: BinaryIO, name: str, games: Mapping[str, Game] | None, rederive: bool) -> Loaded:
+    reader = _Reader(f, name)
+    head = _read_header(reader)
+    header = head.body
+    assert header is not None
+    game = _resolve_game(header["game"], games)
+    if game is None:
+        raise SaveError(f"{name} is a save of a game this version of Cabinet does not know ({header['game']!r}).")
+    title = _title(game)
+    if header["rules_version"] > game.rules_version:
+        raise SaveError(
+            f"{name} was made under a newer version of the rules of {title} "
+            f"(version {header['rules_version']}; this Cabinet plays version {game.rules_version})."
+        )
+    if header["rules_version"] != game.rules_version:
+        raise SaveError(
+            f"{name} was made under version {header['rules_version']} of the rules of {title}, "
+            f"which this Cabinet (version {game.rules_version}) cannot replay."
+        )
+    try:
+        match = Match(game, header)
+        config = match.config
+        game.make_config(config["players"], config["seats"], config["variants"])
+    except Exception as exc:
+        detail = str(exc).rstrip(".") or type(exc).__name__
+        raise reader.damaged(head.offset, f"the header describes a table {title} cannot set up ({detail})") from None
+    players = header["players"]
+
+    # every record first (checksums, places, shapes), then the game
+    frames: list[Frame] = []
+    while True:
+        frame = reader.next()
+        if frame is None:
+            break
+        _check_body(reader, frame, players)
+        if frames and frames[-1].kind == RESULT:
+            raise reader.damaged(frame.offset, "a record follows the end of the game")
+        frames.append(frame)
+    sealed = reader.sealed_by(dir_key(path.parent))
+    fold = sealed and not rederive
+
+    times: list[str | None] = []
+    result: dict[str, Any] | None = None
+    verified_move = 0  # the last move a checkpoint vouched for
+    for frame in frames:
+        body = frame.body
+        assert body is not None
+        if frame.kind == MOVE:
+            if not match.moves and body["seat"] is not None:
+                raise reader.damaged(frame.offset, "the first move is not the setup")
+            if match.moves and body["seat"] is None:
+                raise reader.damaged(frame.offset, "there is a second setup")
+            index = len(match.moves)
+            what = "the setup" if index == 0 else f"move {index}"
+            try:
+                if fold:
                     match.replay_move(body["seat"], body["command"], body["events"])
-                except Exception:
-                    raise SaveError(
-                        f"{name} cannot be replayed: move {index} (at byte {frame.offset}) holds an event "
-                        f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
-                    ) from None
-                times.append(body.get("at"))
-            elif frame.kind == CHECKPOINT:
-                if not match.moves or body["n"] != len(match.events):
-                    raise reader.damaged(frame.offset, "a checkpoint there is out of place")
-                index = len(match.moves) - 1
-                try:
-                    mine = engine.digest(game.canonical(match.state))
-                except Exception:
-                    mine = None
-                if mine != body["digest"]:
-                    where = f"at move {index}" if verified_move + 1 >= index else f"between moves {verified_move + 1} and {index}"
-                    raise SaveError(
-                        f"{name} diverges from the rules of this version {where}: "
-                        f"the replayed position no longer matches the one saved after event {body['n']}."
-                    )
-                verified_move = index
-            elif frame.kind == RESULT:
-                if not match.moves:
-                    raise reader.damaged(frame.offset, "a result comes before the game was set up")
-                try:
-                    replayed = match.outcome
-                except Exception:
-                    replayed = None
-                recorded = {k: body.get(k, []) for k in ("winners", "reason", "scores")}
-                if replayed is None or replayed.to_plain() != recorded:
-                    raise SaveError(
-                        f"{name} diverges from the rules of this version at move {len(match.moves) - 1}: "
-                        f"the replayed result differs from the one saved."
-                    )
-                result = body
+                    problem = None
+                else:
+                    problem = _rederive(match, body["seat"], body["command"], body["events"])
+            except Exception:
+                raise SaveError(
+                    f"{name} cannot be replayed: {what} (at byte {frame.offset}) holds what "
+                    f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
+                ) from None
+            if problem is not None:
+                raise SaveError(
+                    f"{name} does not follow from its moves at {what} (byte {frame.offset}): {problem}; "
+                    f"it is damaged, or was made under other rules."
+                )
+            times.append(body.get("at"))
+        elif frame.kind == CHECKPOINT:
+            if not match.moves or body["n"] != len(match.events):
+                raise reader.damaged(frame.offset, "a checkpoint there is out of place")
+            index = len(match.moves) - 1
+            try:
+                mine = engine.digest(game.canonical(match.state))
+            except Exception:
+                mine = None
+            if mine != body["digest"]:
+                where = f"at move {index}" if verified_move + 1 >= index else f"between moves {verified_move + 1} and {index}"
+                raise SaveError(
+                    f"{name} diverges from the rules of this version {where}: "
+                    f"the replayed position no longer matches the one saved after event {body['n']}."
+                )
+            verified_move = index
+        elif frame.kind == RESULT:
+            if not match.moves:
+                raise reader.damaged(frame.offset, "a result comes before the game was set up")
+            try:
+                replayed = match.outcome
+            except Exception:
+                replayed = None
+            recorded = {k: body.get(k, []) for k in ("winners", "reason", "scores")}
+            if replayed is None or replayed.to_plain() != recorded:
+                raise SaveError(
+                    f"{name} diverges from the rules of this version at move {len(match.moves) - 1}: "
+                    f"the replayed result differs from the one saved."
+                )
+            result = body
 
-        if not match.moves:
-            raise SaveError(f"{name} is cut off before the game was set up.")
-        warnings = []
-        if reader.torn is not None:
-            warnings.append(reader.torn.warning(name))
-        end = reader.torn.offset if reader.torn is not None else reader.size
-        try:
-            finished = match.outcome is not None
-        except Exception:
-            finished = False
-        clean = reader.torn is None and (result is not None) == finished
-        return Loaded(match=match, warnings=warnings, path=path, times=times, end=end, clean=clean)
+    if not match.moves:
+        raise SaveError(f"{name} is cut off before the game was set up.")
+    warnings = []
+    if reader.torn is not None:
+        warnings.append(reader.torn.warning(name))
+    end = reader.torn.offset if reader.torn is not None else reader.size
+    try:
+        finished = match.outcome is not None
+    except Exception:
+        finished = False
+    clean = reader.torn is None and (result is not None) == finished
+    return Loaded(
+        match=match,
+        warnings=warnings,
+        path=path,
+        times=times,
+        end=end,
+        clean=clean,
+        chain=reader.chain if reader.version >= 2 else None,
+        sealed=sealed,
+        unplayable=_unplayable(name, game, header),
+    )
 
 
 # -- reading without replaying -------------------------------------------------
@@ -904,70 +1243,80 @@ class Scan:
 
 
 def scan(path: PathLike) -> Scan:
-    """Header, move count, outcome and last move time; bodies of the other
-    records are skipped (seeked over, not read).  Raises :class:`SaveError`."""
+    """Header, move count, outcome and last move time, without decoding the
+    moves' events (every body is still read, for its checksum and its place in
+    the file).  Raises :class:`SaveError`."""
     f, name = _open(path)
-    with f:
-        reader = _Reader(f, name)
-        head = _read_header(reader)
-        header = head.body
-        assert header is not None
-        players = header["players"]
-        moves = 0
-        last_move: Frame | None = None
-        result: Frame | None = None
-        while True:
-            frame = reader.next(want_body=lambda kind: kind == RESULT)
-            if frame is None:
-                break
-            if result is not None:
-                raise reader.damaged(frame.offset, "a record follows the end of the game")
-            if frame.kind == HEADER:
-                raise reader.damaged(frame.offset, "there is a second header")
-            if frame.kind == MOVE:
-                moves += 1
-                last_move = frame
-            elif frame.kind == RESULT:
-                _check_body(reader, frame, players)
-                result = frame
-        if moves == 0:
-            raise SaveError(f"{name} is cut off before the game was set up.")
-        last_at = None
-        if last_move is not None:
-            torn = reader.torn
-            reader.pos = last_move.offset
-            frame = reader.next()
-            assert frame is not None and frame.body is not None
+    try:
+        with f:
+            return _scan(f, name)
+    except OSError as exc:
+        raise SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+
+
+def _scan(f: BinaryIO, name: str) -> Scan:
+    reader = _Reader(f, name)
+    head = _read_header(reader)
+    header = head.body
+    assert header is not None
+    players = header["players"]
+    moves = 0
+    last_move: Frame | None = None
+    result: Frame | None = None
+    while True:
+        frame = reader.next(want_body=lambda kind: kind == RESULT)
+        if frame is None:
+            break
+        if result is not None:
+            raise reader.damaged(frame.offset, "a record follows the end of the game")
+        if frame.kind == HEADER:
+            raise reader.damaged(frame.offset, "there is a second header")
+        if frame.kind == MOVE:
+            moves += 1
+            last_move = frame
+        elif frame.kind == RESULT:
             _check_body(reader, frame, players)
-            last_at = frame.body.get("at")
-            reader.torn = torn
-        return Scan(
-            header=header,
-            moves=moves,
-            result=result.body if result is not None else None,
-            last_at=last_at,
-            torn=reader.torn,
-        )
+            result = frame
+    if moves == 0:
+        raise SaveError(f"{name} is cut off before the game was set up.")
+    last_at = None
+    if last_move is not None:
+        try:
+            last_move.body = decode_body(last_move.raw)
+        except _Bad as exc:
+            raise reader.damaged(last_move.offset, str(exc)) from None
+        _check_body(reader, last_move, players)
+        last_at = last_move.body.get("at")
+    return Scan(
+        header=header,
+        moves=moves,
+        result=result.body if result is not None else None,
+        last_at=last_at,
+        torn=reader.torn,
+    )
 
 
 def read_records(path: PathLike) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """Every record as (kind name, body), verified but not replayed, and warnings."""
     f, name = _open(path)
-    with f:
-        reader = _Reader(f, name)
-        head = _read_header(reader)
-        assert head.body is not None
-        players = head.body["players"]
-        records: list[tuple[str, dict[str, Any]]] = [("header", head.body)]
-        while True:
-            frame = reader.next()
-            if frame is None:
-                break
-            _check_body(reader, frame, players)
-            assert frame.body is not None
-            records.append((KIND_NAMES[frame.kind], frame.body))
-        warnings = [reader.torn.warning(name)] if reader.torn is not None else []
-        return records, warnings
+    try:
+        with f:
+            reader = _Reader(f, name)
+            head = _read_header(reader)
+            assert head.body is not None
+            players = head.body["players"]
+            records: list[tuple[str, dict[str, Any]]] = [("header", head.body)]
+            while True:
+                frame = reader.next()
+                if frame is None:
+                    break
+                _check_body(reader, frame, players)
+                assert frame.body is not None
+                records.append((KIND_NAMES[frame.kind], frame.body))
+            warnings = [reader.torn.warning(name)] if reader.torn is not None else []
+            return records, warnings
+    except OSError as exc:
+        raise SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
 
 
 # -- summaries and exports -----------------------------------------------------
@@ -999,9 +1348,12 @@ def _seat_name(header: dict[str, Any], seat: int | None) -> str:
 
 def verify(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
     """One line: game, seats, moves (what the players did, the setup not counted),
-    finished or in progress.  Raises SaveError, also for a game that is not over
-    and yet has nobody to act (two writers interleaved, or other rules)."""
-    loaded = load(path, games)
+    finished or in progress.  Every move is decided again from the seed and its
+    command (whatever seals the file): raises SaveError naming the first move
+    whose events differ, and for a game that is not over and yet has nobody to
+    act (two writers interleaved, or other rules), or that this Cabinet cannot
+    play on (a bot level it does not know)."""
+    loaded = load(path, games, rederive=True)
     match = loaded.match
     header = match.header
     seats = ", ".join(_seat_label(s) for s in header["seats"])
@@ -1011,10 +1363,15 @@ def verify(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
         raise SaveError(
             f"{loaded.path.name} is stuck after {_moves_text(moves)}: the game is not over, yet nobody has a move to make."
         )
+    if loaded.unplayable is not None:
+        raise SaveError(loaded.unplayable)
     state = "in progress" if outcome is None else f"finished, {_winners_text(header, list(outcome.winners))}"
     line = f"{_title(match.game)}: {seats}; {_moves_text(moves)}; {state}."
     for w in loaded.warnings:
         line += " Warning: " + w
+    exposed = open_to_others(loaded.path)
+    if exposed is not None:
+        line += " Warning: " + exposed[0].upper() + exposed[1:]
     return line
 
 
@@ -1064,7 +1421,7 @@ def export_json(path: PathLike) -> str:
     records, warnings = read_records(path)
     doc = {
         "format": "cabinet-save",
-        "version": FORMAT_VERSION,
+        "version": FORMAT_VERSION,  # of the file format Cabinet writes; the records are the same in both
         "records": [{"kind": kind, "body": body} for kind, body in records],
         "warnings": warnings,
     }

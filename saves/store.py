@@ -13,29 +13,28 @@ from pathlib import Path
 import platformdirs
 
 from core.engine import Game
-from saves.format import SaveError, scan
+from saves.format import SaveError, private_dir, scan, tighten
 
 EXTENSION = ".cab"
 ENV_VAR = "CABINET_SAVE_DIR"
 
 
 def save_dir(override: str | os.PathLike[str] | None = None) -> Path:
-    """The save directory, created if missing: ``override`` (the --save-dir
-    flag), else $CABINET_SAVE_DIR, else the user data dir's ``saves``."""
+    """The save directory, created if missing (mode 0700: saves hold every
+    hidden card): ``override`` (the --save-dir flag), else $CABINET_SAVE_DIR,
+    else the user data dir's ``saves``.  Raises OSError."""
     if override:
         path = Path(override).expanduser()
     elif os.environ.get(ENV_VAR):
         path = Path(os.environ[ENV_VAR]).expanduser()
     else:
         path = platformdirs.user_data_path("cabinet") / "saves"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(path)
 
 
 def new_save_path(directory: str | os.PathLike[str], game_id: str) -> Path:
     """A fresh file name: ``<game>-<YYYYmmdd-HHMMSS>-<8 hex>.cab``."""
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = private_dir(directory)
     slug = re.sub(r"[^a-z0-9_-]+", "-", game_id.lower()).strip("-") or "game"
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     while True:
@@ -144,6 +143,8 @@ def list_saves(directory: str | os.PathLike[str], games: Mapping[str, Game] | No
         paths = [p for p in directory.iterdir() if p.suffix == EXTENSION and not p.name.startswith(".") and p.is_file()]
     except OSError:
         return []
+    for p in paths:  # a save of ours left readable by others (an older Cabinet, a copy) is narrowed
+        tighten(p)
     infos = [save_info(p, games) for p in paths]
     infos.sort(key=lambda i: (i.last_played, i.path.name), reverse=True)
     return infos

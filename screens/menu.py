@@ -57,11 +57,28 @@ class MainMenu(Screen):
             self.app.exit(0)
 
     def continue_latest(self) -> None:
-        from saves import latest_unfinished
+        """The most recently played unfinished game; one that turns out damaged
+        when it is replayed (the listing only reads its records) is said so, and
+        the next most recent is continued instead."""
+        from saves import SaveError, list_saves, load
         from screens.save_list import open_save
 
-        info = latest_unfinished(self.app.save_dir)
-        if info is None:
-            self.notify("There is no unfinished game to continue.")
+        skipped: list[str] = []
+        for info in list_saves(self.app.save_dir):
+            if info.error is not None or info.finished:
+                if info.error is not None and not skipped:
+                    skipped.append(info.error)
+                continue
+            try:
+                loaded = load(info.path)
+            except SaveError as exc:
+                skipped.append(str(exc))
+                continue
+            for sentence in skipped[:1]:
+                self.notify(f"{sentence} Continuing the game before it.", severity="warning", timeout=self.app.ERROR_TIMEOUT)
+            open_save(self.app, info.path, replay=False, loaded=loaded)
             return
-        open_save(self.app, info.path, replay=False)
+        if skipped:
+            self.notify(f"{skipped[0]} There is no other unfinished game to continue.", severity="error", timeout=self.app.ERROR_TIMEOUT)
+            return
+        self.notify("There is no unfinished game to continue.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.screen import Screen
@@ -17,23 +18,35 @@ def when(moment: datetime.datetime | None) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def open_save(app: App, path: Path, replay: bool) -> bool:
-    """Load a save into the game or the replay screen; a damaged one is one sentence."""
-    from saves import SaveError, SaveWriter, load
+def open_save(app: App, path: Path, replay: bool, loaded: Any = None) -> bool:
+    """Load a save into the game or the replay screen; a damaged one is one
+    sentence.  A save that can be read but not played on here (it cannot be
+    written, or has a bot this Cabinet does not know) opens as a replay, with
+    the sentence that says why."""
+    from saves import SaveError, SaveNotWritable, SaveWriter, load
 
-    try:
-        loaded = load(path)
-    except SaveError as exc:
-        app.notify(str(exc), severity="error", timeout=app.ERROR_TIMEOUT)
-        return False
+    if loaded is None:
+        try:
+            loaded = load(path)
+        except SaveError as exc:
+            app.notify(str(exc), severity="error", timeout=app.ERROR_TIMEOUT)
+            return False
     for warning in loaded.warnings:
         app.notify(warning, severity="warning", timeout=app.ERROR_TIMEOUT)
     if replay:
         app.open_replay(loaded.match, path)
         return True
+    if loaded.unplayable is not None:
+        app.notify(f"{loaded.unplayable} It is shown as a replay.", severity="warning", timeout=app.ERROR_TIMEOUT)
+        app.open_replay(loaded.match, path)
+        return True
     try:
         writer = SaveWriter.resume(loaded)
-    except SaveError as exc:  # somebody plays it already (SaveLocked), or it cannot be written
+    except SaveNotWritable as exc:
+        app.notify(f"{exc} It is shown as a replay.", severity="warning", timeout=app.ERROR_TIMEOUT)
+        app.open_replay(loaded.match, path)
+        return True
+    except SaveError as exc:  # somebody plays it already (SaveLocked), or it changed meanwhile
         app.notify(str(exc), severity="error", timeout=app.ERROR_TIMEOUT)
         return False
     app.open_game(writer)

@@ -73,7 +73,7 @@ def record_offsets(data: bytes) -> list[tuple[bytes, int, int]]:
     out = []
     pos = fmt._PREAMBLE.size
     while pos < len(data):
-        kind, length, _ = fmt._FRAME.unpack_from(data, pos)
+        kind, _, length, _, _, _ = fmt._FRAME.unpack_from(data, pos)
         end = pos + fmt._FRAME.size + length
         out.append((kind, pos, end))
         pos = end
@@ -81,18 +81,23 @@ def record_offsets(data: bytes) -> list[tuple[bytes, int, int]]:
 
 
 def craft(path: Path, records: list[tuple[bytes, object]], version: int = fmt.FORMAT_VERSION) -> None:
-    """A save written record by record (valid frames around any bodies)."""
+    """A save written record by record: valid frames (numbered and linked as a
+    writer would, but unsealed) around any bodies."""
     data = struct.pack(">12sH", fmt.MAGIC, version)
+    chain = fmt.Chain()
     for kind, body in records:
         raw = body if isinstance(body, bytes) else msgpack.packb(body, use_bin_type=True)
-        data += struct.pack(">cII", kind, len(raw), zlib.crc32(raw)) + raw
+        if version >= 2:
+            data += chain.frame(kind, raw)
+        else:
+            data += struct.pack(">cII", kind, len(raw), zlib.crc32(raw)) + raw
     path.write_bytes(data)
 
 
 def records_of(match: Match) -> list[tuple[bytes, object]]:
     """The records of a match, decoded, for tampering."""
-    data = fmt.encode_match(match)
-    return [(kind, msgpack.unpackb(data[start + 9 : end])) for kind, start, end in record_offsets(data)]
+    data, _ = fmt.encode_match(match)
+    return [(kind, msgpack.unpackb(data[start + fmt._FRAME.size : end])) for kind, start, end in record_offsets(data)]
 
 
 def one_sentence(exc: SaveError, name: str) -> None:
@@ -103,10 +108,20 @@ def one_sentence(exc: SaveError, name: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def small_save(tmp_path_factory) -> tuple[bytes, Match]:
-    path = tmp_path_factory.mktemp("small") / "small.cab"
+def small_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("small")
+
+
+@pytest.fixture(scope="module")
+def small_save(small_dir) -> tuple[bytes, Match]:
+    path = small_dir / "small.cab"
     match = finished_save(path, "3")
     return path.read_bytes(), match
+
+
+def same_key(src: Path, dst: Path) -> None:
+    """Give directory ``dst`` the key of ``src``: its saves are then sealed there too."""
+    (dst / fmt.KEY_NAME).write_bytes((src / fmt.KEY_NAME).read_bytes())
 
 
 # -- round trip -------------------------------------------------------------------
@@ -141,12 +156,18 @@ def test_file_layout(tmp_path):
     finished_save(path)
     data = path.read_bytes()
     assert data[:12] == b"CABINET\x00SAVE"
-    assert struct.unpack(">H", data[12:14]) == (1,)
-    kind, length, crc = struct.unpack(">cII", data[14:23])
-    assert kind == b"H"
-    body = data[23 : 23 + length]
+    assert struct.unpack(">H", data[12:14]) == (2,)
+    # kind, place (the header is record 0), length, CRC, link to the start, seal
+    kind, seq, length, crc, link, seal = struct.unpack(">cIII8s8s", data[14:43])
+    assert (kind, seq) == (b"H", 0)
+    body = data[43 : 43 + length]
     assert zlib.crc32(body) == crc
     assert msgpack.unpackb(body)["game"] == "toy"
+    assert link == fmt._genesis()[:8] and seal != bytes(8)
+    # the next record is number 1 and links to the header
+    kind, seq, _, _, link, _ = struct.unpack(">cIII8s8s", data[43 + length : 43 + length + 29])
+    assert (kind, seq) == (b"M", 1)
+    assert link != fmt._genesis()[:8]
 
 
 def test_written_and_flushed_move_by_move(tmp_path, monkeypatch):
@@ -238,9 +259,12 @@ def load_ok(path: Path, data: bytes) -> bool:
     return load(path, GAMES).warnings == []
 
 
-def test_every_flipped_bit_is_detected(tmp_path, small_save):
-    data, _ = small_save
+def test_every_flipped_bit_is_detected(tmp_path, small_save, small_dir):
+    data, match = small_save
     path = tmp_path / "flip.cab"
+    same_key(small_dir, tmp_path)
+    path.write_bytes(data)
+    assert load(path, GAMES).sealed
     loaded_anyway = []
     for i in range(len(data)):
         for bit in range(8):
@@ -249,15 +273,21 @@ def test_every_flipped_bit_is_detected(tmp_path, small_save):
             bad = bytes(bad)
             path.write_bytes(bad)
             try:
-                load(path, GAMES)
+                loaded = load(path, GAMES)
             except SaveError as exc:
                 one_sentence(exc, "flip.cab")
             else:
                 loaded_anyway.append((i, bit))
+                # only the last record's seal: the save is then decided again, move by move
+                assert not loaded.sealed and loaded.match.events == match.events
             assert path.read_bytes() == bad
     # the CRC guards every body, the kinds are two bits apart, a length that
-    # overshoots the end is told from a torn tail: no single flip goes unnoticed
-    assert loaded_anyway == []
+    # overshoots the end is told from a torn tail, a damaged seal breaks the
+    # link of the record after it: no single flip goes unnoticed but in the
+    # last seal, which only costs the trust the seal gave
+    _, start, _ = record_offsets(data)[-1]
+    seal = start + fmt._FRAME.size - 8
+    assert loaded_anyway == [(i, bit) for i in range(seal, seal + 8) for bit in range(8)]
 
 
 def test_flipped_bits_in_listing_and_exports_never_traceback(tmp_path, small_save):
@@ -280,7 +310,7 @@ def test_damaged_length_at_the_end_is_not_taken_for_a_torn_tail(tmp_path, small_
     data, _ = small_save
     kind, start, end = record_offsets(data)[-1]
     bad = bytearray(data)
-    struct.pack_into(">I", bad, start + 1, end - start - 9 + 100)
+    struct.pack_into(">I", bad, start + 5, end - start - fmt._FRAME.size + 100)
     path = tmp_path / "len.cab"
     path.write_bytes(bytes(bad))
     with pytest.raises(SaveError, match=r"damaged at byte \d+: a record's length does not match"):
@@ -318,8 +348,8 @@ def test_empty_and_foreign_files(tmp_path):
 def test_newer_format_version(tmp_path, small_save):
     data, _ = small_save
     path = tmp_path / "new.cab"
-    path.write_bytes(data[:12] + struct.pack(">H", 2) + data[14:])
-    with pytest.raises(SaveError, match=r"^new\.cab was written by a newer Cabinet \(save format 2"):
+    path.write_bytes(data[:12] + struct.pack(">H", 3) + data[14:])
+    with pytest.raises(SaveError, match=r"^new\.cab was written by a newer Cabinet \(save format 3"):
         load(path, GAMES)
 
 
@@ -425,12 +455,12 @@ def test_event_the_rules_cannot_apply(tmp_path):
     recs[moves[2]][1]["events"][0] = {"t": "CardBurned", "seat": 0}
     path = tmp_path / "e.cab"
     craft(path, recs)
-    with pytest.raises(SaveError, match=r"cannot be replayed: move 2 \(at byte \d+\) holds an event") as err:
+    with pytest.raises(SaveError, match=r"does not follow from its moves at move 2 \(byte \d+\): its event 1 \(CardBurned\)") as err:
         load(path, GAMES)
     one_sentence(err.value, "e.cab")
     recs[moves[2]][1]["events"][0] = {"t": "CardPlayed", "seat": 0, "card": 999}  # not in hand
     craft(path, recs)
-    with pytest.raises(SaveError, match="cannot be replayed"):
+    with pytest.raises(SaveError, match="does not follow from its moves at move 2"):
         load(path, GAMES)
 
 
@@ -645,8 +675,12 @@ def test_rewrite_is_atomic(tmp_path, small_save, monkeypatch):
     [(src, dst, new, old)] = seen
     assert src.parent == dst.parent == tmp_path and src != dst and dst == path
     assert old == b"old contents"  # untouched until the rename
-    assert new == path.read_bytes() == data
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.cab", "times.cab"]
+    assert new == path.read_bytes()
+    # the same records as the original (sealed with this directory's key, not the original's)
+    (tmp_path / "orig.cab").write_bytes(data)
+    assert fmt.read_records(path) == fmt.read_records(tmp_path / "orig.cab")
+    (tmp_path / "orig.cab").unlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cabinet-key", "a.cab", "times.cab"]
 
     def broken(src, dst):
         raise OSError(28, "No space left on device")
@@ -654,8 +688,8 @@ def test_rewrite_is_atomic(tmp_path, small_save, monkeypatch):
     monkeypatch.setattr(os, "replace", broken)
     with pytest.raises(OSError):
         rewrite(path, new_match(), None)
-    assert path.read_bytes() == data  # the old file survives a failed rewrite
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.cab", "times.cab"]  # no temp left
+    assert path.read_bytes() == new  # the old file survives a failed rewrite
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".cabinet-key", "a.cab", "times.cab"]  # no temp left
 
 
 def load_times(data: bytes, where: Path) -> list:
@@ -746,7 +780,7 @@ def test_verify_and_exports(tmp_path, small_save):
     assert lines[lines.index("Setup") + 1] == "  The deck is shuffled."
     assert "draws" in lines[lines.index("Setup") + 2]  # everything revealed
     doc = json.loads(export_json(path))
-    assert doc["version"] == 1 and doc["records"][0]["kind"] == "header"
+    assert doc["version"] == 2 and doc["records"][0]["kind"] == "header"
     assert [r["kind"] for r in doc["records"]].count("move") == len(match.moves)
     moves = [r["body"] for r in doc["records"] if r["kind"] == "move"]
     assert [e for m in moves for e in m["events"]] == match.events

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections import Counter
 from pathlib import Path
@@ -188,10 +189,14 @@ def match_from_args(parser: Parser, args: argparse.Namespace):
 
 
 def new_save_or_exit(args: argparse.Namespace, match):
+    from saves import SaveError
     from tui.session import start_save
 
     try:
         return start_save(save_dir_of(args), match)
+    except SaveError as exc:  # SaveNotWritable: a directory we may not write to, a full disk
+        print(f"cabinet: {exc}", file=sys.stderr)
+        raise SystemExit(1)
     except OSError as exc:
         print(f"cabinet: could not create a save: {exc.strerror or exc} ({exc.filename or ''}).", file=sys.stderr)
         raise SystemExit(1)
@@ -294,11 +299,19 @@ def load_or_exit(path: Path):
 
 
 def resume_or_exit(loaded):
-    """A writer continuing the save; a save somebody is playing already is one sentence, status 1."""
-    from saves import SaveError, SaveWriter
+    """A writer continuing the save.  One sentence and status 1 for a save
+    somebody is playing already, one that cannot be written, or one with a bot
+    this Cabinet does not know; the last two can still be replayed."""
+    from saves import SaveError, SaveNotWritable, SaveWriter
 
+    if loaded.unplayable is not None:
+        print(f"cabinet: {loaded.unplayable} (cabinet replay {loaded.path} shows it.)", file=sys.stderr)
+        raise SystemExit(1)
     try:
         return SaveWriter.resume(loaded)
+    except SaveNotWritable as exc:
+        print(f"cabinet: {exc} (cabinet replay {loaded.path} shows it.)", file=sys.stderr)
+        raise SystemExit(1)
     except SaveError as exc:  # SaveLocked: who plays it; or it changed since it was read
         print(f"cabinet: {exc}", file=sys.stderr)
         raise SystemExit(1)
@@ -352,6 +365,9 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
         parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players")
     levels = parse_levels(parser, args.bot_level, args.players, game.default_bot_level, game)
     directory = save_dir_of(args)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        print(f"cabinet simulate: cannot save the games in {directory}: permission denied.", file=sys.stderr)
+        return 1
     seeds = derive_rng(args.seed, "simulate")
     tables = []
     for k in range(args.games):
@@ -371,6 +387,8 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
     else:
         pool = None
         results = map(simulate_one, tables)
+    from saves import SaveError
+
     try:
         for k, (table, result) in enumerate(zip(tables, results)):
             seated = table[1]
@@ -383,6 +401,9 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
             if not args.quiet:
                 names = " and ".join(f"P{w + 1}-{seated[w]}" for w in winners)
                 print(f"game {k + 1}: {names} {'share the win' if len(winners) > 1 else 'wins'} in {moves} moves ({reason})")
+    except SaveError as exc:  # the disk filled up, or the directory was taken away mid-run
+        print(f"cabinet simulate: {exc}", file=sys.stderr)
+        return 1
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
