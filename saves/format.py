@@ -823,9 +823,10 @@ class _Reader:
     places in the file and, for what it decodes, their shapes."""
 
     def __init__(self, f: BinaryIO, name: str) -> None:
-        self.f = f
         self.name = name
-        self.size = os.fstat(f.fileno()).st_size
+        # the whole file at once (the loader keeps every event anyway): one read, not two a record
+        self.data = f.read()
+        self.size = len(self.data)
         self.pos = 0
         self.torn: Torn | None = None
         self.version = FORMAT_VERSION
@@ -838,7 +839,7 @@ class _Reader:
         return SaveError(f"{self.name} is damaged at byte {offset}: {what}.")
 
     def read_preamble(self) -> None:
-        data = self.f.read(_PREAMBLE.size)
+        data = self.data[: _PREAMBLE.size]
         if not data:
             raise SaveError(f"{self.name} is empty, not a Cabinet save.")
         if len(data) < _PREAMBLE.size:
@@ -862,8 +863,7 @@ class _Reader:
     def _torn_or_damaged(self, kind: bytes, offset: int, length: int | None) -> None:
         """The file ends inside the record at ``offset``: torn, or damaged?"""
         if length is not None:
-            self.f.seek(offset + self.frame_size)
-            partial = self.f.read()
+            partial = self.data[offset + self.frame_size :]
             unpacker = msgpack.Unpacker(max_buffer_size=MAX_RECORD, **_STRICT)
             try:
                 unpacker.feed(partial)
@@ -891,8 +891,7 @@ class _Reader:
         offset = self.pos
         if offset >= self.size:
             return None
-        self.f.seek(offset)
-        head = self.f.read(self.frame_size)
+        head = self.data[offset : offset + self.frame_size]
         kind = head[:1]
         if kind not in KIND_NAMES:
             raise self.damaged(offset, "a record there is of no known kind")
@@ -914,9 +913,7 @@ class _Reader:
         if end > self.size:
             self._torn_or_damaged(kind, offset, length)
             return None
-        data = self.f.read(length)
-        if len(data) != length:  # the file shrank under us
-            raise self.damaged(offset, "the file changed while it was read")
+        data = self.data[end - length : end]
         if zlib.crc32(data) != crc:
             raise self.damaged(offset, "a record there fails its checksum")
         if self.version >= 2:
