@@ -185,6 +185,8 @@ def shapes(*declared: Shape) -> dict[str, Shape]:
 
 def _shown(value: Any) -> str:
     """A value as a refusal quotes it: never more than a few dozen characters."""
+    if isinstance(value, str) and len(value) > 30:
+        return repr(value[:27] + "...")
     text_ = repr(value)
     return text_ if len(text_) <= 32 else text_[:29] + "..."
 
@@ -208,61 +210,69 @@ def _sort_of(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _value(f: Field, label: str, v: Any) -> Any:
-    """``v`` checked against ``f`` and in normal form; ``label`` starts the refusal."""
+def _value(f: Field, name: str, v: Any, inner: bool = False) -> Any:
+    """``v`` checked against ``f`` (the field ``name``, or an item of it) and in normal form."""
+    kind = f.kind
+    if kind == "int":
+        if type(v) is int and f.lo <= v <= f.hi:
+            return v
+    elif kind == "str":
+        if type(v) is str and (v in f.choices if f.options else len(v) <= f.hi):
+            return v
+    elif kind == "bool":
+        if type(v) is bool:
+            return v
+    elif (type(v) is list or type(v) is tuple) and f.lo <= len(v) <= f.hi:
+        item = f.item
+        try:
+            out = [_value(item, name, x, True) for x in v]  # type: ignore[arg-type]
+        except IllegalCommand:
+            if f.say:
+                raise IllegalCommand(f.say) from None
+            raise
+        if f.sort:
+            out.sort()
+        return out
+    raise IllegalCommand(f.say or _why(f, f"Every item of the field '{name}'" if inner else f"The field '{name}'", v))
+
+
+def _why(f: Field, label: str, v: Any) -> str:
+    """Why ``v`` is refused for ``f``, in a sentence that starts with ``label``."""
     kind = f.kind
     if kind == "int":
         if type(v) is not int:
-            raise IllegalCommand(f"{label} must be a whole number, not {_sort_of(v)}.")
-        if not f.lo <= v <= f.hi:
-            raise IllegalCommand(f"{label} must be a whole number from {f.lo} to {f.hi}, not {_shown(v)}.")
-        return v
+            return f"{label} must be a whole number, not {_sort_of(v)}."
+        return f"{label} must be a whole number from {f.lo} to {f.hi}, not {_shown(v)}."
     if kind == "str":
         if type(v) is not str:
-            raise IllegalCommand(f"{label} must be text, not {_sort_of(v)}.")
-        if f.options:
-            if v not in f.choices:
-                if f.what:
-                    raise IllegalCommand(f"There is no {f.what} called {_shown(v)}.")
-                if len(f.options) <= 8:
-                    raise IllegalCommand(f"{label} must be one of {', '.join(f.options)}, not {_shown(v)}.")
-                raise IllegalCommand(f"{label} cannot be {_shown(v)}.")
-        elif len(v) > f.hi:
-            raise IllegalCommand(f"{label} is too long: at most {f.hi} characters.")
-        return v
+            return f"{label} must be text, not {_sort_of(v)}."
+        if not f.options:
+            return f"{label} is too long: at most {f.hi} characters."
+        if f.what:
+            return f"There is no {f.what} called {_shown(v)}."
+        if len(f.options) <= 8:
+            return f"{label} must be one of {', '.join(f.options)}, not {_shown(v)}."
+        return f"{label} cannot be {_shown(v)}."
     if kind == "bool":
-        if type(v) is not bool:
-            raise IllegalCommand(f"{label} must be true or false, not {_sort_of(v)}.")
-        return v
+        return f"{label} must be true or false, not {_sort_of(v)}."
     if type(v) is not list and type(v) is not tuple:
-        raise IllegalCommand(f"{label} must be a list, not {_sort_of(v)}.")
-    if not f.lo <= len(v) <= f.hi:
-        count = f"{f.lo}" if f.lo == f.hi else f"{f.lo} to {f.hi}"
-        raise IllegalCommand(f"{label} must hold {count} items, not {len(v)}.")
-    item, inner = f.item, f"Every item of {label[0].lower()}{label[1:]}"
-    out = [_value(item, inner, x) for x in v]  # type: ignore[arg-type]
-    if f.sort:
-        out.sort()
-    return out
+        return f"{label} must be a list, not {_sort_of(v)}."
+    count = f"{f.lo}" if f.lo == f.hi else f"{f.lo} to {f.hi}"
+    return f"{label} must hold {count} items, not {len(v)}."
 
 
 def _fill(out: Command, tag: str, fields: tuple[tuple[str, Field], ...], command: Command) -> int:
     """Put ``fields`` of ``command`` into ``out`` in normal form; how many were sent."""
     sent = 0
     for name, f in fields:
-        if name in command:
+        v = command.get(name, _REQUIRED)
+        if v is not _REQUIRED:
             sent += 1
-            v = command[name]
             if v is None and f.default is None:
                 if f.keep:
                     out[name] = None
                 continue
-            try:
-                v = _value(f, f"The field '{name}'", v)
-            except IllegalCommand:
-                if f.say:
-                    raise IllegalCommand(f.say) from None
-                raise
+            v = _value(f, name, v)
             if not f.keep and f.default is not _REQUIRED and v == f.default:
                 continue
             out[name] = v
