@@ -699,7 +699,9 @@ class ChiracMitterrand(Game):
                 raise IllegalCommand("The card you neither play nor remove goes under your own pile.")
         else:
             if remove is not None:
-                raise IllegalCommand("Only the solo game removes a card: both of your other cards go under your opponent's pile.")
+                raise IllegalCommand(
+                    "Only the solo game removes a card: both of your other cards go under your opponent's pile."
+                )
             if sorted(under) != sorted(rest) or len(set(under)) != len(under):
                 raise IllegalCommand("Both of your other cards go under your opponent's pile, in the order you choose.")
         qualities = action_qualities(action, choices)

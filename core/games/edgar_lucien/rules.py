@@ -440,7 +440,9 @@ def _command_shapes() -> dict:
         shape(
             "Intimidate",
             district=text(districts, what="district", default=None),
-            players=items(seat, 2, 2, sort=True, default=None, say="Designate two different players other than yourself."),
+            players=items(
+                seat, 2, 2, sort=True, default=None, say="Designate two different players other than yourself."
+            ),
         ),
         shape("Surrender", district=district),
         shape("Yield", pay=text(("popularity", "cogs"), say="Pay with popularity or with cogs.")),
