@@ -18,6 +18,20 @@ dicts with string keys) tagged by ``"t"``: events in the past tense
 (``CardPlayed``), commands in the imperative (``PlayCard``).  msgpack stores
 them as they are.
 
+Every command has an exact shape, declared by its game in
+:attr:`Game.command_shapes` (:func:`shape`, :func:`whole`, :func:`text`...):
+its tag, each field's type and bounds, which fields may be left out.
+:meth:`Game.normalize` refuses anything else with one sentence (an unknown
+field, a float or a bool where a whole number goes, 2**70, a nested list)
+and returns the one normal form of the rest (fields in the declared order,
+lists as lists, defaults filled in or left out as declared).  Every
+``decide`` starts with it, through :meth:`Game.refuse_out_of_turn`, so a
+crafted command never reaches the rules' own checks, which then refuse a
+well-typed value that means nothing here (a card not in hand, a seat past
+the table) with :class:`IllegalCommand` too.  ``Match.submit`` records the
+normal form, so a save holds only what the rules read.  ``legal`` lists
+commands already in normal form.
+
 Randomness comes only from the ``rng`` handed to ``setup`` and ``decide``;
 the match derives it from the seed and the position in the log, and every
 random outcome is written into the events, so replaying never draws.
@@ -56,6 +70,243 @@ class IllegalCommand(Exception):
 
 class ConfigError(ValueError):
     """A table that cannot be set up (bad player count, unknown variant...)."""
+
+
+# -- the shape of a command -------------------------------------------------------
+
+_REQUIRED: Any = object()
+
+
+@dataclass(frozen=True, eq=False)
+class Field:
+    """One field of a command: its type and bounds, and whether it may be left out.
+
+    Build one with :func:`whole`, :func:`text`, :func:`flag` or :func:`items`.
+    A field with a ``default`` may be left out: with ``keep`` the normal form
+    fills the default in, without it the normal form leaves the key out (and
+    drops it when sent with the default's value).  ``None`` is accepted for a
+    field exactly when its default is ``None``.  ``say`` is the sentence a
+    refused or missing value gets, when the game has a better one than the generic.
+    """
+
+    kind: str  # "int", "str", "bool" or "list"
+    #: an int's bounds, a list's length bounds, a free string's longest length (hi)
+    lo: int = 0
+    hi: int = 0
+    #: the strings a "str" field may take, in the order a message lists them (empty: any, up to ``hi`` long)
+    options: tuple[str, ...] = ()
+    #: what a "str" field with options names, for the refusal ("Action card")
+    what: str = ""
+    #: a list's items
+    item: Field | None = None
+    #: a list whose order means nothing: the normal form sorts it
+    sort: bool = False
+    default: Any = _REQUIRED
+    keep: bool = False
+    #: the game's own sentence for any value this field refuses (else a generic one)
+    say: str = ""
+    #: ``options`` as a set, for the check
+    choices: frozenset[str] = dataclasses.field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "choices", frozenset(self.options))
+
+
+def whole(lo: int, hi: int, *, default: Any = _REQUIRED, keep: bool = False, say: str = "") -> Field:
+    """A whole number from ``lo`` to ``hi`` (a bool or a float is not one)."""
+    return Field("int", lo, hi, default=default, keep=keep, say=say)
+
+
+def text(
+    options: Iterable[str] = (),
+    *,
+    longest: int = 64,
+    what: str = "",
+    default: Any = _REQUIRED,
+    keep: bool = False,
+    say: str = "",
+) -> Field:
+    """A string among ``options``, or any string up to ``longest`` characters without them."""
+    return Field("str", 0, longest, options=tuple(options), what=what, default=default, keep=keep, say=say)
+
+
+def flag(*, default: Any = _REQUIRED, keep: bool = False, say: str = "") -> Field:
+    """True or false."""
+    return Field("bool", default=default, keep=keep, say=say)
+
+
+def items(
+    item: Field,
+    lo: int,
+    hi: int,
+    *,
+    sort: bool = False,
+    default: Any = _REQUIRED,
+    keep: bool = False,
+    say: str = "",
+) -> Field:
+    """A list (a tuple is taken for one) of ``lo`` to ``hi`` items, each checked as ``item``."""
+    return Field("list", lo, hi, item=item, sort=sort, default=default, keep=keep, say=say)
+
+
+@dataclass(frozen=True, eq=False)
+class Shape:
+    """The exact form of one command: its tag ``t`` and its fields, in order.
+
+    With :meth:`by`, the value of one required field (the card played, the
+    action taken) brings fields of its own, listed after the others.
+    """
+
+    tag: str
+    fields: tuple[tuple[str, Field], ...]
+    switch: str | None = None
+    cases: dict[Any, tuple[tuple[str, Field], ...]] = dataclasses.field(default_factory=dict)
+
+    def by(self, name: str, cases: dict[Any, dict[str, Field]]) -> Shape:
+        """This shape, where the value of field ``name`` adds the fields ``cases`` gives it."""
+        declared = dict(self.fields)
+        if name not in declared or declared[name].default is not _REQUIRED:
+            raise ValueError(f"{self.tag}: the field {name!r} that picks the others must be required")
+        return Shape(self.tag, self.fields, name, {value: tuple(extra.items()) for value, extra in cases.items()})
+
+
+def shape(tag: str, /, **fields: Field) -> Shape:
+    """The shape of the command ``tag`` with these fields (keyword order is the normal order)."""
+    return Shape(tag, tuple(fields.items()))
+
+
+def shapes(*declared: Shape) -> dict[str, Shape]:
+    """A game's :attr:`Game.command_shapes`: every command it knows, by tag."""
+    table = {s.tag: s for s in declared}
+    if len(table) != len(declared):
+        raise ValueError("two shapes for the same command")
+    return table
+
+
+def _shown(value: Any) -> str:
+    """A value as a refusal quotes it: never more than a few dozen characters."""
+    if isinstance(value, str) and len(value) > 30:
+        return repr(value[:27] + "...")
+    text_ = repr(value)
+    return text_ if len(text_) <= 32 else text_[:29] + "..."
+
+
+def _sort_of(value: Any) -> str:
+    """What a wrong value is, in words a player knows."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int):
+        return "a whole number"
+    if isinstance(value, float):
+        return "a decimal number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "a list"
+    if isinstance(value, dict):
+        return "a group of fields"
+    return f"a {type(value).__name__}"
+
+
+def _value(f: Field, name: str, v: Any, inner: bool = False) -> Any:
+    """``v`` checked against ``f`` (the field ``name``, or an item of it) and in normal form."""
+    kind = f.kind
+    if kind == "int":
+        if type(v) is int and f.lo <= v <= f.hi:
+            return v
+    elif kind == "str":
+        if type(v) is str and (v in f.choices if f.options else len(v) <= f.hi):
+            return v
+    elif kind == "bool":
+        if type(v) is bool:
+            return v
+    elif (type(v) is list or type(v) is tuple) and f.lo <= len(v) <= f.hi:
+        item = f.item
+        try:
+            out = [_value(item, name, x, True) for x in v]  # type: ignore[arg-type]
+        except IllegalCommand:
+            if f.say:
+                raise IllegalCommand(f.say) from None
+            raise
+        if f.sort:
+            out.sort()
+        return out
+    raise IllegalCommand(f.say or _why(f, f"Every item of the field '{name}'" if inner else f"The field '{name}'", v))
+
+
+def _why(f: Field, label: str, v: Any) -> str:
+    """Why ``v`` is refused for ``f``, in a sentence that starts with ``label``."""
+    kind = f.kind
+    if kind == "int":
+        if type(v) is not int:
+            return f"{label} must be a whole number, not {_sort_of(v)}."
+        return f"{label} must be a whole number from {f.lo} to {f.hi}, not {_shown(v)}."
+    if kind == "str":
+        if type(v) is not str:
+            return f"{label} must be text, not {_sort_of(v)}."
+        if not f.options:
+            return f"{label} is too long: at most {f.hi} characters."
+        if f.what:
+            return f"There is no {f.what} called {_shown(v)}."
+        if len(f.options) <= 8:
+            return f"{label} must be one of {', '.join(f.options)}, not {_shown(v)}."
+        return f"{label} cannot be {_shown(v)}."
+    if kind == "bool":
+        return f"{label} must be true or false, not {_sort_of(v)}."
+    if type(v) is not list and type(v) is not tuple:
+        return f"{label} must be a list, not {_sort_of(v)}."
+    count = f"{f.lo}" if f.lo == f.hi else f"{f.lo} to {f.hi}"
+    return f"{label} must hold {count} items, not {len(v)}."
+
+
+def _fill(out: Command, tag: str, fields: tuple[tuple[str, Field], ...], command: Command) -> int:
+    """Put ``fields`` of ``command`` into ``out`` in normal form; how many were sent."""
+    sent = 0
+    for name, f in fields:
+        v = command.get(name, _REQUIRED)
+        if v is not _REQUIRED:
+            sent += 1
+            if v is None and f.default is None:
+                if f.keep:
+                    out[name] = None
+                continue
+            v = _value(f, name, v)
+            if not f.keep and f.default is not _REQUIRED and v == f.default:
+                continue
+            out[name] = v
+        elif f.default is _REQUIRED:
+            raise IllegalCommand(f.say or f"A {tag} move needs a field '{name}'.")
+        elif f.keep:
+            out[name] = list(f.default) if isinstance(f.default, list) else f.default
+    return sent
+
+
+def normalize_command(table: dict[str, Shape], command: Any, title: str) -> Command:
+    """``command`` checked against its shape in ``table`` and in its one normal
+    form (a new dict: ``t`` first, then the declared fields in their order,
+    lists as lists); raises :class:`IllegalCommand` with one sentence."""
+    if not isinstance(command, dict):
+        raise IllegalCommand(f"That is not a move of {title}.")
+    tag = command.get("t")
+    if type(tag) is not str:
+        raise IllegalCommand(f"That is not a move of {title}.")
+    found = table.get(tag)
+    if found is None:
+        raise IllegalCommand(f"{title} has no move called {_shown(tag)}.")
+    out: Command = {"t": tag}
+    sent = 1 + _fill(out, tag, found.fields, command)
+    extra: tuple[tuple[str, Field], ...] = ()
+    if found.switch is not None:
+        extra = found.cases.get(out[found.switch], ())
+        if extra:
+            sent += _fill(out, tag, extra, command)
+    if sent != len(command):
+        known = {"t", *(name for name, _ in found.fields), *(name for name, _ in extra)}
+        unknown = next(key for key in command if key not in known)
+        raise IllegalCommand(f"This command has a field {_shown(unknown)} the game does not know.")
+    return out
 
 
 @dataclass(frozen=True)
@@ -216,15 +467,33 @@ class Game:
     def evolve(self, state: Any, event: Event) -> Any:
         raise NotImplementedError
 
-    def refuse_out_of_turn(self, state: Any, seat: int, command: Command) -> None:
-        """What every ``decide`` checks first: the game goes on, the command is
-        a command, and it is this seat's move (:meth:`waiting_for` says whose)."""
+    #: every command the game knows, by tag, with its exact fields (:func:`shapes`);
+    #: None only for a game that checks its commands' form itself
+    command_shapes: dict[str, Shape] | None = None
+
+    def normalize(self, command: Any) -> Command:
+        """``command`` in its one normal form, or :class:`IllegalCommand` when it
+        does not have the exact shape of one of the game's commands (see
+        :attr:`command_shapes`): a known ``t``, every field it needs, none it
+        does not know, each of its type and within its bounds.  Every command
+        ``legal`` lists is already normal: ``normalize(c) == c``."""
+        if self.command_shapes is None:
+            if not isinstance(command, dict) or not isinstance(command.get("t"), str):
+                raise IllegalCommand(f"That is not a move of {self.title}.")
+            return command
+        return normalize_command(self.command_shapes, command, self.title)
+
+    def refuse_out_of_turn(self, state: Any, seat: int, command: Any) -> Command:
+        """What every ``decide`` checks first: the game goes on, the command has
+        the shape of one of the game's commands, and it is this seat's move
+        (:meth:`waiting_for` says whose).  Returns the command in normal form,
+        which is what ``decide`` goes on with."""
         if self.outcome(state) is not None:
             raise IllegalCommand("The game is over.")
-        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
-            raise IllegalCommand(f"That is not a move of {self.title}.")
+        command = self.normalize(command)
         if seat not in self.active(state):
             raise IllegalCommand(self.waiting_for(state))
+        return command
 
     def waiting_for(self, state: Any) -> str:
         """Whose move it is, in a sentence (for a seat that tried to move)."""
@@ -515,9 +784,12 @@ class Match:
         return derive_rng(self.header["seed"], "match", len(self.events))
 
     def submit(self, seat: int, command: Command) -> list[Event]:
-        """Play a command: validated by ``decide``; raises IllegalCommand."""
+        """Play a command: put in normal form by :meth:`Game.normalize` and
+        validated by ``decide``; raises IllegalCommand.  The move records the
+        normal form, which is what a save writes."""
         if self.outcome is not None:
             raise IllegalCommand("The game is over.")
+        command = self.game.normalize(command)
         if seat not in self.game.active(self.state):
             raise IllegalCommand("It is not your move.")
         events = self.game.decide(self.state, seat, command, self.rng())

@@ -650,9 +650,9 @@ def test_illegal_commands_give_a_sentence() -> None:
         (1, {"t": "PlayCard", "card": "Y12"}, "It is P0's turn to play a card."),
         (0, {"t": "PlayCard", "card": "Y12"}, "You do not have Y12 in your hand."),
         (0, {"t": "PlayCard", "card": "Z3"}, "There is no Action card called 'Z3'."),
-        (0, {"t": "PlayCard"}, "There is no Action card called None."),
+        (0, {"t": "PlayCard"}, "A PlayCard move needs a field 'card'."),
         (0, {"t": "ChooseLeader", "seat": 1}, "Not now: Play a card from your hand."),
-        (0, {"t": "Dance"}, "Not now: Play a card from your hand."),
+        (0, {"t": "Dance"}, "L'Agent Jean! has no move called 'Dance'."),
         (0, {"card": "G8"}, "That is not a move of L'Agent Jean!."),
     ]
     for seat, command, sentence in cases:

@@ -614,7 +614,7 @@ def test_illegal_commands_give_a_sentence() -> None:
         (0, {"t": "PlayCard", "card": "ev:01", "action": True, "under": ["ev:08", "ev:10"]}, "first or second"),
         (0, {"t": "PlayCard", "card": "ev:01", "action": 0}, "which order"),
         (0, {"t": "PlayCard", "card": "ev:01", "action": 0, "under": [8, "ev:10"]}, "which order"),
-        (0, {"t": "PlayCard", "card": ["ev:01"], "action": 0, "under": ["ev:08", "ev:10"]}, "no Event card"),
+        (0, {"t": "PlayCard", "card": ["ev:01"], "action": 0, "under": ["ev:08", "ev:10"]}, "'card' must be text"),
         (0, {"t": "PlayCard", "card": "ev:01", "action": 0, "under": ["ev:08"]}, "Both of your other cards"),
         (0, {"t": "PlayCard", "card": "ev:01", "action": 0, "under": ["ev:08", "ev:08"]}, "Both of your other cards"),
         (0, {"t": "PlayCard", "card": "ev:01", "action": 0, "under": ["ev:08", "ev:01"]}, "Both of your other cards"),

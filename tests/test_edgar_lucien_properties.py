@@ -136,34 +136,14 @@ def check_event(s: State, event: dict) -> None:
 # -- commands legal does not offer ---------------------------------------------------------------
 
 
-#: the keys each command carries besides "t" (the others are ignored by decide)
-KEYS = {
-    "Place": ("district",),
-    "Program": ("edgar", "lucien"),
-    "Rob": ("victim",),
-    "PlayCard": ("card",),
-    "EdgarAdmin": ("action",),
-    "LucienAdmin": ("action",),
-    "Requisition": ("district",),
-    "Intimidate": ("players", "district"),
-    "Surrender": ("district",),
-    "Yield": ("pay",),
-    "Bid": ("amount",),
-}
-
-
 def canonical(command: Any) -> Any:
-    """The form ``legal`` lists a command in (same meaning, other spelling)."""
+    """The form ``legal`` lists a command in (same meaning, other spelling):
+    Political Support from Edgar's own district unless said otherwise, the
+    two players intimidated in any order.  A key the command does not take
+    is not another spelling: the command is refused."""
     if not isinstance(command, dict):
         return command
     c = dict(command)
-    t = c.get("t")
-    keys = {"t"} | set(KEYS.get(t, ()))
-    if t == "PlayCard" and C.is_card(c.get("card")):
-        keys.add(C.card(c["card"]).param or "t")
-    if t == "LucienAdmin":
-        keys |= {"certificate": {"certificate"}, "support": {"edgar", "remote"}}.get(c.get("action"), set())
-    c = {k: v for k, v in c.items() if k in keys}
     if c.get("t") == "LucienAdmin" and c.get("action") == "support" and "remote" not in c:
         c["remote"] = False
     if c.get("t") == "Intimidate" and isinstance(c.get("players"), list):

@@ -35,6 +35,10 @@ from core.engine import (
     Variant,
     Viewer,
     revise,
+    shape,
+    shapes,
+    text,
+    whole,
     win_shares,
 )
 
@@ -447,8 +451,18 @@ class AgentJean(Game):
 
     # -- commands ------------------------------------------------------------------
 
+    _A_PLAYER = "Choose one of the players at this table."
+
+    command_shapes = shapes(
+        shape("PlayCard", card=text(C.ACTION_CARDS, what="Action card")),
+        shape("ChooseLeader", seat=whole(0, 4, say=_A_PLAYER)),
+        shape("Sabotage", seat=whole(0, 4, say=_A_PLAYER)),
+        shape("TakeSecondPlan"),
+        shape("DeclineSecondPlan"),
+    )
+
     def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
-        self.refuse_out_of_turn(state, seat, command)
+        command = self.refuse_out_of_turn(state, seat, command)
         handler = {
             "play": self._decide_play,
             "leader": self._decide_leader,
@@ -483,17 +497,15 @@ class AgentJean(Game):
 
     def _decide_play(self, s: State, seat: int, command: Command) -> Event:
         self._expect(s, command, "PlayCard")
-        card = command.get("card")
-        if not isinstance(card, str) or card not in C.ACTION_SET:
-            raise IllegalCommand(f"There is no Action card called {card!r}.")
+        card = command["card"]
         if card not in s.hands[seat]:
             raise IllegalCommand(f"You do not have {card} in your hand.")
         return {"t": "CardPlayed", "seat": seat, "name": s.names[seat], "card": card}
 
     def _seat_arg(self, s: State, command: Command) -> int:
-        target = command.get("seat")
-        if isinstance(target, bool) or not isinstance(target, int) or not 0 <= target < s.players:
-            raise IllegalCommand("Choose one of the players at this table.")
+        target = command["seat"]
+        if not 0 <= target < s.players:
+            raise IllegalCommand(self._A_PLAYER)
         return target
 
     def _decide_leader(self, s: State, seat: int, command: Command) -> Event:
@@ -507,6 +519,8 @@ class AgentJean(Game):
         if target == seat:
             raise IllegalCommand("WXT's power must hit a card played by another player.")
         card = dict(s.table).get(target)
+        if card is None:
+            raise IllegalCommand(f"{s.names[target]} has played no card this turn.")
         return {
             "t": "CardSabotaged",
             "seat": seat,

@@ -45,7 +45,12 @@ from core.engine import (
     UNSEEN,
     SeatOption,
     Viewer,
+    items,
     revise,
+    shape,
+    shapes,
+    text,
+    whole,
 )
 
 from . import cards as C
@@ -606,9 +611,38 @@ class ChiracMitterrand(Game):
 
     # -- commands ----------------------------------------------------------------------
 
+    command_shapes = shapes(
+        shape(
+            "PlayCard",
+            card=text(C.EVENT_IDS, what="Event card"),
+            action=whole(0, 1, say="Choose the card's first or second action (0 or 1)."),
+            under=items(
+                text(C.EVENT_IDS, what="Event card"),
+                0,
+                HAND - 1,
+                say="Say in which order your other cards go under the pile.",
+            ),
+            remove=text(C.EVENT_IDS, what="Event card", default=None),
+            choices=items(
+                text(C.QUALITIES, what="quality"),
+                0,
+                max(choice_count(a) for e in C.EVENT_IDS for a in C.actions(e)),
+                default=[],
+            ),
+        ),
+        shape(
+            "Campaign",
+            apply=text(C.CAMPAIGN_IDS, what="Electoral Campaign card"),
+            remove=text(C.CAMPAIGN_IDS, what="Electoral Campaign card", default=None, keep=True),
+            quality=text(C.QUALITIES, what="quality", default=None),
+        ),
+        shape("Veto", action=whole(0, 1, say="Choose which action of the card you veto (0 or 1).")),
+        shape("Allow"),
+    )
+
     def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
         s = state
-        self.refuse_out_of_turn(s, seat, command)
+        command = self.refuse_out_of_turn(s, seat, command)
         handler = {"play": self._decide_play, "campaign": self._decide_campaign, "veto": self._decide_veto}[s.phase]
         events, after = handler(s, seat, command, rng)
         return events + self._auto(after, rng)
@@ -634,46 +668,40 @@ class ChiracMitterrand(Game):
 
     def _check_choices(self, action: C.Action, command: Command) -> list[str]:
         need = choice_count(action)
-        choices = command.get("choices") or []
-        if not isinstance(choices, list) or len(choices) != need:
+        choices = command.get("choices", [])
+        if len(choices) != need:
             if need == 0:
                 raise IllegalCommand("This action lets you choose no quality.")
             what = "a quality" if need == 1 else f"{need} qualities"
             raise IllegalCommand(f"Choose {what} for the choice icon of this action.")
-        for q in choices:
-            if q not in C.QUALITIES:
-                raise IllegalCommand(f"There is no quality called {q!r}: choose charisma, courage or integrity.")
         return list(choices)
 
     def _decide_play(self, s: State, seat: int, command: Command, rng: random.Random) -> tuple[list[Event], State]:
         self._expect(s, command, "PlayCard")
         c = s.to_move
-        card = command.get("card")
-        if not isinstance(card, str) or card not in C.EVENT_SET:
-            raise IllegalCommand(f"There is no Event card called {card!r}.")
+        card = command["card"]
         if card not in s.hand:
             raise IllegalCommand(f"{C.event(card).name} is not in your hand.")
-        index = command.get("action")
-        if isinstance(index, bool) or index not in (0, 1):
-            raise IllegalCommand("Choose the card's first or second action (0 or 1).")
+        index = command["action"]
         action = C.actions(card)[index]
         if not C.may_use(SIDES[c], action):
             owner = "Chirac" if action.colour == "blue" else "Mitterrand"
             raise IllegalCommand(f"That action is {owner}'s own: only {owner} may choose it.")
         choices = self._check_choices(action, command)
         rest = [x for x in s.hand if x != card]
-        under = command.get("under")
-        if not isinstance(under, list) or not all(isinstance(x, str) for x in under):
-            raise IllegalCommand("Say in which order your other cards go under the pile.")
+        under = command["under"]
+        remove = command.get("remove")
         if s.solo:
-            remove = command.get("remove")
             if remove not in rest:
                 raise IllegalCommand("Choose one of your other cards to remove from the game.")
             left = [x for x in rest if x != remove]
             if sorted(under) != sorted(left):
                 raise IllegalCommand("The card you neither play nor remove goes under your own pile.")
         else:
-            remove = None
+            if remove is not None:
+                raise IllegalCommand(
+                    "Only the solo game removes a card: both of your other cards go under your opponent's pile."
+                )
             if sorted(under) != sorted(rest) or len(set(under)) != len(under):
                 raise IllegalCommand("Both of your other cards go under your opponent's pile, in the order you choose.")
         qualities = action_qualities(action, choices)
@@ -701,11 +729,11 @@ class ChiracMitterrand(Game):
     def _decide_campaign(self, s: State, seat: int, command: Command, rng: random.Random) -> tuple[list[Event], State]:
         self._expect(s, command, "Campaign")
         c = s.camp_drawer
-        apply = command.get("apply")
+        apply = command["apply"]
         if apply not in s.camp_drawn:
             raise IllegalCommand("Apply one of the Electoral Campaign cards you drew.")
         rest = [x for x in s.camp_drawn if x != apply]
-        remove = command.get("remove")
+        remove = command["remove"]
         if rest and remove not in rest:
             raise IllegalCommand("Remove one of the other Electoral Campaign cards you drew from the game.")
         if not rest and remove is not None:
@@ -742,10 +770,8 @@ class ChiracMitterrand(Game):
         if command["t"] == "Allow":
             ev = {"t": "VetoDeclined", "by": SIDES[h], "name": s.names[h], "card": card}
             return [ev], self.evolve(s, ev)
-        index = command.get("action")
+        index = command["action"]
         used, _ = automaton_actions(card, a, len(s.erosion[a]))
-        if isinstance(index, bool) or index not in (0, 1):
-            raise IllegalCommand("Choose which action of the card you veto (0 or 1).")
         if C.actions(card)[index].colour != "white":
             raise IllegalCommand("Only a neutral action of the automated opponent can be vetoed.")
         if index not in used:

@@ -43,7 +43,13 @@ from core.engine import (
     ScoreSheet,
     Variant,
     Viewer,
+    flag,
+    items,
     revise,
+    shape,
+    shapes,
+    text,
+    whole,
     win_shares,
 )
 
@@ -57,7 +63,9 @@ from .fosko import (
     IVORY,
     LARGE,
     LINE_NAMES,
+    METRO_COLOURS,
     PIG,
+    SIDES,
     SMALL,
     STAY,
     STEEL,
@@ -374,6 +382,75 @@ class _Flow:
 # -- the game ---------------------------------------------------------------------------------
 
 
+def _command_shapes() -> dict:
+    """Every command of the game and its exact fields (core.engine.Shape).
+
+    A district is any district of either side of Fosko and a wheel setting
+    any the wheel can show (a metro exit any district): the rules then say
+    which ones mean something at this table."""
+    districts = tuple(dict.fromkeys(d for side in SIDES.values() for d in side.ids))
+    district = text(districts, what="district")
+    wheel = (STAY, *BORDER_COLOURS, *(f"{line}>{d}" for line in METRO_COLOURS for d in districts))
+    how = 'choose Immobile ("stay"), a border colour or a metro line and its exit ("pink>docks").'
+    seat = whole(0, 3)
+    edgar_action = text(
+        C.EDGAR_ACTIONS,
+        say="Name the administration action of Edgar: draw, intimidate, heist or requisition.",
+    )
+    certificate = text(
+        C.CERTIFICATES, say="Name the certificate you take: dandy, collector, bureaucrat or zealot."
+    )
+    param_fields = {"district": district, "certificate": certificate, "target": seat, "action": edgar_action}
+    return shapes(
+        shape("Place", district=district),
+        shape(
+            "Program",
+            edgar=text(wheel, say=f"That is not a setting of the wheel for Edgar: {how}"),
+            lucien=text(wheel, say=f"That is not a setting of the wheel for Lucien: {how}"),
+        ),
+        shape("Rob", victim=whole(0, 3, say="Choose one of the players at this table as your victim.")),
+        shape("PlayCard", card=text(C.CARD_IDS, what="Manigance card")).by(
+            "card", {c.id: {c.param: param_fields[c.param]} for c in C.CARDS if c.param is not None}
+        ),
+        shape("EdgarAdmin", action=edgar_action),
+        shape("Buy"),
+        shape(
+            "LucienAdmin",
+            action=text(
+                C.LUCIEN_ACTIONS,
+                say="Lucien's administration actions are speech, heritage, certificate and support.",
+            ),
+        ).by(
+            "action",
+            {
+                "certificate": {"certificate": certificate},
+                "support": {
+                    "edgar": edgar_action,
+                    "remote": flag(
+                        default=False,
+                        keep=True,
+                        say="Say whether your Edgar acts from afar with a Remote Action card (true or false).",
+                    ),
+                },
+            },
+        ),
+        shape("Done"),
+        shape("Requisition", district=district),
+        # two players: the district made neutral; more: the two players who each give one up
+        shape(
+            "Intimidate",
+            district=text(districts, what="district", default=None),
+            players=items(
+                seat, 2, 2, sort=True, default=None, say="Designate two different players other than yourself."
+            ),
+        ),
+        shape("Surrender", district=district),
+        shape("Yield", pay=text(("popularity", "cogs"), say="Pay with popularity or with cogs.")),
+        shape("Bid", amount=whole(0, BOX_COGS)),
+        shape("Drop"),
+    )
+
+
 class EdgarLucien(Game):
     id = "edgar-lucien"
     title = "Edgar & Lucien"
@@ -506,8 +583,10 @@ class EdgarLucien(Game):
 
     # -- commands --------------------------------------------------------------------------
 
+    command_shapes = _command_shapes()
+
     def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
-        self.refuse_out_of_turn(state, seat, command)
+        command = self.refuse_out_of_turn(state, seat, command)
         flow = _Flow(self, state)
         self._DECIDE[state.phase](self, flow, seat, command, rng)
         self._auto(flow, rng)
@@ -1174,9 +1253,11 @@ class EdgarLucien(Game):
         if s.players == 2:
             victim = 1 - seat
             d = self._district_arg(s, command)
-            if d is None or s.owner(d) != victim:
+            if d is None or s.owner(d) != victim or "players" in command:
                 return f"Choose one of {s.names[victim]}'s districts to make neutral."
             return None
+        if "district" in command:
+            return "Designate two different players other than yourself: they choose the districts they give up."
         players = command.get("players")
         if (
             not isinstance(players, list)

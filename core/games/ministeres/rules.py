@@ -41,6 +41,10 @@ from core.engine import (
     Variant,
     Viewer,
     revise,
+    shape,
+    shapes,
+    text,
+    whole,
     win_shares,
 )
 
@@ -432,8 +436,17 @@ class Ministeres(Game):
         "pay": "Pay with a card from your hand.",
     }
 
+    command_shapes = shapes(
+        shape("Place", where=text(PILES, say="Place the card in your hand, in the centre or on the Favours pile.")),
+        shape("Take", card=text(C.ALL_CARDS, what="card")),
+        # no hand can pay more than three gold for every card of the game
+        shape("Bid", amount=whole(0, 3 * len(C.ALL_CARDS))),
+        shape("Pass"),
+        shape("Pay", card=text(C.ALL_CARDS, what="card")),
+    )
+
     def decide(self, state: State, seat: int, command: Command, rng: random.Random) -> list[Event]:
-        self.refuse_out_of_turn(state, seat, command)
+        command = self.refuse_out_of_turn(state, seat, command)
         handler = {
             "gifts": self._decide_place,
             "take": self._decide_take,
@@ -461,9 +474,7 @@ class Ministeres(Game):
 
     def _decide_place(self, s: State, seat: int, command: Command) -> Event:
         self._expect(s, command, "Place")
-        where = command.get("where")
-        if where not in PILES:
-            raise IllegalCommand("Place the card in your hand, in the centre or on the Favours pile.")
+        where = command["where"]
         left = s.limits[PILES.index(where)]
         if left <= 0:
             raise IllegalCommand(
@@ -477,8 +488,8 @@ class Ministeres(Game):
 
     def _decide_take(self, s: State, seat: int, command: Command) -> Event:
         self._expect(s, command, "Take")
-        card = command.get("card")
-        if not isinstance(card, str) or card not in s.centre:
+        card = command["card"]
+        if card not in s.centre:
             raise IllegalCommand(f"There is no card {card!r} in the centre.")
         return {"t": "CardTaken", "seat": seat, "name": s.names[seat], "card": card}
 
@@ -486,9 +497,7 @@ class Ministeres(Game):
         self._expect(s, command, "Bid", "Pass")
         if command["t"] == "Pass":
             return {"t": "Passed", "seat": seat, "name": s.names[seat]}
-        amount = command.get("amount")
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise IllegalCommand("A bid is a whole number.")
+        amount = command["amount"]
         if amount <= s.bid:
             raise IllegalCommand(f"You must bid more than {s.bid}." if s.bid else "A bid is at least 1.")
         cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids)
@@ -500,8 +509,8 @@ class Ministeres(Game):
 
     def _decide_pay(self, s: State, seat: int, command: Command) -> Event:
         self._expect(s, command, "Pay")
-        card = command.get("card")
-        if not isinstance(card, str) or card not in s.hands[seat]:
+        card = command["card"]
+        if card not in s.hands[seat]:
             raise IllegalCommand(f"You do not have {card!r} in your hand.")
         if s.pay_kind == "gold" and not C.is_or(card):
             raise IllegalCommand("Pay for this card with Or cards.")
