@@ -56,6 +56,7 @@ BURST = 200.0  # ...and at once
 SEND_BUFFER = 32 * 1024 * 1024  # bytes waiting for a client that does not read: then it is dropped
 LINGER = 2.0  # seconds a client told bye has to read it and close, before the server closes
 PRESENCE_DELAY = 0.1  # seconds: seats' comings and goings are told at most this often
+FAN_OUT = 100  # spectators sent an update in one turn of the event loop
 LOG_INTERVAL = 10.0  # seconds: a kind of line logged once, then counted, one summary per interval
 QUIET = 10.0  # seconds without an accept failure that end an episode of them
 ACCEPT_BACKOFF = (0.05, 1.0)  # seconds: first and longest wait before accepting again after a failure
@@ -888,14 +889,26 @@ class GameServer:
         self.broadcast()
 
     def broadcast(self) -> None:
-        """Everybody not told the latest is sent one update: the players first, then the
-        spectators; one update is built and packed for all the connections of a seat."""
+        """Everybody not told the latest is sent one update: the players at once, then the
+        spectators, FAN_OUT a turn of the event loop (so that a crowd does not hold up the
+        players' next commands); one update is built and packed for all the connections
+        of a seat."""
         if self.presence_handle is not None:
             self.presence_handle.cancel()
             self.presence_handle = None
-        for conn in list(self.players.values()) + list(self.watchers):
-            if conn.seat is not None and not conn.closed and conn.version != self.version:
+        for conn in list(self.players.values()):
+            if not conn.closed and conn.version != self.version:
                 self.tell(conn)
+        self.fan_out([c for c in self.watchers if c.version != self.version], 0)
+
+    def fan_out(self, spectators: list[Connection], start: int) -> None:
+        """Tell ``spectators[start:]`` the latest, FAN_OUT now and the rest at the next turn
+        (each what it has not been told when its turn comes: a move meanwhile is in it)."""
+        for conn in spectators[start : start + FAN_OUT]:
+            if not conn.closed and conn.version != self.version and conn in self.watchers:
+                self.tell(conn)
+        if start + FAN_OUT < len(spectators):
+            asyncio.get_running_loop().call_soon(self.fan_out, spectators, start + FAN_OUT)
 
     def tell(self, conn: Connection) -> None:
         """``conn`` is sent what it has not been told yet (the events since it was last)."""
