@@ -219,19 +219,27 @@ async def test_join_lines_name_the_machine_s_addresses_loopback_last() -> None:
     assert hosts == ["192.0.2.7"] and beyond  # a given address: as given, with the warning
 
 
-def test_a_loopback_host_prints_no_warning(tmp_path: Path) -> None:
+def test_a_loopback_host_prints_no_warning_and_stops_quietly_with_clients_connected(tmp_path: Path) -> None:
     async def run() -> bytes:
         process = await host_process(tmp_path, "chirac-mitterrand", "--listen", "127.0.0.1:0")
+        tables: list[RemoteTable] = []
         try:
             lines = await read_until(process, "Ctrl-C")
-            assert sum("cabinet join 127.0.0.1:" in line for line in lines) == 3
+            joins = [line.split() for line in lines if "cabinet join 127.0.0.1:" in line]
+            assert len(joins) == 3
+            address = parse_address(joins[0][-2])
+            tables = [RemoteTable(address, joins[0][-1]), RemoteTable(address, None)]
+            for table in tables:
+                await table.connect()
         finally:
-            process.send_signal(signal.SIGINT)
+            process.send_signal(signal.SIGINT)  # a player and a spectator still connected
             _, err = await asyncio.wait_for(process.communicate(), STEP)
+            for table in tables:
+                await table.close()
         assert process.returncode == 0
         return err
 
-    assert asyncio.run(run()) == b""
+    assert asyncio.run(run()) == b""  # no warning, and no traceback for the connections it closed
 
 
 def test_is_loopback() -> None:
