@@ -57,6 +57,7 @@ SEND_BUFFER = 32 * 1024 * 1024  # bytes waiting for a client that does not read:
 LINGER = 2.0  # seconds a client told bye has to read it and close, before the server closes
 PRESENCE_DELAY = 0.1  # seconds: seats' comings and goings are told at most this often
 FAN_OUT = 100  # spectators sent an update in one turn of the event loop
+HELLO_GRACE = 1.0  # seconds a new connection has to say hello before its address's limit may drop it
 LOG_INTERVAL = 10.0  # seconds: a kind of line logged once, then counted, one summary per interval
 QUIET = 10.0  # seconds without an accept failure that end an episode of them
 ACCEPT_BACKOFF = (0.05, 1.0)  # seconds: first and longest wait before accepting again after a failure
@@ -377,7 +378,7 @@ class Connection:
         self.told = 0  # events already sent
         self.version = -1  # the server's version last told
         self.tokens = BURST
-        self.stamp = time.monotonic()
+        self.stamp = self.opened = time.monotonic()
         self.closed = False
 
     def send(self, message: dict[str, Any], frame: bytes | None = None) -> None:
@@ -618,7 +619,10 @@ class GameServer:
                 self.drop(victim, f"the host holds {limits.connections} connections at most besides the seats'")
         group = self.by_key.get(key)
         if group and len(group) >= limits.per_address:
-            victim = next((c for c in group if c in self.ending or c in self.pending), None)
+            # one being closed, or one that has had HELLO_GRACE seconds to say hello (a younger
+            # one may have said it already, unread: it is told the limit in a sentence instead)
+            old = time.monotonic() - HELLO_GRACE
+            victim = next((c for c in group if c in self.ending or (c in self.pending and c.opened <= old)), None)
             if victim is not None:
                 self.drop(victim, f"{limits.per_address} connections at most from one address")
 
