@@ -2,6 +2,7 @@
 
     /work/venv/bin/python bench/net.py            (from the repo root; about 2 minutes)
     /work/venv/bin/python bench/net.py --quick    (shorter windows, N x 4 a step; about 1 minute)
+    /work/venv/bin/python bench/net.py --figures 3   (only the crowd: about 40 s)
 
 1. One command's round trip: a 4-player game with 4 human seats, each joined
    by an in-process asyncio client (tui.client.RemoteTable); the time from the
@@ -24,6 +25,15 @@
    (or N reaches a cap: see CAP), then one step halfway back (geometrically).
    Absolute figures: the goal is a latency.  The server's CPU, event-loop lag,
    write buffers and cyclic-GC pauses are printed beside them.
+3. A crowd joining while two play: a 2-player game of Ministeres, its 2 human
+   seats' clients in this process, each move a random legal command a uniform
+   50-100 ms after the last one's update; then CROWD spectators (1,000) join
+   all at once from a second process (this script with --crowd-worker), watch
+   for a while, and leave.  The figure is the 95th percentile of the players'
+   move acknowledgement (the time from writing a command until the mover has
+   read its update) while the crowd joins; the yardstick, in the same run, is
+   the same acknowledgement in the same game with no crowd, measured before
+   each crowd in each of ROUNDS rounds (a fresh game each).  Goal: under 100 ms.
 
 Benchmarks are run on demand; nothing here is part of the test run.  See
 docs/PERFORMANCE.md.
@@ -66,6 +76,8 @@ THINK = (0.5, 1.0)  # s: figure 2, a client's pause before each of its moves
 CAP = 2896
 FILES_PER_GAME = 6
 RT_TIMEOUT = 30.0  # s: a round trip this long is a hang, not a measurement
+CROWD = 1000  # figure 3: spectators joining at once
+CROWD_THINK = (0.05, 0.1)  # s: figure 3, the players' pause before each move
 HOST = "127.0.0.1"
 
 
@@ -138,14 +150,14 @@ class LoopNoise:
 # -- a hosted game and its clients ----------------------------------------------------
 
 
-def make_server(game_id: str, seed: int, tmp: Path, server_cls: type | None = None) -> Any:
+def make_server(game_id: str, seed: int, tmp: Path, server_cls: type | None = None, players: int = PLAYERS) -> Any:
     from core.games import get_game
     from tui.server import GameServer, load_or_make_codes
     from tui.session import new_match, start_save
 
     game = get_game(game_id)
     assert game is not None, game_id
-    match = new_match(game, PLAYERS, [], controllers=[{"kind": "human"}] * PLAYERS, seed=seed, bot_seed=seed + 1)
+    match = new_match(game, players, [], controllers=[{"kind": "human"}] * players, seed=seed, bot_seed=seed + 1)
     writer = start_save(tmp, match, durable=False)
     codes = load_or_make_codes(writer.path, match)
     return (server_cls or GameServer)(writer, codes, bot_delay=0)
@@ -687,6 +699,244 @@ async def bench_capacity(
     return results
 
 
+# -- 3. a crowd joining while two play ---------------------------------------------------------
+
+
+async def crowd_worker() -> None:
+    """The spectators of figure 3, in their own process: reads jobs a line on stdin,
+    {"join": port, "n": N} (N spectators connect at once, each says hello and reads its
+    welcome and first update, then reads every update until told to leave) and
+    {"leave": true}; answers each with a JSON line."""
+    loop = asyncio.get_running_loop()
+    noise = LoopNoise()
+    loop.set_exception_handler(noise)
+    reader = asyncio.StreamReader(limit=2**26)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+
+    def say(obj: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(obj) + "\n")
+        sys.stdout.flush()
+
+    held: list[asyncio.StreamWriter] = []
+    watching: list[asyncio.Task[None]] = []
+    updates = [0]
+
+    async def watch(r: asyncio.StreamReader) -> None:
+        with contextlib.suppress(Exception):
+            while await read_frame(r, SERVER_MAX) is not None:
+                updates[0] += 1
+
+    while True:
+        line = await reader.readline()
+        if not line:
+            return
+        job = json.loads(line)
+        if "join" in job:
+            address = Address(host=HOST, port=job["join"])
+            latencies: list[float] = []
+            failed: list[str] = []
+
+            async def one() -> None:
+                t0 = time.perf_counter()
+                try:
+                    r, w = await asyncio.wait_for(open_connection(address), RT_TIMEOUT)
+                    w.write(pack({"t": "hello", "v": 1, "watch": True}))
+                    welcome = await asyncio.wait_for(read_frame(r, SERVER_MAX), RT_TIMEOUT)
+                    first = await asyncio.wait_for(read_frame(r, SERVER_MAX), RT_TIMEOUT)
+                    if not (welcome and welcome["t"] == "welcome" and first and first["t"] == "update"):
+                        raise RuntimeError(f"answered {welcome!r}")
+                except Exception as exc:
+                    failed.append(f"{type(exc).__name__}: {exc}"[:200])
+                    return
+                latencies.append(time.perf_counter() - t0)
+                held.append(w)
+                watching.append(asyncio.create_task(watch(r)))
+
+            t0 = time.perf_counter()
+            cpu0 = time.process_time()
+            await asyncio.gather(*(one() for _ in range(job["n"])))
+            say(
+                {
+                    "joined": len(latencies),
+                    "took": time.perf_counter() - t0,
+                    "cpu": time.process_time() - cpu0,
+                    "latency": latencies,
+                    "failures": len(failed),
+                    "failed": failed[:3],
+                }
+            )
+        elif "leave" in job:
+            for w in held:
+                w.close()
+            await asyncio.gather(*watching, return_exceptions=True)
+            say({"left": len(held), "updates": updates[0], "loop_noise": noise.kinds})
+            held.clear()
+            watching.clear()
+            updates[0] = 0
+
+
+class Acks:
+    """The players' move acknowledgements, each with the moment its command was written."""
+
+    def __init__(self) -> None:
+        self.samples: list[tuple[float, float]] = []
+        self.hung = 0  # acknowledgements not seen within RT_TIMEOUT
+
+    def between(self, t0: float, t1: float) -> list[float]:
+        """The acknowledgements of the commands written between t0 and t1."""
+        return [ack for at, ack in self.samples if t0 <= at < t1]
+
+
+async def play_acked(clients: list[RemoteTable], rng: random.Random, acks: Acks, stop: asyncio.Event) -> None:
+    """The two players play random legal commands, a CROWD_THINK pause before each, until
+    ``stop`` or the end of the game; each acknowledgement noted."""
+    while not stop.is_set() and clients[0].outcome is None:
+        await asyncio.sleep(rng.uniform(*CROWD_THINK))
+        seat = rng.choice(clients[0].active)
+        mover = clients[seat]
+        command = rng.choice(mover.legal or [])
+        n = len(mover.events)
+        t0 = time.perf_counter()
+        mover.command(command)
+        try:
+            got = await asyncio.wait_for(asyncio.gather(*(_arrival_after(c, n) for c in clients)), RT_TIMEOUT)
+        except asyncio.TimeoutError:  # counted as RT_TIMEOUT (a lower bound); this round's play ends
+            acks.samples.append((t0, RT_TIMEOUT))
+            acks.hung += 1
+            return
+        acks.samples.append((t0, got[seat] - t0))
+
+
+async def _arrival_after(c: RemoteTable, n: int) -> float:
+    """When ``c`` read the update past ``n`` events (those before it, as a presence update
+    queued behind a crowd's joins, are read and taken in, but are no acknowledgement)."""
+    while True:
+        u = await c.receive()
+        t = time.perf_counter()
+        if u is None:
+            raise RuntimeError("the server closed the connection")
+        if u["t"] != "update":
+            continue
+        c.apply(u)
+        if u["n"] > n:
+            return t
+
+
+async def bench_crowd(crowd: int, rounds: int, quiet: float, watching: float, tmp: Path, seed: int) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    noise = LoopNoise()
+    loop.set_exception_handler(noise)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, str(Path(__file__).resolve()), "--crowd-worker",
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**26, cwd=ROOT,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    async def ask(job: dict[str, Any], timeout: float) -> dict[str, Any]:
+        proc.stdin.write((json.dumps(job) + "\n").encode())
+        await proc.stdin.drain()
+        line = await asyncio.wait_for(proc.stdout.readline(), timeout)
+        if not line:
+            raise RuntimeError("the crowd worker died")
+        return json.loads(line)
+
+    out: dict[str, Any] = {"quiet": [], "joining": [], "watching": [], "took": [], "latency": [], "failures": 0,
+                           "failed": [], "frames_per_join": [], "cpu_quiet": [], "cpu_joining": [], "moves_per_s": [],
+                           "ended": 0, "hung": 0}
+    try:
+        for k in range(rounds):
+            server = make_server("ministeres", seed + k, tmp, players=2)
+            address = await server.start(Address(host=HOST, port=0))
+            clients = await join_all(address, [server.codes[s] for s in range(2)])
+            acks, stop = Acks(), asyncio.Event()
+            playing = asyncio.create_task(play_acked(clients, random.Random(seed + k), acks, stop))
+            await asyncio.sleep(0.5)  # warm-up
+            gc.collect()
+            t0, c0, m0 = time.perf_counter(), time.process_time(), len(server.match.moves)
+            await asyncio.sleep(quiet)
+            t1, c1, m1 = time.perf_counter(), time.process_time(), len(server.match.moves)
+            frames0 = server.frames_sent
+            joined = await ask({"join": address.port, "n": crowd}, RT_TIMEOUT * 4)
+            t2, c2, m2 = time.perf_counter(), time.process_time(), len(server.match.moves)
+            # the frames the server sent while they joined, less the moves' updates to those watching already
+            out["frames_per_join"].append((server.frames_sent - frames0) / max(1, joined["joined"]))
+            await asyncio.sleep(watching)
+            t3 = time.perf_counter()
+            left = await ask({"leave": True}, RT_TIMEOUT * 4)
+            stop.set()
+            await asyncio.wait_for(playing, RT_TIMEOUT)
+            out["ended"] += clients[0].outcome is not None
+            out["hung"] += acks.hung
+            out["quiet"] += acks.between(t0, t1)
+            out["joining"] += acks.between(t1, t2)
+            out["watching"] += acks.between(t2, t3)
+            out["took"].append(joined["took"])
+            out.setdefault("crowd_cpu", []).append(joined["cpu"] / joined["took"])
+            out["latency"] += joined["latency"]
+            out["failures"] += joined["failures"]
+            out["failed"] += joined["failed"]
+            out["cpu_quiet"].append((c1 - c0) / (t1 - t0))
+            out["cpu_joining"].append((c2 - c1) / (t2 - t1))
+            out["moves_per_s"].append(((m1 - m0) / (t1 - t0), (m2 - m1) / (t2 - t1)))
+            out.setdefault("updates", []).append(left["updates"])
+            await close_clients(clients)
+            await asyncio.sleep(0.05)
+            await server.close()
+            del server, clients
+            gc.collect()
+    finally:
+        proc.stdin.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(proc.wait(), 30)
+        if proc.returncode is None:
+            proc.kill()
+    out["noise"] = dict(noise.kinds)
+    return out
+
+
+def print_crowd(r: dict[str, Any], crowd: int, rounds: int) -> None:
+    def row(label: str, xs: list[float]) -> str:
+        if not xs:
+            return f"   {label:<26} no acknowledgement in the window"
+        return (
+            f"   {label:<26} {len(xs):>4} acks   median {ms(med(xs)):>8}   p95 {ms(pct(xs, 0.95)):>8}   "
+            f"p99 {ms(pct(xs, 0.99)):>8}   max {ms(max(xs)):>8}"
+        )
+
+    print(row("no crowd (yardstick)", r["quiet"]))
+    print(row(f"{crowd} spectators joining", r["joining"]))
+    print(row(f"{crowd} spectators watching", r["watching"]))
+    q, j = r["quiet"], r["joining"]
+    if q and j:
+        print(f"   ratio of the p95s, joining against no crowd: {pct(j, 0.95) / pct(q, 0.95):.1f}x")
+    took = r["took"]
+    lat = r["latency"]
+    print(
+        f"   the {crowd} joins took {', '.join(f'{t:.2f}' for t in took)} s ({crowd / med(took):.0f} a second, median); "
+        f"one spectator's join (connect to first update) median {ms(med(lat))}, p95 {ms(pct(lat, 0.95))}, "
+        f"max {ms(max(lat))}; failures {r['failures']} {r['failed'][:1]}"
+    )
+    moves = r["moves_per_s"]
+    print(
+        f"   frames the server sent a join (its welcome and update, and the moves' updates to those already "
+        f"watching): {', '.join(f'{f:.1f}' for f in r['frames_per_join'])}; moves a second, no crowd / joining: "
+        f"{', '.join(f'{a:.1f}/{b:.1f}' for a, b in moves)}"
+    )
+    print(
+        f"   this process's CPU (server and the 2 players), no crowd / joining: "
+        f"{', '.join(f'{a * 100:.0f}%/{b * 100:.0f}%' for a, b in zip(r['cpu_quiet'], r['cpu_joining']))} of a core; "
+        f"the spectators' process while they joined: {', '.join(f'{c * 100:.0f}%' for c in r['crowd_cpu'])}"
+    )
+    if r["hung"]:
+        print(f"   {r['hung']} acknowledgements not seen within {RT_TIMEOUT:.0f} s: counted as {RT_TIMEOUT:.0f} s, and the round's play stopped")
+    if r["ended"]:
+        print(f"   ({r['ended']} of the {rounds} games ended before their round did: fewer acknowledgements)")
+    if r["noise"]:
+        print(f"   the event loop reported: {r['noise']}")
+    verdict = "PASS" if j and pct(j, 0.95) < GOAL_RT and not r["failures"] and not r["hung"] else "FAIL"
+    print(f"   goal: p95 of the acknowledgement while the crowd joins under {GOAL_RT * 1000:.0f} ms: {verdict}")
+
+
 # -- report ---------------------------------------------------------------------------------
 
 
@@ -709,11 +959,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="fewer round trips, shorter windows (a rough look)")
     ap.add_argument("--cap", type=int, default=CAP, help=f"figure 2: most games (default {CAP})")
     ap.add_argument("--steps", help="figure 2: the numbers of games to try, e.g. 1024,1448,2048 (instead of doubling)")
+    ap.add_argument("--figures", default="1,2,3", help="which figures to run, e.g. 3 or 1,3 (default all)")
+    ap.add_argument("--crowd", type=int, default=CROWD, help=f"figure 3: spectators joining (default {CROWD})")
     ap.add_argument("--client-worker", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--crowd-worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.client_worker:
         asyncio.run(client_worker())
         return 0
+    if args.crowd_worker:
+        asyncio.run(crowd_worker())
+        return 0
+    figures = {int(x) for x in args.figures.split(",") if x.strip()}
+    # figure 3's crowd and figure 2's games need descriptors: the soft limit up to the hard one
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and (hard == resource.RLIM_INFINITY or soft < hard):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+        print(f"(ulimit -n raised from {soft} to {hard}, the hard limit)")
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and args.cap * FILES_PER_GAME + 200 > soft:
         args.cap = (soft - 200) // FILES_PER_GAME
@@ -736,96 +998,111 @@ def main(argv: list[str] | None = None) -> int:
         return out
 
     with tempfile.TemporaryDirectory(prefix="cabinet-net-") as tmp:
-        t0 = time.perf_counter()
-        rts = asyncio.run(figure1(Path(tmp)))
-        print(
-            f"1. One command to its update at all {PLAYERS} clients, {PLAYERS} human seats, clients in this process "
-            f"({time.perf_counter() - t0:.0f} s)"
-        )
-        for r in rts:
+        if 1 in figures:
+            t0 = time.perf_counter()
+            rts = asyncio.run(figure1(Path(tmp)))
             print(
-                f"   {r['game']}: {r['n']} round trips each side, in {blocks} alternated blocks of {per_block} "
-                f"({r['games']} games); updates {r['update_median']:.0f} B median, {r['update_max']} B max; "
-                f"echo payload {r['payload']} B"
+                f"1. One command to its update at all {PLAYERS} clients, {PLAYERS} human seats, clients in this process "
+                f"({time.perf_counter() - t0:.0f} s)"
             )
-            g, e = r["game_rt"], r["echo_rt"]
-            print(f"     game server   {ms(med(g))}   (p95 {ms(pct(g, 0.95))}, p99 {ms(pct(g, 0.99))}, max {ms(max(g))})")
-            print(f"     msgpack echo  {ms(med(e))}   (p95 {ms(pct(e, 0.95))}, p99 {ms(pct(e, 0.99))}, max {ms(max(e))})")
-            print(f"     ratio         {r['ratio']:.2f}x")
-            q1, q3 = r["paired_iqr"]
-            print(
-                f"     cross-checks: median of the {blocks} block-by-block ratios {r['paired']:.2f}x (middle half "
-                f"{q1:.2f}x-{q3:.2f}x); CPU time per round trip {ms(r['cpu_game'])} against {ms(r['cpu_echo'])}, "
-                f"{r['ratio_cpu']:.2f}x"
-            )
-            print(
-                f"     the server's own work per command (medians): submit {ms(r['submit'])} (of which the save's "
-                f"append {ms(r['save'])}), {PLAYERS} updates built, packed and written {ms(r['broadcast'])}"
-            )
-        print()
+            for r in rts:
+                print(
+                    f"   {r['game']}: {r['n']} round trips each side, in {blocks} alternated blocks of {per_block} "
+                    f"({r['games']} games); updates {r['update_median']:.0f} B median, {r['update_max']} B max; "
+                    f"echo payload {r['payload']} B"
+                )
+                g, e = r["game_rt"], r["echo_rt"]
+                print(f"     game server   {ms(med(g))}   (p95 {ms(pct(g, 0.95))}, p99 {ms(pct(g, 0.99))}, max {ms(max(g))})")
+                print(f"     msgpack echo  {ms(med(e))}   (p95 {ms(pct(e, 0.95))}, p99 {ms(pct(e, 0.99))}, max {ms(max(e))})")
+                print(f"     ratio         {r['ratio']:.2f}x")
+                q1, q3 = r["paired_iqr"]
+                print(
+                    f"     cross-checks: median of the {blocks} block-by-block ratios {r['paired']:.2f}x (middle half "
+                    f"{q1:.2f}x-{q3:.2f}x); CPU time per round trip {ms(r['cpu_game'])} against {ms(r['cpu_echo'])}, "
+                    f"{r['ratio_cpu']:.2f}x"
+                )
+                print(
+                    f"     the server's own work per command (medians): submit {ms(r['submit'])} (of which the save's "
+                    f"append {ms(r['save'])}), {PLAYERS} updates built, packed and written {ms(r['broadcast'])}"
+                )
+            print()
+        if 2 in figures:
 
-        print(
-            f"2. Games held by one server process: N L'Agent Jean! games of {PLAYERS} human seats, clients in a "
-            f"second process, a move every {THINK[0]}-{THINK[1]} s of think time per game; {warm:.1f} s warm-up, "
-            f"{measure:.1f} s measured per N; stop at a median or p95 over {GOAL_RT * 1000:.0f} ms, or at {args.cap}"
-        )
-        print(
-            "       N  moves/s   round    median       p95       p99       max   server CPU       clients"
-            "   loop lag p95/max  buf KiB   RSS  objects full  longest  load"
-        )
-        print(
-            "                    trips                                           (of 1 core)  per move   CPU"
-            "                        max     MiB   (GC)    GCs       GC"
-        )
-        if args.steps:
-            steps = [int(x) for x in args.steps.split(",")]
-        else:
-            steps = []
-            n = 1
-            while n < args.cap:
-                steps.append(n)
-                n *= 4 if args.quick else 2
-            steps.append(args.cap)
-        gc.collect()
-        t0 = time.perf_counter()
-        caps = asyncio.run(bench_capacity(steps, warm, measure, Path(tmp), 7, print_capacity_row, refine=not args.steps))
-        took2 = time.perf_counter() - t0
-    ok = [r for r in caps if held(r)]
-    over = sorted(r["n"] for r in caps if not held(r))
-    best = max((r["n"] for r in ok), default=0)
-    if over:
-        print(
-            f"   held: {best} games ({best * PLAYERS} clients) with median and p95 under 100 ms; "
-            f"{', '.join(map(str, over))} did not"
-        )
-    else:
-        print(f"   held: {best} games ({best * PLAYERS} clients), the cap, with median and p95 under 100 ms")
-    last = max(caps, key=lambda r: r["n"])
-    if last["client_cpu"] > 0.85:
-        print(
-            f"   at {last['n']} games the clients' process used {last['client_cpu'] * 100:.0f}% of a core and the "
-            f"server {last['server_cpu'] * 100:.0f}%: on 2 cores the clients may give out as soon as the server"
-        )
-    full = [(r["n"], r["gc_max"]) for r in sorted(caps, key=lambda r: r["n"]) if r["gc_full"]]
-    if full:
-        print(
-            "   full collections of the cyclic GC in the server's windows (every game waits for them): "
-            + ", ".join(f"{ms(p)} at {n} games" for n, p in full)
-        )
-    late = sorted(r["n"] for r in caps if r["p99"] > GOAL_RT)
-    if late:
-        print(f"   99th percentile over 100 ms at: {', '.join(map(str, late))} games")
-    per_move = med([r["server_cpu_per_move"] for r in caps if r["n"] >= 64] or [last["server_cpu_per_move"]])
-    rate = 2 / (THINK[0] + THINK[1])
-    print(
-        f"   server CPU per move (median over N >= 64): {ms(per_move)}; one whole core would serve about "
-        f"{1 / per_move:.0f} moves/s, {1 / per_move / rate:.0f} games at {rate:.2f} moves/s each (an estimate, not a measurement)"
-    )
-    noisy = {k: v for r in caps for k, v in r["server_noise"].items()}
-    if noisy:
-        print(f"   the server's event loop reported: {noisy}")
-    print(f"   ({took2:.0f} s)")
-    print()
+            print(
+                f"2. Games held by one server process: N L'Agent Jean! games of {PLAYERS} human seats, clients in a "
+                f"second process, a move every {THINK[0]}-{THINK[1]} s of think time per game; {warm:.1f} s warm-up, "
+                f"{measure:.1f} s measured per N; stop at a median or p95 over {GOAL_RT * 1000:.0f} ms, or at {args.cap}"
+            )
+            print(
+                "       N  moves/s   round    median       p95       p99       max   server CPU       clients"
+                "   loop lag p95/max  buf KiB   RSS  objects full  longest  load"
+            )
+            print(
+                "                    trips                                           (of 1 core)  per move   CPU"
+                "                        max     MiB   (GC)    GCs       GC"
+            )
+            if args.steps:
+                steps = [int(x) for x in args.steps.split(",")]
+            else:
+                steps = []
+                n = 1
+                while n < args.cap:
+                    steps.append(n)
+                    n *= 4 if args.quick else 2
+                steps.append(args.cap)
+            gc.collect()
+            t0 = time.perf_counter()
+            caps = asyncio.run(bench_capacity(steps, warm, measure, Path(tmp), 7, print_capacity_row, refine=not args.steps))
+            took2 = time.perf_counter() - t0
+            ok = [r for r in caps if held(r)]
+            over = sorted(r["n"] for r in caps if not held(r))
+            best = max((r["n"] for r in ok), default=0)
+            if over:
+                print(
+                    f"   held: {best} games ({best * PLAYERS} clients) with median and p95 under 100 ms; "
+                    f"{', '.join(map(str, over))} did not"
+                )
+            else:
+                print(f"   held: {best} games ({best * PLAYERS} clients), the cap, with median and p95 under 100 ms")
+            last = max(caps, key=lambda r: r["n"])
+            if last["client_cpu"] > 0.85:
+                print(
+                    f"   at {last['n']} games the clients' process used {last['client_cpu'] * 100:.0f}% of a core and the "
+                    f"server {last['server_cpu'] * 100:.0f}%: on 2 cores the clients may give out as soon as the server"
+                )
+            full = [(r["n"], r["gc_max"]) for r in sorted(caps, key=lambda r: r["n"]) if r["gc_full"]]
+            if full:
+                print(
+                    "   full collections of the cyclic GC in the server's windows (every game waits for them): "
+                    + ", ".join(f"{ms(p)} at {n} games" for n, p in full)
+                )
+            late = sorted(r["n"] for r in caps if r["p99"] > GOAL_RT)
+            if late:
+                print(f"   99th percentile over 100 ms at: {', '.join(map(str, late))} games")
+            per_move = med([r["server_cpu_per_move"] for r in caps if r["n"] >= 64] or [last["server_cpu_per_move"]])
+            rate = 2 / (THINK[0] + THINK[1])
+            print(
+                f"   server CPU per move (median over N >= 64): {ms(per_move)}; one whole core would serve about "
+                f"{1 / per_move:.0f} moves/s, {1 / per_move / rate:.0f} games at {rate:.2f} moves/s each (an estimate, not a measurement)"
+            )
+            noisy = {k: v for r in caps for k, v in r["server_noise"].items()}
+            if noisy:
+                print(f"   the server's event loop reported: {noisy}")
+            print(f"   ({took2:.0f} s)")
+            print()
+        if 3 in figures:
+            rounds, quiet, watching = (2, 1.5, 1.0) if args.quick else (3, 3.0, 2.0)
+            print(
+                f"3. A crowd joining while two play: Ministères, 2 human seats, their clients in this process, a move "
+                f"{CROWD_THINK[0] * 1000:.0f}-{CROWD_THINK[1] * 1000:.0f} ms after the last; {args.crowd} spectators join "
+                f"at once from a second process, watch {watching:.0f} s and leave; {rounds} rounds, a fresh game each, "
+                f"{quiet:.1f} s without a crowd before each"
+            )
+            t0 = time.perf_counter()
+            crowd = asyncio.run(bench_crowd(args.crowd, rounds, quiet, watching, Path(tmp), 11))
+            print_crowd(crowd, args.crowd, rounds)
+            print(f"   ({time.perf_counter() - t0:.0f} s)")
+            print()
     print(f"load average at the end: {os.getloadavg()[0]:.2f}; peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     print(f"bench run took {time.perf_counter() - t_all:.0f} s")
     return 0

@@ -53,7 +53,8 @@ def exit_code(args: list[str]) -> int:
         ["host", "agent-jean", "--listen", "127.0.0.1:99999"],
         ["host", "agent-jean", "--resume", "x.cab"],
         ["join", "127.0.0.1:7788"],
-        ["join", "127.0.0.1:7788", "abcd-efgh-jkmn", "--watch"],
+        ["join", "127.0.0.1:7788", "abcd-efgh-jkmn", "efgh-jkmn-pqrs", "--watch"],
+        ["host", "agent-jean", "--max-spectators", "-1"],
         ["join", "host:port", "abcd-efgh-jkmn"],
     ],
 )

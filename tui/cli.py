@@ -54,10 +54,14 @@ def build_parser() -> Parser:
                       help="HOST:PORT (default 127.0.0.1:7788, loopback only) or a Unix socket path")
     host.add_argument("--resume", metavar="SAVE", type=Path, help="host a saved game again (same join codes)")
     host.add_argument("--bot-delay", type=float, default=0.6, metavar="S", help="seconds a bot waits before moving")
+    host.add_argument("--watch-code", action="store_true",
+                      help="spectators need a code too (printed; kept with the save, so --resume keeps it)")
+    host.add_argument("--max-spectators", type=int, metavar="N",
+                      help="spectators at most (by default as many as the open-files limit leaves room for)")
 
     join = sub.add_parser("join", parents=[common], help="join a game hosted with cabinet host")
     join.add_argument("address", metavar="ADDR", help="HOST:PORT or socket path the host printed")
-    join.add_argument("code", nargs="?", help="your seat's join code")
+    join.add_argument("code", nargs="?", help="your seat's join code (with --watch: the watch code, if the host gave one)")
     join.add_argument("--watch", action="store_true", help="watch as a spectator (public information only)")
 
     load = sub.add_parser("load", parents=[common], help="continue a saved game")
@@ -213,13 +217,23 @@ def cmd_play(parser: Parser, args: argparse.Namespace):
 def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
     import asyncio
 
-    from tui.protocol import parse_address
-    from tui.server import GameServer, codes_path, load_or_make_codes
+    from tui.protocol import Address, parse_address
+    from tui.server import (
+        GameServer,
+        Limits,
+        codes_path,
+        is_loopback,
+        join_hosts,
+        load_or_make_codes,
+        load_or_make_watch_code,
+    )
 
     try:
         address = parse_address(args.listen)
     except ValueError as exc:
         parser.error(f"--listen: {exc}")
+    if args.max_spectators is not None and args.max_spectators < 0:
+        parser.error("--max-spectators takes a number from 0")
     if args.resume is not None:
         if args.game:
             parser.error("--resume hosts the saved game: give no game id")
@@ -238,13 +252,15 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
         writer = new_save_or_exit(args, new)
     match = writer.match
     codes = load_or_make_codes(writer.path, match)
+    watch_code = load_or_make_watch_code(writer.path, args.watch_code)
     writer.on_error = lambda sentence: print(f"cabinet host: {sentence}", file=sys.stderr, flush=True)
 
     def log(line: str) -> None:
         print(line, flush=True)
 
     async def serve() -> None:
-        server = GameServer(writer, codes, bot_delay=max(0.0, args.bot_delay), log=log)
+        limits = Limits.derive(len(codes), spectators=args.max_spectators)
+        server = GameServer(writer, codes, bot_delay=max(0.0, args.bot_delay), log=log, watch_code=watch_code, limits=limits)
         try:
             bound = await server.start(address)
         except OSError as exc:
@@ -254,10 +270,28 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
                     left.unlink(missing_ok=True)
             print(f"cabinet host: cannot listen on {address}: {exc.strerror or exc}.", file=sys.stderr)
             raise SystemExit(1)
+        joins, hosts = [str(bound)], [str(bound)]
+        if bound.path is None:
+            hosts, beyond = await join_hosts(bound, server.listening_on())
+            joins = [str(Address(host=h, port=bound.port)) for h in hosts]
+            if beyond:
+                print(
+                    f"cabinet host: warning: {bound} can be reached from other machines, and the traffic is not "
+                    f"encrypted: the join codes travel in clear. Over a network you do not trust, listen on "
+                    f"127.0.0.1 and have players join through SSH (ssh -L {bound.port}:127.0.0.1:{bound.port} THIS-MACHINE).",
+                    file=sys.stderr, flush=True,
+                )
         log(f"Hosting {match.game.title} on {bound}; the game is saved in {writer.path}.")
         for seat, code in codes.items():
-            log(f"  {server.name(seat)}: cabinet join {bound} {code}")
-        log(f"  spectators: cabinet join {bound} --watch")
+            log(f"  {server.name(seat)}: cabinet join {joins[0]} {code}")
+        log(f"  spectators: cabinet join {joins[0]} --watch" + (f" {watch_code}" if watch_code else ""))
+        if len(joins) > 1:  # every address: the likeliest first, then the others, loopback last
+            others = [j for j, h in zip(joins[1:], hosts[1:]) if not is_loopback(h)]
+            local = [j for j, h in zip(joins[1:], hosts[1:]) if is_loopback(h)]
+            parts = ([f"other addresses: {', '.join(others)}"] if others else []) + (
+                [f"from this machine: {', '.join(local)}"] if local else []
+            )
+            log(f"  ({'; '.join(parts)})")
         log("Ctrl-C stops the server; cabinet host --resume SAVE hosts the game again, with the same codes.")
         try:
             await asyncio.Event().wait()
@@ -282,9 +316,9 @@ def cmd_join(parser: Parser, args: argparse.Namespace):
         address = parse_address(args.address)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.watch == bool(args.code):
+    if not args.watch and not args.code:
         parser.error("join takes your seat's code, or --watch to look on")
-    return Start(mode="join", remote=RemoteTable(address, None if args.watch else args.code))
+    return Start(mode="join", remote=RemoteTable(address, args.code or None, watch=args.watch))
 
 
 def load_or_exit(path: Path):

@@ -22,9 +22,10 @@ class JoinError(Exception):
 
 
 class RemoteTable:
-    def __init__(self, address: Address, code: str | None = None) -> None:
+    def __init__(self, address: Address, code: str | None = None, watch: bool | None = None) -> None:
         self.address = address
-        self.code = code  # None: watch
+        self.code = code  # a seat's join code; with ``watch``, the game's watch code if it has one
+        self.watch = code is None if watch is None else watch  # no code: watch
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.seat: Viewer = PUBLIC
@@ -47,9 +48,9 @@ class RemoteTable:
             reason = getattr(exc, "strerror", None) or "no answer"
             raise JoinError(f"No game is hosted at {self.address} ({reason}).") from None
         hello: dict[str, Any] = {"t": "hello", "v": VERSION}
-        if self.code is None:
+        if self.watch:
             hello["watch"] = True
-        else:
+        if self.code is not None:
             hello["code"] = self.code
         self.send(hello)
         try:

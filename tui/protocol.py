@@ -3,7 +3,9 @@
 A frame is a 4-byte big-endian length and that many bytes of msgpack, one map
 with a string ``t`` (its type).  The client speaks first::
 
-    client: {"t": "hello", "v": VERSION, "code": CODE}      (or "watch": True)
+    client: {"t": "hello", "v": VERSION, "code": CODE}      a seat's join code
+            {"t": "hello", "v": VERSION, "watch": True}    a spectator (with "code": the watch
+                                                           code, if the host asks for one)
     server: {"t": "welcome", "v": VERSION, "seat": k|None, "table": {...}}
             then an "update" whenever anything changes for that seat
     client: {"t": "command", "command": {...}}   a move for the client's own seat
