@@ -1075,6 +1075,7 @@ def _rederive(match: Match, seat: int | None, command: dict[str, Any] | None, re
         if seat not in game.active(match.state):
             return f"it is made by {match.header['seats'][seat].get('name')}, who had no move to make then"
         try:
+            command = game.normalize(command)  # kept as Match.submit keeps it
             made = game.decide(match.state, seat, command, match.rng())
         except engine.IllegalCommand as exc:
             return f"the rules refuse its command ({str(exc).rstrip('.')})"

@@ -246,7 +246,7 @@ def test_the_watch_code_is_kept_beside_the_save_readable_by_its_user_only(tmp_pa
     assert load_or_make_codes(save, writer.match) == codes
     assert load_or_make_watch_code(save, wanted=True) == watch
     assert load_or_make_watch_code(save, wanted=False) == watch
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporary file left
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
     writer.close()
 
 
