@@ -61,6 +61,7 @@ from __future__ import annotations
 
 import datetime
 import errno
+import gc
 import getpass
 import hashlib
 import hmac
@@ -826,6 +827,7 @@ class _Reader:
         self.name = name
         # the whole file at once (the loader keeps every event anyway): one read, not two a record
         self.data = f.read()
+        self.view = memoryview(self.data)  # bodies are looked at in place, not copied
         self.size = len(self.data)
         self.pos = 0
         self.torn: Torn | None = None
@@ -913,7 +915,7 @@ class _Reader:
         if end > self.size:
             self._torn_or_damaged(kind, offset, length)
             return None
-        data = self.data[end - length : end]
+        data = self.view[end - length : end]
         if zlib.crc32(data) != crc:
             raise self.damaged(offset, "a record there fails its checksum")
         if self.version >= 2:
@@ -1094,11 +1096,19 @@ def load(path: PathLike, games: Mapping[str, Game] | None = None, *, rederive: b
     (see the module docstring)."""
     path = Path(path)
     f, name = _open(path)
+    # A load builds many small containers and keeps them all (the match holds
+    # its events), none in a cycle: the cyclic GC would only walk them again and
+    # again as they pile up.  It is held off for the load and left as it was.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         with f:
             return _load(path, f, name, games, rederive)
     except OSError as exc:  # a read error (EIO...) anywhere in the file
         raise SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _load(path: Path, f: BinaryIO, name: str, games: Mapping[str, Game] | None, rederive: bool) -> Loaded:
