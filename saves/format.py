@@ -948,6 +948,11 @@ class _Reader:
         return hmac.compare_digest(self.seal, _seal(self.chain.link, key))
 
 
+def _unreadable(name: str, exc: OSError) -> SaveError:
+    """A read error (EIO, a vanished disk...) anywhere in a file, in one sentence."""
+    return SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.")
+
+
 def _open(path: PathLike) -> tuple[BinaryIO, str]:
     path = Path(path)
     name = path.name or str(path)
@@ -1105,7 +1110,7 @@ def load(path: PathLike, games: Mapping[str, Game] | None = None, *, rederive: b
         with f:
             return _load(path, f, name, games, rederive)
     except OSError as exc:  # a read error (EIO...) anywhere in the file
-        raise SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+        raise _unreadable(name, exc) from None
     finally:
         if collecting:
             gc.enable()
@@ -1259,7 +1264,7 @@ def scan(path: PathLike) -> Scan:
         with f:
             return _scan(f, name)
     except OSError as exc:
-        raise SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+        raise _unreadable(name, exc) from None
 
 
 def _scan(f: BinaryIO, name: str) -> Scan:
@@ -1324,7 +1329,7 @@ def read_records(path: PathLike) -> tuple[list[tuple[str, dict[str, Any]]], list
             warnings = [reader.torn.warning(name)] if reader.torn is not None else []
             return records, warnings
     except OSError as exc:
-        raise SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+        raise _unreadable(name, exc) from None
 
 
 # -- summaries and exports -----------------------------------------------------
