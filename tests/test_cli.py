@@ -101,10 +101,13 @@ def test_simulate_plays_saves_and_sums_up(capsys, tmp_path) -> None:
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out[:3]] == ["game 1", "game 2", "game 3"]
     summary = [line.strip() for line in out[4:]]
-    assert [line.split(":")[0] for line in summary] == ["easy", "random"]
-    wins = [float(line.split(": ")[1].split(" wins")[0]) for line in summary]
-    assert sum(wins) == 3  # every game has its winner (a shared win counts its shares)
+    assert [line.split(":")[0] for line in summary[:4]] == ["easy", "random", "seat 1", "seat 2"]
+    wins = [float(line.split(": ")[1].split(" wins")[0]) for line in summary[:4]]
+    assert sum(wins[:2]) == 3 and sum(wins[2:]) == 3  # every game has its winner (a shared win counts its shares)
+    assert wins[:2] == wins[2:]  # easy sits at seat 1 and random at seat 2 in every game
     assert "thinks" in summary[0] and "a move on average" in summary[0]
+    moves = [int(line.split(" moves")[0].rsplit(" ", 1)[1]) for line in out[:3]]
+    assert summary[-1] == f"games last {sum(moves) / 3:.0f} moves on average ({min(moves)} to {max(moves)})"
     assert len(list(tmp_path.glob("*.cab"))) == 3
     # the same seed gives the same games
     again = tmp_path / "again"

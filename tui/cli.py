@@ -412,6 +412,8 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
     by_level: dict[str, float] = {level: 0.0 for level in levels}
     seats_of: Counter[str] = Counter(levels)
     thinking: dict[str, list[float]] = {level: [] for level in levels}
+    by_seat = [0.0] * args.players
+    lengths: list[int] = []
     shared = 0
     if args.jobs > 1:
         import concurrent.futures
@@ -429,6 +431,8 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
             winners, reason, moves, times = result
             for w in winners:
                 by_level[seated[w]] += 1 / len(winners) / seats_of[seated[w]]
+                by_seat[w] += 1 / len(winners)
+            lengths.append(moves)
             for seat, spent in times.items():
                 thinking[seated[seat]].extend(spent)
             shared += len(winners) > 1
@@ -448,8 +452,12 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
         spent = thinking[level]
         think = f"; thinks {sum(spent) / len(spent):.3f} s a move on average, {max(spent):.3f} s at most" if spent else ""
         print(f"  {level}{seats}: {by_level[level]:.1f} wins ({100 * by_level[level] / args.games:.1f}%){think}")
+    # the seats whatever their levels: with equal levels, how fair the table is to each place
+    for seat, won in enumerate(by_seat):
+        print(f"  seat {seat + 1}: {won:.1f} wins ({100 * won / args.games:.1f}%)")
     if shared:
         print(f"  shared victories: {shared} (each winner counts its share)")
+    print(f"  games last {sum(lengths) / len(lengths):.0f} moves on average ({min(lengths)} to {max(lengths)})")
     return 0
 
 
