@@ -217,7 +217,9 @@ async def test_play_on_from_here_forks_a_new_save(tmp_path: Path) -> None:
     writer = finished_save(tmp_path)
     original = writer.path.read_bytes()
     loaded = load(writer.path)
-    app = CabinetApp(save_dir=tmp_path)
+    # every seat is a bot: held back an hour, none plays on before the fork is checked
+    # (at the default delay a loaded machine let one move in: 13 moves, not 12)
+    app = CabinetApp(save_dir=tmp_path, bot_delay=3600)
     async with app.run_test(size=(80, 24)) as pilot:
         app.open_replay(loaded.match, writer.path, at=12)
         await pilot.pause()
