@@ -318,6 +318,9 @@ class Variant:
     choices: tuple[str, ...]
     default: str
     help: str = ""
+    #: offered on the new-game screen; an unlisted variant only keeps, for the
+    #: saves made before, a rule (or a map) that a later Cabinet changed
+    listed: bool = True
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,8 @@ class NewGameScreen(Screen):
             variants = self.query_one("#variants", Vertical)
             await variants.remove_children()
             for v in game.variants:
+                if not v.listed:
+                    continue
                 await variants.mount(
                     Horizontal(
                         Label(v.label, classes="label variant"),
@@ -116,7 +118,7 @@ class NewGameScreen(Screen):
             seats.append(seat)
             who = str(self.query_one(f"#who-{i}", Select).value)
             controllers.append({"kind": "bot", "level": who[4:]} if who.startswith("bot:") else {"kind": "human"})
-        variants = {v.key: str(self.query_one(f"#variant-{v.key}", Select).value) for v in game.variants}
+        variants = {v.key: str(self.query_one(f"#variant-{v.key}", Select).value) for v in game.variants if v.listed}
         seed_text = self.query_one("#seed", Input).value.strip()
         try:
             seed = int(seed_text) if seed_text else None

@@ -46,6 +46,7 @@ def exit_code(args: list[str]) -> int:
         ["simulate", "agent-jean", "--players", "2", "--games", "1"],
         ["simulate", "agent-jean", "--players", "6", "--games", "1", "--seed", "1"],
         ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--bot-level", "a,b,c"],
+        ["simulate", "edgar-lucien", "--players", "2", "--games", "1", "--seed", "1", "--variant", "start=moon"],
         ["export", "x.cab", "--format", "pdf"],
         ["replay"],
         ["host"],
@@ -114,6 +115,16 @@ def test_simulate_plays_saves_and_sums_up(capsys, tmp_path) -> None:
     main(["simulate", "agent-jean", "--players", "2", "--games", "3", "--seed", "5",
           "--bot-level", "easy,random", "--save-dir", str(again)])
     assert capsys.readouterr().out.splitlines()[:3] == out[:3]
+
+
+def test_simulate_plays_the_variants_it_is_given(capsys, tmp_path) -> None:
+    code = main(["simulate", "edgar-lucien", "--players", "2", "--games", "2", "--seed", "3", "--quiet",
+                 "--bot-level", "random", "--variant", "deck=20", "--save-dir", str(tmp_path)])
+    assert code == 0
+    assert "levels random,random, deck=20;" in capsys.readouterr().out
+    from saves import load
+
+    assert [load(path).match.header["variants"]["deck"] for path in tmp_path.glob("*.cab")] == ["20", "20"]
 
 
 def test_simulate_rotates_the_seats_between_levels(capsys, tmp_path) -> None:

@@ -6,7 +6,10 @@ positions that take a whole game to reach (a city with no neutral district
 left, a victory during the Tax Collection) come from random legal play from
 a fixed seed, stopped when the position arises.
 
-The 2-3 player side of Fosko, for reading the tests (S Steel, I Ivory, A
+The 4-player positions are written on the first drawing of Fosko (variant
+``map=1``), which every test here plays on: the rules are the same on both
+drawings, and tests/test_edgar_lucien_balance.py covers the metro of today's.
+The 2-3 player side of Fosko (the same in both), for reading the tests (S Steel, I Ivory, A
 Administration; metro pink: Forges, Drunken Pig Square, Tram Sheds; brown:
 Docks, City Hall)::
 
@@ -41,7 +44,8 @@ NAMES = ("Ann", "Bob", "Cyd", "Dee")
 
 def new_match(players: int = 2, stack: tuple[str, ...] = (), seed: int = 5, **variants: str) -> Match:
     """A match; ``stack``: the top cards of the Manigance deck, top first."""
-    config = GAME.make_config(players, [{"name": n} for n in NAMES[:players]], variants or None)
+    variants = {"map": "1", **variants}
+    config = GAME.make_config(players, [{"name": n} for n in NAMES[:players]], variants)
     extra = {"arranged": {"deck": list(stack)}} if stack else {}
     return Match.new(GAME, make_header(GAME, config, seed, **extra))
 
@@ -66,7 +70,7 @@ def way(match: Match, here: str, there: str | None) -> str:
     """The wheel setting that takes a character from here to there (one move)."""
     if there is None or there == here:
         return "stay"
-    fosko = side_for(match.header["players"])
+    fosko = side_for(match.header["players"], match.header["variants"]["map"])
     for move, dest in fosko.moves(here).items():
         if dest == there and move != "stay":
             return move
@@ -161,7 +165,8 @@ def offered(match: Match, command: dict, seat: int | None = None) -> bool:
 def random_until(players: int, seeds: range, stop: Callable[[Match], bool]) -> Match:
     """Random legal play from the first seed of ``seeds`` whose game reaches ``stop``."""
     for seed in seeds:
-        match = Match.new(GAME, make_header(GAME, GAME.make_config(players), seed))
+        config = GAME.make_config(players, (), {"map": "1"})
+        match = Match.new(GAME, make_header(GAME, config, seed))
         chooser = random.Random(seed)
         while match.outcome is None:
             if stop(match):
@@ -183,6 +188,7 @@ def test_registered_with_its_variants_and_bots() -> None:
     assert {v.key: (v.choices, v.default) for v in game.variants} == {
         "fortunes": (("hidden", "open"), "hidden"),
         "deck": (("15", "20"), "15"),
+        "map": (("2", "1"), "2"),
         "start": (("outskirts", "anywhere"), "outskirts"),
     }
     assert game.bot_levels == ("random", "easy", "normal", "hard")
@@ -223,7 +229,7 @@ def test_setup_fortunes_popularity_bank_and_a_shuffled_deck() -> None:
     assert Counter(shuffled["cards"]) == Counter(C.deck(15))
     assert GAME.redact(shuffled, 0)["cards"] is None and GAME.redact(shuffled, PUBLIC)["cards"] is None
     assert GAME.redact(shuffled, ALL) == shuffled
-    assert GAME.view(new_match(4).state, 0)["side"] == "4"
+    assert GAME.view(new_match(4).state, 0)["side"] == "4"  # the first drawing: the tests play on it
 
 
 def test_a_stacked_deck_puts_its_cards_on_top() -> None:

@@ -13,6 +13,7 @@ from screens.edgar_lucien import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoa
 from core.games.edgar_lucien import cards as GAME_CARDS
 from core.games.edgar_lucien import fosko
 from screens.play import PlayScreen
+from textual.widgets import Static
 from screens.replay import ReplayScreen
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.app import CabinetApp
@@ -29,9 +30,9 @@ def el_match(players: int = 2, humans: int = 1, seed: int = 3, variants: dict[st
     return new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed, variants=variants)
 
 
-def played(match, moves: int):
+def played(match, moves: int, bot_seed: int = 100):
     """The match after ``moves`` commands chosen by heuristic bots for every seat."""
-    bots = {seat: GAME.bot(LEVEL, 100 + seat) for seat in range(match.header["players"])}
+    bots = {seat: GAME.bot(LEVEL, bot_seed + seat) for seat in range(match.header["players"])}
     for _ in range(moves):
         active = match.active()
         if not active:
@@ -170,19 +171,20 @@ def test_snapshot_edgar_lucien_four_players(snap_compare, tmp_path: Path, size) 
     assert snap_compare(el_app(tmp_path, match), terminal_size=size, run_before=back_to_the_board)
 
 
-#: positions where the dialog is open on a long list: (players, seed, moves, phase); the
-#: players' own cards, certificates and the Governor are all there to be seen
+#: positions where the dialog is open on a long list: (players, seed, moves, phase), the bots
+#: seeded 100 * seed on; the players' own cards, certificates and the Governor are all there
+#: to be seen
 CHOOSING = {
-    "two-programming": (2, 7, 42, "program"),  # Ada holds two cards, Bastien is Governor
-    "two-acting": (2, 7, 44, "act"),
-    "four-programming": (4, 13, 146, "program"),  # Ada holds two certificates
-    "four-acting": (4, 13, 29, "ask"),  # a doubled Requisition: a district out of eleven
+    "two-programming": (2, 24, 34, "program"),  # Ada holds two cards, Bastien is Governor
+    "two-acting": (2, 24, 46, "act"),  # ten actions to choose from
+    "four-programming": (4, 20, 135, "program"),  # Ada holds two certificates
+    "four-acting": (4, 2, 27, "ask"),  # a Requisition: a district out of ten
 }
 
 
 def choosing(position: str):
     players, seed, moves, phase = CHOOSING[position]
-    match = played(el_match(players=players, seed=seed), moves)
+    match = played(el_match(players=players, seed=seed), moves, bot_seed=100 * seed)
     assert match.active() in ((0,), tuple(range(players))) and GAME.view(match.state, 0)["phase"] == phase
     return match
 
@@ -214,8 +216,12 @@ async def test_the_players_own_situation_and_the_map_stay_in_sight_while_choosin
         assert fortune in text
         assert (f"popularity {me['popularity']}" if wide else f"Pop {me['popularity']}") in text
         assert (f"Governor: {governor}" if governor else "no Governor") in text
+        # your own line, however it wraps (two long card names take two lines at 80 columns)
+        line = board.query_one("#el-me", Static)
+        assert line.region.height >= 1 and line.region.bottom <= size[1]  # on the screen
+        own = " ".join(str(line.render()).split())
         for card in me["cards"]:
-            assert GAME_CARDS.title(card) in text
+            assert GAME_CARDS.title(card) in own
         held = [c for c, seat in view["certificates"].items() if seat == 0]
         assert held or "No certificate" in text
         for certificate in held:

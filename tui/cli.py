@@ -82,6 +82,7 @@ def build_parser() -> Parser:
     simulate.add_argument("--quiet", action="store_true", help="only the summary")
     simulate.add_argument("--rotate", action="store_true", help="game k seats the levels k places on (fair between seats)")
     simulate.add_argument("--jobs", type=int, default=1, metavar="N", help="games played at once, in N processes")
+    simulate.add_argument("--variant", action="append", default=[], metavar="K=V", help="a rule variant (repeatable)")
 
     verify = sub.add_parser("verify", parents=[common], help="check saves replay to their checkpoints")
     verify.add_argument("saves", type=Path, nargs="+")
@@ -398,6 +399,11 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
     if not game.min_players <= args.players <= game.max_players:
         parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players")
     levels = parse_levels(parser, args.bot_level, args.players, game.default_bot_level, game)
+    variants = parse_variants(parser, args.variant)
+    try:
+        game.make_config(args.players, (), variants)
+    except ConfigError as exc:
+        parser.error(str(exc))
     directory = save_dir_of(args)
     if not os.access(directory, os.W_OK | os.X_OK):
         print(f"cabinet simulate: cannot save the games in {directory}: permission denied.", file=sys.stderr)
@@ -408,7 +414,7 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
         # --rotate: game k seats the levels k places on, so each plays every seat as often
         shift = k % args.players if args.rotate else 0
         seated = levels[-shift:] + levels[:-shift] if shift else list(levels)
-        tables.append((game.id, seated, seeds.getrandbits(48), seeds.getrandbits(48), str(directory)))
+        tables.append((game.id, seated, seeds.getrandbits(48), seeds.getrandbits(48), str(directory), variants))
     by_level: dict[str, float] = {level: 0.0 for level in levels}
     seats_of: Counter[str] = Counter(levels)
     thinking: dict[str, list[float]] = {level: [] for level in levels}
@@ -446,7 +452,8 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
     rotated = ", seats rotated" if args.rotate else ""
-    print(f"{args.games} games of {game.title}, {args.players} players, levels {','.join(levels)}{rotated}; saves in {directory}")
+    chosen = "".join(f", {key}={value}" for key, value in variants.items())
+    print(f"{args.games} games of {game.title}, {args.players} players, levels {','.join(levels)}{rotated}{chosen}; saves in {directory}")
     for level in dict.fromkeys(levels):
         seats = f" (each of {seats_of[level]} seats)" if seats_of[level] > 1 else ""
         spent = thinking[level]
@@ -461,7 +468,9 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
     return 0
 
 
-def simulate_one(table: tuple[str, list[str], int, int, str]) -> tuple[list[int], str, int, dict[int, list[float]]]:
+def simulate_one(
+    table: tuple[str, list[str], int, int, str, dict[str, str]],
+) -> tuple[list[int], str, int, dict[int, list[float]]]:
     """One simulated game: (winners, reason, moves, seconds each seat thought a move).
 
     Only moves with a choice are timed: a bot with one legal command does not think.
@@ -471,12 +480,12 @@ def simulate_one(table: tuple[str, list[str], int, int, str]) -> tuple[list[int]
     from core.bots import bot_inputs, bots_for
     from tui.session import new_match, start_save
 
-    game_id, levels, seed, bot_seed, directory = table
+    game_id, levels, seed, bot_seed, directory, variants = table
     game = get_game(game_id)
     assert game is not None
     seats = [{"name": f"P{i + 1}-{level}"} for i, level in enumerate(levels)]
     controllers = [{"kind": "bot", "level": level} for level in levels]
-    match = new_match(game, len(levels), seats, controllers, seed=seed, bot_seed=bot_seed)
+    match = new_match(game, len(levels), seats, controllers, seed=seed, bot_seed=bot_seed, variants=variants)
     bots = bots_for(match)
     times: dict[int, list[float]] = {seat: [] for seat in range(len(levels))}
     with start_save(Path(directory), match, durable=False):

@@ -14,7 +14,7 @@ metro line and its exit (``"pink>docks"``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 STEEL, IVORY, ADMIN = "steel", "ivory", "admin"
@@ -51,7 +51,7 @@ class District:
 class Fosko:
     """One side of the board."""
 
-    side: str  # "2-3" or "4"
+    side: str  # "2-3", or "4b" (4 players; "4": the first drawing of that side)
     rows: int
     cols: int
     districts: tuple[District, ...]
@@ -194,7 +194,8 @@ def _row(*ids: str) -> list[tuple[str, str, str, str]]:
 
 
 #: The 2-3 player side: 16 districts, 6 Steel, 6 Ivory, the 4 Administration
-#: districts one in each quarter of the city, two metro lines across it.
+#: districts one in each quarter of the city, two metro lines across it (the
+#: same in both editions of the map, variant ``map``).
 SMALL = _side(
     "2-3",
     [
@@ -232,9 +233,11 @@ SMALL = _side(
     {"pink": ("forges", PIG, "tramsheds"), "brown": ("docks", HALL)},
 )
 
-#: The 4 player side: 20 districts, 8 Steel, 8 Ivory, the 4 Administration
-#: districts, three metro lines.
-LARGE = _side(
+#: The 4 player side as Cabinet first drew it, kept for the games saved
+#: before (variant ``map=1``): from Opera, one move led to the Central Bank and
+#: one metro ride to City Hall, so a player starting there could have the
+#: Bank Robbery doubled on the first turn (150,000 Cogs at once).
+LARGE_1 = _side(
     "4",
     [
         _row("forges", "opera", "docks", ARCHIVES, "lilacs"),
@@ -279,9 +282,29 @@ LARGE = _side(
 )
 
 
-def side_for(players: int) -> Fosko:
-    """The side of the board a table plays on."""
-    return LARGE if players >= 4 else SMALL
+#: The 4 player side: 20 districts, 8 Steel, 8 Ivory, the 4 Administration
+#: districts, three metro lines.  The same districts and borders as the first
+#: drawing; the brown line runs from Forges to City Hall and Boilerworks, so that
+#: no district is one move from both City Hall and another Administration
+#: district: Political Support doubles nothing on the first turn but a
+#: Requisition on City Hall itself.  The pink line starts at The Lilacs instead of
+#: Forges and the grey one ends at Conservatory: every district stays within four
+#: moves of every other, and none has two lines (a narrow square has room for one).
+LARGE = replace(
+    LARGE_1,
+    side="4b",
+    lines=(("pink", ("lilacs", "tearooms", "quay")), ("brown", ("forges", HALL, "boilerworks")), ("grey", ("docks", "conservatory"))),
+)
 
-#: both sides, by the name the view gives them
-SIDES = {SMALL.side: SMALL, LARGE.side: LARGE}
+
+def side_for(players: int, edition: str = "2") -> Fosko:
+    """The side of the board a table plays on (``edition`` "1": the first map)."""
+    if players >= 4:
+        return LARGE_1 if edition == "1" else LARGE
+    return SMALL
+
+
+#: every side, by the name the view gives it
+SIDES = {side.side: side for side in (SMALL, LARGE_1, LARGE)}
+#: how a side is named for players
+SIDE_PLAYERS = {"2-3": "2-3", "4": "4", "4b": "4"}

@@ -65,12 +65,14 @@ from .fosko import (
     LINE_NAMES,
     METRO_COLOURS,
     PIG,
+    SIDE_PLAYERS,
     SIDES,
     SMALL,
     STAY,
     STEEL,
     is_move,
     move_words,
+    side_for,
 )
 
 START_COGS = 50_000
@@ -113,7 +115,6 @@ GAINS = frozenset(
 )
 ASK_COMMANDS = {"requisition": "Requisition", "intimidate": "Intimidate", "surrender": "Surrender", "yield": "Yield"}
 
-SIDES = {"2-3": SMALL, "4": LARGE}
 
 
 # -- the board, indexed once per side ----------------------------------------------------
@@ -475,12 +476,21 @@ class EdgarLucien(Game):
             "20: one more Plan B, Discredit Threat, Certification, Extortion and Coup d'État.",
         ),
         Variant(
+            "map",
+            "Map of Fosko",
+            ("2", "1"),
+            "2",
+            "2: the map of today; 1: the first 4-player map, kept for the games saved on it "
+            "(from Opera, the Bank Robbery could be doubled on the first turn).",
+            listed=False,
+        ),
+        Variant(
             "start",
             "Starting districts",
             ("outskirts", "anywhere"),
             "outskirts",
             "outskirts: players start on Steel or Ivory districts; "
-            "anywhere: an Administration district may be a start too.",
+            "anywhere: any neutral district, an Administration one too, as the rulebook allows.",
         ),
     )
     bot_classes = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
@@ -495,12 +505,13 @@ class EdgarLucien(Game):
             raise ConfigError(f"{self.title} is played by 2 to 4 players, not {n}.")
         seats = config["seats"]
         variants = config.get("variants", {})
-        side = "4" if n >= 4 else "2-3"
+        # a save from before the map had editions lacks the key: it was played on the first map
+        side = side_for(n, str(variants.get("map", "1"))).side
         return State(
             names=tuple(s.get("name", f"Player {i + 1}") for i, s in enumerate(seats)),
             side=side,
             hidden=variants.get("fortunes", "hidden") != "open",
-            anywhere=variants.get("start", "outskirts") == "anywhere",
+            anywhere=variants.get("start", "outskirts") == "anywhere",  # a header from before the variant: outskirts
             deck_size=20 if str(variants.get("deck", "15")) == "20" else 15,
             order=tuple(range(n)),
             owners=(None,) * len(board(side).ids),
@@ -2185,7 +2196,7 @@ def _pawn(ev: Event) -> str:
 def _d_game_set_up(ev: Event) -> str:
     hidden = "hidden from the other players" if ev["fortunes"] == "hidden" else "open on the table"
     return (
-        f"Fosko ({ev['side']}-player side): each player receives {cogs(ev['cogs'])} and "
+        f"Fosko ({SIDE_PLAYERS[ev['side']]}-player side): each player receives {cogs(ev['cogs'])} and "
         f"{ev['popularity']} popularity; fortunes are {hidden}."
     )
 
