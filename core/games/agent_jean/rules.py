@@ -1287,9 +1287,11 @@ def _redact_pile_event(event: Event, own: int | None) -> Event:
     """A card played, a card hit by WXT, a turn won or Martha's second plan as
     a seat sees it in its history when the won piles are hidden: who did it,
     but not the cards and plans that went to another seat's pile, which
-    nobody but its owner may look at.  The board shows the cards of this turn
-    and of the last turn won while they are on the table; the history keeps
-    no record of them, or it would keep the others' counts for the seat."""
+    nobody but its owner may look at, nor the plan card their taking turned
+    up (the next line would tell which plan was taken).  The board shows the
+    cards of this turn, the top of the pile and the last turn's take while
+    they are on the table; the history keeps no record of them, or it would
+    keep the others' counts and plans for the seat."""
     t = event["t"]
     ev = dict(event)
     if t == "CardPlayed":
@@ -1304,9 +1306,13 @@ def _redact_pile_event(event: Event, own: int | None) -> Event:
         if event["seat"] != own:
             ev["cards"] = None
             ev["plan"] = None
+            # the card it turned up is on the table for all to see, but
+            # named here it would tell, a line later, which plan was taken
+            ev["revealed"] = None
     elif t == "SecondPlanTaken":
         if event["seat"] != own:
             ev["plan"] = None
+            ev["revealed"] = None
     return ev
 
 
