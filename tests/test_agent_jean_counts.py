@@ -305,3 +305,34 @@ def test_the_rules_text_tells_both_variants() -> None:
     text = (Path(__file__).parent.parent / "core/games/agent_jean/rules.md").read_text()
     assert "counts=open" in text and "Counts of the others' won cards" in text
     assert "When nobody won a yellow" in text
+
+
+# -- where a table is chosen -------------------------------------------------------------
+
+
+def test_the_command_line_takes_counts_open() -> None:
+    from tui.cli import build_parser, match_from_args
+
+    parser = build_parser()
+    for flags, counts in (([], "hidden"), (["--variant", "counts=open"], "open")):
+        args = parser.parse_args(["play", "agent-jean", "--players", "3", "--bots", "2,3", "--seed", "1", *flags])
+        match = match_from_args(parser.commands["play"], args)
+        assert match.header["variants"]["counts"] == counts and match.state.counts == counts
+
+
+def test_the_new_game_screen_offers_both_variants(tmp_path: Path) -> None:
+    from tests.tui_helpers import run_async, screen_text, settle
+    from tui.app import CabinetApp
+
+    @run_async
+    async def check() -> None:
+        app = CabinetApp(save_dir=tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("enter")  # New game: L'Agent Jean! is the first game
+            await settle(pilot)
+            text = screen_text(app)
+            assert "L'Agent Jean!" in text
+            assert "Counts of the others' won cards  hidden" in text
+            assert "When nobody won a yellow         penalty" in text
+
+    check()
