@@ -67,7 +67,10 @@ def test_a_seat_sees_its_own_counts_and_not_the_others() -> None:
     # not listed, only the last turn's take
     assert view["played"] is None
     assert view["last_turn"] == {"seat": 1, "cards": ["G2", "G12", "Y3"], "plans": ["plan:11"]}
-    assert not {"G9", "Y1", "B1"} & strings(GAME.view(match.state, 2))
+    # P2 knows the cards it played itself, wherever they went, not the others'
+    p2 = GAME.view(match.state, 2)
+    assert p2["players"][2]["played_cards"] == ["B1", "Y3"]
+    assert not {"G9", "Y1"} & strings(p2)
     # P1's own view has its counts, not P0's
     seen_by_p1 = GAME.view(match.state, 1)["players"]
     assert (seen_by_p1[1]["won"], seen_by_p1[1]["greens"], seen_by_p1[1]["yellows"]) == (3, 2, 1)
@@ -240,6 +243,22 @@ def test_the_search_bot_draws_who_won_the_hidden_turns() -> None:
     known = GAME.observe(match.state, seat)
     splits = {tuple(len(w) for w in GAME.determinize(known, seat, random.Random(k)).won_cards) for k in range(20)}
     assert len(splits) > 1
+
+
+def test_the_search_bot_knows_where_its_own_cards_are_not() -> None:
+    """P2 played B1 in turn 1, which another seat won: every deal puts it in
+    P0's or P1's won pile, with one turn's worth of cards, never in a hand."""
+    match = after_two_turns()
+    known = GAME.observe(match.state, 2)
+    assert known.played == ((), (), ("B1", "Y3"))
+    sizes = set()
+    for k in range(10):
+        d = GAME.determinize(known, 2, random.Random(k))
+        (holder,) = [i for i, w in enumerate(d.won_cards) if "B1" in w]
+        assert holder in (0, 1) and not any("B1" in h for h in d.hands)
+        sizes.add(tuple(map(len, d.won_cards)))
+    # turn 1 went to P0 or to P1 (who won turn 2 as well): both are drawn
+    assert sizes == {(3, 3, 0), (0, 6, 0)}
 
 
 # -- older saves ------------------------------------------------------------------------

@@ -97,6 +97,9 @@ class State:
     #: how the last round scored, seat by seat: (plan points, greens,
     #: yellows, bonus, penalty); public once the round is scored
     last_scoring: tuple | None = None
+    #: the cards each seat has played this round (this turn's too): a seat
+    #: knows its own, whoever won them
+    played: tuple[tuple[str, ...], ...] = ()
 
     @property
     def players(self) -> int:
@@ -113,9 +116,10 @@ class State:
 #: the fields checkpoint digests are taken of, in the order core.engine.digest
 #: packs a record (by name): every field but those that came after saves were
 #: made with these digests (see AgentJean.canonical): ``last_scoring``, which
-#: only repeats the last RoundScored event, and the variants ``counts`` and
-#: ``no_yellows``, which the header already holds
-LATER_FIELDS = ("last_scoring", "counts", "no_yellows")
+#: only repeats the last RoundScored event, ``played``, which only repeats the
+#: round's CardPlayed events, and the variants ``counts`` and ``no_yellows``,
+#: which the header already holds
+LATER_FIELDS = ("last_scoring", "counts", "no_yellows", "played")
 DIGESTED_FIELDS = tuple(sorted(f.name for f in fields(State) if f.name not in LATER_FIELDS))
 
 
@@ -598,6 +602,7 @@ class AgentJean(Game):
             pile=s.pile + tuple(ev["plans"]),
             won_cards=((),) * n,
             won_plans=((),) * n,
+            played=((),) * n,
             powers=(),
             table=(),
             order=(),
@@ -631,10 +636,12 @@ class AgentJean(Game):
         hand.remove(card)
         hands[seat] = tuple(hand)
         table = s.table + ((seat, card),)
+        played = list(s.played)
+        played[seat] = played[seat] + (card,)
         phase = "play"
         if len(table) == s.players:
             phase = "sabotage" if "wxt" in s.powers else "resolve"
-        return revise(s, hands=tuple(hands), table=table, phase=phase)
+        return revise(s, hands=tuple(hands), table=table, played=tuple(played), phase=phase)
 
     def _on_CardSabotaged(self, s: State, ev: Event) -> State:
         return revise(s, sabotaged=ev["target"], phase="resolve")
@@ -780,6 +787,9 @@ class AgentJean(Game):
             }
             if hidden and sees:
                 entry["won_cards"] = sorted(s.won_cards[i], key=C.hand_order)
+                # what it played itself this round, wherever it went (its
+                # history tells its own cards in full)
+                entry["played_cards"] = sorted(s.played[i], key=C.hand_order)
             if everything:
                 entry["hand_cards"] = sorted(s.hands[i], key=C.hand_order)
                 entry["reserve_cards"] = list(s.reserves[i])
@@ -930,7 +940,9 @@ class AgentJean(Game):
     #   observation at all, nor their plans but those view shows, nor how many
     #   turns each won; ``determinize`` works out how many turns the others
     #   won between them (the turns played less those it can account for),
-    #   shares them out at random and deals their cards from the unseen ones;
+    #   shares them out at random and deals their cards: in each, one of the
+    #   seat's own cards played (``played``: it knows its own, the others'
+    #   are left out) and the rest from the unseen ones;
     # - ``arranged_later`` (tests stacking later rounds) is cleared;
     # - the rest is public (or the table's config) and stays as it is.
 
@@ -952,7 +964,9 @@ class AgentJean(Game):
             won_plans = tuple(
                 p if i == seat else tuple(sorted(_plans_shown(s, i))) for i, p in enumerate(s.won_plans)
             )
+            played = tuple(tuple(sorted(p, key=C.hand_order)) if i == seat else () for i, p in enumerate(s.played))
         else:
+            played = ((),) * len(s.played)
             won_cards = _won_cards_known(s.won_cards, last[1] if last else (), winner)
             won_plans = tuple(
                 p if i == seat else tuple(sorted(_plans_shown(s, i))) + (UNSEEN,) * _trick_slots(s, i)
@@ -972,6 +986,7 @@ class AgentJean(Game):
             pile=s.pile[:1] + (UNSEEN,) * (len(s.pile) - 1),
             won_cards=won_cards,
             won_plans=won_plans,
+            played=played,
         )
 
     def determinize(self, known: State, seat: int, rng: random.Random, redo: bool = False) -> State:
@@ -1121,17 +1136,17 @@ class _Deal:
         self.reserve_sizes = [len(r) for r in known.reserves]
         self.hidden = known.counts == "hidden"
         self.hidden_turns = 0
+        #: the seat's own cards in the turns the others won, but for the last
+        self.mine_elsewhere: list[str] = []
         if self.hidden:
-            played = ROUND_TURNS - len(known.hands[seat]) - len(known.reserves[seat])
-            played -= any(p == seat for p, _ in known.table)
-            last = known.last_turn
-            accounted = len(known.won_cards[seat]) // n + (1 if last and last[0] != seat else 0)
-            self.hidden_turns = played - accounted
+            self.mine_elsewhere = [c for c in known.played[seat] if c not in seen]
+            self.pool = [c for c in self.pool if c not in set(self.mine_elsewhere)]
+            self.hidden_turns = len(self.mine_elsewhere)
         # the seats that may have won the hidden turns
         self.takers = [i for i in range(n) if i != seat]
-        if UNSEEN in seen or self.hidden_turns < 0 or len(self.pool) != sum(self.hand_sizes) + sum(
-            self.reserve_sizes
-        ) + len(known.set_aside) + self.hidden_turns * n:
+        if UNSEEN in seen or len(self.pool) != sum(self.hand_sizes) + sum(self.reserve_sizes) + len(
+            known.set_aside
+        ) + self.hidden_turns * (n - 1):
             raise ValueError("These Action cards cannot be dealt: not an observation of L'Agent Jean!")
         # -- plan pile and won plans
         all_plans = list(C.PLAN_IDS) + ([] if known.young else [C.power_card(a) for a in known.agents])
@@ -1225,10 +1240,14 @@ class _Deal:
             for _ in range(hidden):
                 turns_won[self.takers[int(rand() * len(self.takers))]] += 1
             n = known.players
+            mine = self.mine_elsewhere[:]
+            _shuffle(mine, rand)
             won = []
             for i, w in enumerate(known.won_cards):
-                won.append(w + tuple(free[at : at + turns_won[i] * n]))
-                at += turns_won[i] * n
+                k = turns_won[i]
+                won.append(w + tuple(mine[:k]) + tuple(free[at : at + k * (n - 1)]))
+                del mine[:k]
+                at += k * (n - 1)
             won_cards = tuple(won)
         set_aside = tuple(free[at:])
         plans = _pick(plans, self.tricks + second, rand)
