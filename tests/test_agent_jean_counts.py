@@ -284,9 +284,10 @@ def test_a_header_without_the_keys_plays_with_open_counts_and_no_penalty() -> No
 
 @pytest.mark.parametrize("name", ["agent-jean-main-bots.cab", "agent-jean-main-tie.cab"])
 def test_saves_made_before_the_variants_verify_and_replay_as_played(tmp_path: Path, name: str) -> None:
-    """Two saves written by the code before these variants (easy bots at
-    three players, seed 11; the scripted tied round, where nobody wins a
-    yellow): every move decided again gives the same events."""
+    """Two saves written by the code before these variants (main at 5cfdc17,
+    through tui.session.start_save: easy bots at three players, seed 11 and
+    bot seed 11; the scripted tied round of new_tie_match, where nobody wins
+    a yellow): every move decided again gives the same events."""
     path = tmp_path / name
     shutil.copy(DATA / name, path)
     line = verify(path)
