@@ -356,3 +356,13 @@ def test_the_new_game_screen_offers_both_variants(tmp_path: Path) -> None:
             assert "When nobody won a yellow         penalty" in text
 
     check()
+
+
+@pytest.mark.parametrize("counts", ["hidden", "open"])
+def test_every_viewer_can_see_the_table_before_the_deal(counts: str) -> None:
+    """The state before the first event (a remote player's view_at 0)."""
+    config = GAME.make_config(3, variants={"counts": counts})
+    state = GAME.initial(config)
+    for viewer in (0, 1, 2, PUBLIC, ALL):
+        view = GAME.view(state, viewer)
+        assert view["players"][0]["won"] == (None if counts == "hidden" and viewer not in (0, ALL) else 0)

@@ -339,6 +339,7 @@ class AgentJean(Game):
             reserves=((),) * n,
             won_cards=((),) * n,
             won_plans=((),) * n,
+            played=((),) * n,
             medals=(0,) * n,
         )
 
