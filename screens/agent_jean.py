@@ -105,6 +105,26 @@ def command_label(command: Command, view: dict[str, Any]) -> str:
     return " · ".join(words)
 
 
+def last_turn_text(last: dict[str, Any], names: list[str]) -> Text:
+    """Who won the last turn, and what they took."""
+    text = Text()
+    text.append("Last turn: ", style="dim")
+    text.append(names[last["seat"]], style="bold")
+    text.append(" won ")
+    for card in last["cards"]:
+        text.append_text(card_text(card))
+        text.append(" ")
+    if last["plans"]:
+        text.append("and " + ", ".join(cards.plan_label(p) for p in last["plans"]))
+    return text
+
+
+def _shown(count: int | None) -> str:
+    """A count of the players' grid; ``?`` for one the view does not give
+    (another's won pile with hidden counts, another's plan points)."""
+    return "?" if count is None else str(count)
+
+
 def choice_title(choices: list[Command]) -> str:
     kinds = {c.get("t") for c in choices}
     if "ChooseLeader" in kinds:
@@ -277,17 +297,17 @@ class AgentJeanBoard(Board):
                 table.append(names[played["seat"]] + " ")
                 table.append_text(card_text(played["card"], played.get("value")))
         elif view.get("last_turn"):
-            last = view["last_turn"]
-            table.append("Last turn: ", style="dim")
-            table.append(names[last["seat"]], style="bold")
-            table.append(" won ")
-            for card in last["cards"]:
-                table.append_text(card_text(card))
-                table.append(" ")
-            if last["plans"]:
-                table.append("and " + ", ".join(cards.plan_label(p) for p in last["plans"]))
+            table.append_text(last_turn_text(view["last_turn"], names))
         else:
             table.append("No card played yet this turn.", style="dim")
+        # with hidden counts the history keeps no record of the others'
+        # takes: while there is room, the last one stays in sight as the next
+        # turn is played
+        if view["table"] and view.get("last_turn") and view.get("counts") == "hidden" and (
+            tall or len(players) + len(self.choices) <= 4
+        ):
+            table.append("\n")
+            table.append_text(last_turn_text(view["last_turn"], names))
         waiting = [names[s] for s in view.get("active", [])]
         if waiting and not over:
             table.append(f"\nTo act: {', '.join(waiting)}", style="italic")
@@ -337,8 +357,10 @@ class AgentJeanBoard(Board):
         """A row a player: cards in hand (+ face down), cards won and their
         greens and yellows, plan points, the last round's score, medals.
 
-        Plan points of the others are private while a round is played; once
-        the game is over the last round's are public (the scoring lists them).
+        Plan points of the others are private while a round is played, and
+        so, with hidden counts, are their cards won, greens and yellows
+        (``?``); once the game is over the last round's points, greens and
+        yellows are public (the scoring lists them).
         """
         players = view["players"]
         seat = view.get("seat")
@@ -364,16 +386,18 @@ class AgentJeanBoard(Board):
             who = Text.assemble((p["name"], "bold" if i == seat else ""), (f" {agent}", "dim"))
             if self.size.width and who.cell_len > room:
                 who.truncate(max(6, room), overflow="ellipsis")
-            points = p.get("points")
-            if points is None and over and scoring:
-                points = scoring["plan_points"][i]
+            points, greens, yellows = p.get("points"), p.get("greens"), p.get("yellows")
+            if over and scoring:  # the last round's scoring made them public
+                points = scoring["plan_points"][i] if points is None else points
+                greens = scoring["greens"][i] if greens is None else greens
+                yellows = scoring["yellows"][i] if yellows is None else yellows
             hand = str(p["hand"]) + (f"+{p['reserve']}" if p["reserve"] else "")
             row = [
                 Text(marker, style="bold yellow"),
                 who,
-                hand, str(p["won"]),
-                Text(str(p["greens"]), style="green3"), Text(str(p["yellows"]), style="yellow"),
-                "?" if points is None else str(points),
+                hand, _shown(p.get("won")),
+                Text(_shown(greens), style="green3"), Text(_shown(yellows), style="yellow"),
+                _shown(points),
             ]
             if scoring:
                 row.append(Text(str(scoring["scores"][i]), style="bold" if i in scoring["medals"] else ""))

@@ -82,9 +82,13 @@ def test_example_of_play() -> None:
     assert GAME.describe(won, MATHIS) == (
         "Mathis wins the turn: 3 cards and plan Le Casse (3). Now on the pile: Henry B. Belton's Power card."
     )
-    # every card played this round is public, whoever won it
-    played = sorted(["P10", "B1", "G1", "G8", "Y12", "G11"], key=C.hand_order)
-    assert all(GAME.view(match.state, seat)["played"] == played for seat in (MAELYS, NATHANIEL, MATHIS))
+    # the won piles are not to be looked at: each sees its own, and of the
+    # others only the take of the turn just won, not what they won before
+    views = {seat: GAME.view(match.state, seat) for seat in (MAELYS, NATHANIEL, MATHIS)}
+    assert all(v["played"] is None for v in views.values())
+    assert views[MAELYS]["players"][MAELYS]["won_cards"] == sorted(["P10", "B1", "G1"], key=C.hand_order)
+    assert views[MATHIS]["players"][MAELYS]["won"] is None
+    assert views[MAELYS]["last_turn"]["cards"] == ["G8", "Y12", "G11"]
 
     # Turn 3 starts: Henry B. Belton's Power card is on top; Nathaniel carries it out.
     used = [e for e in events if e["t"] == "PowerUsed"]

@@ -3,7 +3,8 @@ apart (``determinize``), for the search bot.
 
 Positions come from seeded random legal games with 2 to 5 players, with and
 without the agents' powers, stopped at many moves of every phase where a
-player acts, and at the end.
+player acts, and at the end; with hidden counts (the default: a seat knows
+only its own won pile) and, without young players, with open counts too.
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ EVERY_CARD = frozenset(C.ACTION_CARDS) | frozenset(C.PLAN_IDS) | {C.power_card(a
 RARE = ("leader", "sabotage", "second_plan", "over")
 
 
-def new_match(players: int, seed: int, young: bool, arranged: dict | None = None) -> Match:
+def new_match(players: int, seed: int, young: bool, arranged: dict | None = None, counts: str = "hidden") -> Match:
     agents = random.Random(seed).sample(C.AGENTS, players)  # every power at every table size
     seats = [{"agent": a} for a in agents]
-    config = GAME.make_config(players, seats, variants={"young": "on" if young else "off"})
+    config = GAME.make_config(players, seats, variants={"young": "on" if young else "off", "counts": counts})
     extra = {"arranged": arranged} if arranged else {}
     return Match.new(GAME, make_header(GAME, config, seed, **extra))
 
@@ -38,12 +39,12 @@ SEEDS = {2: (13, 5), 3: (17, 2), 4: (3, 6), 5: (37, 1)}
 
 
 @functools.cache
-def positions(players: int, young: bool) -> tuple[State, ...]:
+def positions(players: int, young: bool, counts: str = "hidden") -> tuple[State, ...]:
     """States of two random games where a player must act: every 7th move,
     every move of the rarer phases, and the end."""
     out = []
     for seed in SEEDS[players]:
-        match = new_match(players, seed, young)
+        match = new_match(players, seed, young, counts=counts)
         rng = random.Random(seed)
         moves = 0
         while match.outcome is None:
@@ -58,7 +59,8 @@ def positions(players: int, young: bool) -> tuple[State, ...]:
 
 
 def all_positions() -> list[State]:
-    return [s for players in (2, 3, 4, 5) for young in (False, True) for s in positions(players, young)]
+    hidden = [s for players in (2, 3, 4, 5) for young in (False, True) for s in positions(players, young)]
+    return hidden + [s for players in (2, 3, 4, 5) for s in positions(players, False, "open")]
 
 
 def card_strings(value: object) -> set[str]:
@@ -181,10 +183,13 @@ def swap_hidden_action(s: State, seat: int) -> State | None:
 def swap_won_cards(s: State, seat: int) -> State | None:
     """The same position where two seats won each other's card of a colour
     (not in the last turn, which view shows): the seat's view is unchanged,
-    since it lists the cards played and each seat's colours, not who won which."""
+    since it lists the cards played and each seat's colours, not who won which
+    (with hidden counts, of the other seats only: it knows its own pile)."""
     last = set(s.last_turn[1]) if s.last_turn else set()
     for i in range(s.players):
         for j in range(i + 1, s.players):
+            if s.counts == "hidden" and seat in (i, j):
+                continue
             for a in s.won_cards[i]:
                 b = next((c for c in s.won_cards[j] if c not in last and c[0] == a[0]), None)
                 if b is None or a in last:
@@ -193,6 +198,32 @@ def swap_won_cards(s: State, seat: int) -> State | None:
                 won[i] = tuple(b if c == a else c for c in won[i])
                 won[j] = tuple(a if c == b else c for c in won[j])
                 return revise(s, won_cards=tuple(won))
+    return None
+
+
+def move_won_turn(s: State, seat: int) -> State | None:
+    """With hidden counts, the same position where a turn one other seat won
+    (not the last one, which view shows) was won by another: its cards and a
+    plan change piles.  The seat's view is unchanged, though the counts of
+    both piles are not: with hidden counts they are not in it."""
+    if s.counts != "hidden":
+        return None
+    last = s.last_turn
+    for j in range(s.players):
+        hidden_cards = [c for c in s.won_cards[j] if not (last and last[0] == j and c in last[1])]
+        plans = [p for p in s.won_plans[j] if not C.is_power(p) and not (last and last[0] == j and p in last[2])]
+        if j == seat or len(hidden_cards) < s.players or not plans:
+            continue
+        for k in range(s.players):
+            if k in (seat, j):
+                continue
+            moved, plan = hidden_cards[: s.players], plans[0]
+            won_cards, won_plans = list(s.won_cards), list(s.won_plans)
+            won_cards[j] = tuple(c for c in s.won_cards[j] if c not in moved)
+            won_cards[k] = s.won_cards[k] + tuple(moved)
+            won_plans[j] = tuple(p for p in s.won_plans[j] if p != plan)
+            won_plans[k] = s.won_plans[k] + (plan,)
+            return revise(s, won_cards=tuple(won_cards), won_plans=tuple(won_plans))
     return None
 
 
@@ -220,6 +251,7 @@ def test_states_with_the_same_view_give_the_same_observation() -> None:
             for kind, twin in (
                 ("action", swap_hidden_action(s, seat)),
                 ("won", swap_won_cards(s, seat)),
+                ("turn", move_won_turn(s, seat)),
                 ("power", swap_turned_powers(s, seat)),
                 ("shuffled", revise(s, hands=tuple(h[::-1] for h in s.hands), pile=s.pile[:1] + s.pile[:0:-1])),
             ):
@@ -228,7 +260,7 @@ def test_states_with_the_same_view_give_the_same_observation() -> None:
                 assert GAME.view(twin, seat) == GAME.view(s, seat)
                 assert GAME.observe(twin, seat) == GAME.observe(s, seat)
                 kinds[kind] += 1
-    assert min(kinds["action"], kinds["won"], kinds["power"], kinds["shuffled"]) > 5, kinds
+    assert min(kinds["action"], kinds["won"], kinds["turn"], kinds["power"], kinds["shuffled"]) > 5, kinds
 
 
 def test_who_led_is_not_known_once_jean_plays_last() -> None:

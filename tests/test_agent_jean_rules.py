@@ -88,7 +88,12 @@ def test_registered_with_its_options() -> None:
     game = get_game("agent-jean")
     assert game is GAME
     assert (game.title, game.min_players, game.max_players) == ("L'Agent Jean!", 2, 5)
-    assert {v.key: v.choices for v in game.variants} == {"young": ("off", "on"), "bonus": ("rulebook", "board")}
+    assert {v.key: v.choices for v in game.variants} == {
+        "young": ("off", "on"),
+        "bonus": ("rulebook", "board"),
+        "counts": ("hidden", "open"),
+        "no_yellows": ("penalty", "none"),
+    }
     assert game.seat_options[0].key == "agent" and game.seat_options[0].unique
     assert game.bot_levels == ("random", "easy", "normal", "hard")
     assert isinstance(game.bot("easy", 1), HeuristicBot)
@@ -487,7 +492,10 @@ def test_score_round_bonus_penalty_and_ties() -> None:
     assert bonus == [5, 5, 5] and penalty == [5, 5, 0] and scores == [6, 6, 5] and medals == [0, 1]
 
 
-def test_nobody_is_penalised_when_nobody_won_a_yellow() -> None:
+def test_when_nobody_won_a_yellow_everyone_is_tied_for_the_most() -> None:
+    # the rulebook's tie rule (the default): all tied on none, all pay
+    assert score_round([3, 2], [0, 1], [0, 0], 8, penalise_none=True)[1] == [8, 8]
+    # the no_yellows=none variant (and older saves): nobody does
     assert score_round([3, 2], [0, 1], [0, 0], 8)[1] == [0, 0]
 
 
@@ -498,7 +506,8 @@ def test_bonus_amounts_of_both_variants() -> None:
 
 # A scripted 2-player round (young players): the follower always wins with the
 # higher card of the leader's colour, so the winners alternate and both
-# players end with no green, no yellow and the same plan points.
+# players end with no green, no yellow and the same plan points: both get the
+# green bonus and, tied for the most yellows with none, both the penalty.
 TIE_PILE = [
     "plan:01", "plan:02", "plan:07", "plan:08", "plan:11", "plan:12",
     "plan:15", "plan:16", "plan:19", "plan:20", "plan:05", "plan:06",  # Miette is turn 12
@@ -545,9 +554,9 @@ def test_tied_round_gives_both_a_medal_and_the_next_round_to_the_last_turn_winne
     (scored,) = of(events, "RoundScored")
     assert scored["plan_points"] == [21, 21]
     assert scored["greens"] == [0, 0] and scored["yellows"] == [0, 0]
-    assert scored["bonus"] == [8, 8] and scored["penalty"] == [0, 0]
-    assert scored["scores"] == [29, 29] and scored["medals"] == [0, 1]
-    assert GAME.view(match.state, 0)["last_round"] == {"round": 1, "scores": [29, 29], "medals": [0, 1]}
+    assert scored["bonus"] == [8, 8] and scored["penalty"] == [8, 8]
+    assert scored["scores"] == [21, 21] and scored["medals"] == [0, 1]
+    assert GAME.view(match.state, 0)["last_round"] == {"round": 1, "scores": [21, 21], "medals": [0, 1]}
     # seat 0 won the 12th turn and is among the round's winners: seat 0 leads
     (chosen,) = [e for e in events if e["t"] == "LeaderChosen"]
     assert chosen == {"t": "LeaderChosen", "seat": 0, "name": "P0", "reason": "round"}
@@ -566,7 +575,8 @@ def test_new_round_puts_won_plans_under_the_pile_and_deals_all_action_cards() ->
     )
     view = GAME.view(match.state, 0)
     assert (view["round"], view["turn"]) == (2, 1)
-    assert all(p["won"] == 0 and p["plans"] in (None, []) for p in view["players"])
+    assert all(p["won"] == 0 and p["plans"] == [] for p in GAME.view(match.state, ALL)["players"])
+    assert all(p["won"] in (0, None) and p["plans"] in (None, []) for p in view["players"])
 
 
 def test_random_new_round_reshuffles_from_the_rng_and_records_it() -> None:
@@ -610,7 +620,8 @@ def test_a_single_second_medal_wins_the_game() -> None:
     events = play_script(match, (seat0, seat1))
     (scored,) = of(events, "RoundScored")
     assert scored["greens"] == [0, 2] and scored["bonus"] == [8, 0]
-    assert scored["scores"] == [26, 18] and scored["medals"] == [0]
+    assert scored["penalty"] == [8, 8]  # no yellow again: both tied for the most
+    assert scored["scores"] == [18, 10] and scored["medals"] == [0]
     (over,) = of(events, "GameWon")
     assert over["seats"] == [0]
     assert match.outcome.winners == (0,) and match.outcome.scores == (2, 1)

@@ -65,12 +65,13 @@ def test_a_tied_round_gives_both_players_the_bonus_and_a_medal() -> None:
     sheet = GAME.score_sheet(GAME.view(match.state, 0))
     assert sheet.key == "round-1" and sheet.title == "Round 1 scored"
     assert sheet.columns == ("Plans", "Greens", "Yellows", "Round", "Medals")
-    # 21 points of plans each, no green (both get +8), no yellow (no penalty)
-    assert sheet.rows == (("21", "+8 (0)", "0 (0)", "29", "1 (+1)"),) * 2
+    # 21 points of plans each, no green (both get +8), no yellow (both tied
+    # for the most with none: both -8)
+    assert sheet.rows == (("21", "+8 (0)", "-8 (0)", "21", "1 (+1)"),) * 2
     assert sheet.notes == (
         "Fewest green cards (0): +8 to P0 and P1.",
-        "Nobody won a yellow card: no penalty.",
-        "Medals of round 1: P0 and P1, tied on 29 points.",
+        "Nobody won a yellow card, so all are tied for the most: -8 to P0 and P1.",
+        "Medals of round 1: P0 and P1, tied on 21 points.",
     )
     # the next round is under way: its sheet is still the one of round 1
     assert match.state.round == 2
@@ -82,7 +83,8 @@ def test_the_board_variant_scores_ten_points() -> None:
     play_script(match, tie_cards(True))
     sheet = GAME.score_sheet(GAME.view(match.state, 1))
     assert [row[1] for row in sheet.rows] == ["+10 (0)"] * 2
-    assert [row[3] for row in sheet.rows] == ["31"] * 2
+    assert [row[2] for row in sheet.rows] == ["-10 (0)"] * 2
+    assert [row[3] for row in sheet.rows] == ["21"] * 2
 
 
 @pytest.mark.parametrize("players,seed", [(2, 3), (3, 8), (4, 5), (5, 11)])

@@ -93,9 +93,13 @@ async def test_at_the_game_end_no_card_to_play_and_every_seats_points(tmp_path: 
         events = len(match.events)
         await pilot.press("1")  # and nothing happens
         assert len(match.events) == events
-        # every seat's plan points of the last round are shown, and its score
+        # every seat's plan points, greens and yellows of the last round are
+        # shown, and its score; with hidden counts (the default) how many
+        # cards the other won is not: the scoring does not count them
         rows = players_rows(app)
-        assert not any("?" in row for row in rows), rows
+        final = screen.query_one(AgentJeanBoard).view["scoring"]
+        assert "?" not in rows[1], rows
+        assert rows[2].split()[3:6] == ["?", str(final["greens"][1]), str(final["yellows"][1])], rows
         board = screen.query_one(AgentJeanBoard)
         scoring = board.view["scoring"]
         head = rows[0].split()
@@ -120,7 +124,10 @@ async def test_long_names_are_cut_not_the_numbers(tmp_path: Path) -> None:
         assert len(rows) == 6, rows
         assert rows[0].split() == ["Player", "Hand", "Won", "G", "Y", "Pts", "Medals"]
         long = next(r for r in rows if "Chloé" in r)
-        assert "…" in long and long.split()[-6:] == ["5+6", "0", "0", "0", "?", "-"]
+        # the others' won piles are not to be looked at (hidden counts, the default)
+        assert "…" in long and long.split()[-6:] == ["5+6", "?", "?", "?", "?", "-"]
+        mine = next(r for r in rows if "Ada" in r)
+        assert mine.split()[-6:] == ["6+6", "0", "0", "0", "0", "-"]
         # she leads: the top line ends with the start of her name and …
         static = app.screen.query_one("#aj-round")
         (line,) = [s.text for s in static.render_lines(static.content_region.reset_offset)]
@@ -162,3 +169,28 @@ def test_snapshot_agent_jean_wxt_chooses_a_card(snap_compare, tmp_path: Path, si
         await settle(pilot)
 
     assert snap_compare(power_app(tmp_path, "wxt", players=3), terminal_size=size, run_before=play_then_choose)
+
+
+def counts_app(save_dir: Path, counts: str):
+    """Ada (human, seat 1) and two easy bots, no powers; Bastien leads, and
+    Ada has played her last card of the first turn: a bot won it and the
+    second turn is under way when she must play again."""
+    seats = [{"name": NAMES[i], "agent": a} for i, a in enumerate(AGENTS[:3])]
+    controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * 2
+    match = new_match(GAME, 3, seats, controllers, seed=5, bot_seed=5,
+                      variants={"young": "on", "counts": counts}, arranged={"leader": 1})
+    return app_for(save_dir, start_save(save_dir, match))
+
+
+@pytest.mark.parametrize("counts", ["hidden", "open"])
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_agent_jean_counts_mid_round(snap_compare, tmp_path: Path, size, counts) -> None:
+    """With hidden counts (the default) the others' Won, G and Y are ``?``
+    and the last turn's take stays in sight while the next is played; with
+    open counts everyone's are on the table, as before."""
+    async def lose_the_first_turn(pilot) -> None:
+        await settle(pilot)
+        await pilot.press("6")
+        await settle(pilot)
+
+    assert snap_compare(counts_app(tmp_path, counts), terminal_size=size, run_before=lose_the_first_turn)

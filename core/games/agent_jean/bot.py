@@ -54,8 +54,7 @@ class HeuristicBot(Bot):
             plan_points += EXPECTED_SECOND_PLAN
         # the bonus variant is not in the view: the rulebook's amount is the usual one
         amount = bonus_amount("rulebook", n)
-        greens = [p["greens"] for p in players]
-        yellows = [p["yellows"] for p in players]
+        greens, yellows = self._colour_counts(view)
         return {
             "me": me,
             "n": n,
@@ -70,7 +69,28 @@ class HeuristicBot(Bot):
         }
 
     @staticmethod
-    def _green_cost(me: int, greens: list[int], amount: int) -> float:
+    def _colour_counts(view: dict[str, Any]) -> tuple[list[float], list[float]]:
+        """Each seat's greens and yellows won this round: as the view gives
+        them (open counts), or, for the others when it does not (hidden
+        counts, the default), what an even share of the turns played would
+        bring: the cards none of them can know the colours of are about a
+        quarter green and a quarter yellow (16 of each among the 60)."""
+        me = view["seat"]
+        players = view["players"]
+        if all(p["greens"] is not None for p in players):
+            return [p["greens"] for p in players], [p["yellows"] for p in players]
+        n = len(players)
+        mine = players[me]
+        played = 12 - mine["hand"] - mine["reserve"] - any(e["seat"] == me for e in view["table"])
+        others_won = max(0, played * n - mine["won"]) / (n - 1)
+        guess_g = others_won * 16 / 60
+        guess_y = others_won * 16 / 60
+        greens = [p["greens"] if p["greens"] is not None else guess_g for p in players]
+        yellows = [p["yellows"] if p["yellows"] is not None else guess_y for p in players]
+        return greens, yellows
+
+    @staticmethod
+    def _green_cost(me: int, greens: list[float], amount: int) -> float:
         others = min(g for i, g in enumerate(greens) if i != me)
         gap = greens[me] - others
         if gap >= 3:
@@ -78,7 +98,7 @@ class HeuristicBot(Bot):
         return amount / 3 if gap >= 0 else amount / 4
 
     @staticmethod
-    def _yellow_cost(me: int, yellows: list[int], amount: int) -> float:
+    def _yellow_cost(me: int, yellows: list[float], amount: int) -> float:
         others = max(y for i, y in enumerate(yellows) if i != me)
         gap = yellows[me] - others
         if gap >= 3:

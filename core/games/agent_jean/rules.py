@@ -59,6 +59,12 @@ class State:
     agents: tuple[str, ...]
     young: bool
     bonus: str
+    #: "hidden": a seat sees only its own won pile's counts (the rulebook);
+    #: "open": everyone's (the table before the variant, and older saves)
+    counts: str = "open"
+    #: "penalty": when nobody won a yellow, everyone is tied for the most and
+    #: loses the points (the rulebook's tie rule); "none": nobody does (older saves)
+    no_yellows: str = "none"
     #: for tests: (actions, plan order) for rounds 2, 3...
     arranged_later: tuple = ()
     round: int = 0
@@ -91,6 +97,9 @@ class State:
     #: how the last round scored, seat by seat: (plan points, greens,
     #: yellows, bonus, penalty); public once the round is scored
     last_scoring: tuple | None = None
+    #: the cards each seat has played this round (this turn's too): a seat
+    #: knows its own, whoever won them
+    played: tuple[tuple[str, ...], ...] = ()
 
     @property
     def players(self) -> int:
@@ -105,10 +114,13 @@ class State:
 
 
 #: the fields checkpoint digests are taken of, in the order core.engine.digest
-#: packs a record (by name): every field but ``last_scoring``, which only
-#: repeats the last RoundScored event and came after saves were made with
-#: these digests (see AgentJean.canonical)
-DIGESTED_FIELDS = tuple(sorted(f.name for f in fields(State) if f.name != "last_scoring"))
+#: packs a record (by name): every field but those that came after saves were
+#: made with these digests (see AgentJean.canonical): ``last_scoring``, which
+#: only repeats the last RoundScored event, ``played``, which only repeats the
+#: round's CardPlayed events, and the variants ``counts`` and ``no_yellows``,
+#: which the header already holds
+LATER_FIELDS = ("last_scoring", "counts", "no_yellows", "played")
+DIGESTED_FIELDS = tuple(sorted(f.name for f in fields(State) if f.name not in LATER_FIELDS))
 
 
 # -- pure rule helpers (also used by the bot) -----------------------------------
@@ -171,18 +183,20 @@ def bonus_amount(bonus: str, players: int) -> int:
 
 
 def score_round(
-    plan_points: list[int], greens: list[int], yellows: list[int], amount: int
+    plan_points: list[int], greens: list[int], yellows: list[int], amount: int, penalise_none: bool = False
 ) -> tuple[list[int], list[int], list[int], list[int]]:
     """(bonus, penalty, scores, medal seats) of a round.
 
     Everyone tied for the fewest greens gets the bonus, everyone tied for
-    the most yellows the penalty, but nobody is penalised when nobody won a
-    yellow.  Everyone tied for the best score takes a medal.
+    the most yellows the penalty.  When nobody won a yellow, everyone is tied
+    for the most with none: with ``penalise_none`` (the rulebook's tie rule)
+    everyone pays, otherwise (the ``no_yellows=none`` variant) nobody does.
+    Everyone tied for the best score takes a medal.
     """
     fewest = min(greens)
     most = max(yellows)
     bonus = [amount if g == fewest else 0 for g in greens]
-    penalty = [amount if y == most and most > 0 else 0 for y in yellows]
+    penalty = [amount if y == most and (most > 0 or penalise_none) else 0 for y in yellows]
     scores = [p + b - q for p, b, q in zip(plan_points, bonus, penalty)]
     best = max(scores)
     return bonus, penalty, scores, [i for i, s in enumerate(scores) if s == best]
@@ -250,6 +264,22 @@ class AgentJean(Game):
             "rulebook",
             "rulebook: 8 points with 2-3 players, 5 with 4-5; board: 10 points, as printed on the player boards.",
         ),
+        Variant(
+            "counts",
+            "Counts of the others' won cards",
+            ("hidden", "open"),
+            "hidden",
+            "hidden: you see how many cards, greens and yellows you have won, not the others' (the rulebook); "
+            "open: everyone's counts are on the table.",
+        ),
+        Variant(
+            "no_yellows",
+            "When nobody won a yellow",
+            ("penalty", "none"),
+            "penalty",
+            "penalty: everyone is tied for the most yellows and loses the points (the rulebook's tie rule); "
+            "none: nobody loses them.",
+        ),
     )
     seat_options = (
         SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
@@ -300,11 +330,16 @@ class AgentJean(Game):
             agents=tuple(s["agent"] for s in seats),
             young=variants.get("young", "off") == "on",
             bonus=variants.get("bonus", "rulebook"),
+            # a header written before these variants lacks them: its game is
+            # replayed as it was played, with open counts and no penalty
+            counts=variants.get("counts", "open"),
+            no_yellows=variants.get("no_yellows", "none"),
             arranged_later=later,
             hands=((),) * n,
             reserves=((),) * n,
             won_cards=((),) * n,
             won_plans=((),) * n,
+            played=((),) * n,
             medals=(0,) * n,
         )
 
@@ -393,7 +428,7 @@ class AgentJean(Game):
             }
         if phase == "resolve":
             winner = trick_winner(_entries(s), C.accomplice(s.top))
-            return {
+            return _pile_event(s, {
                 "t": "TurnWon",
                 "seat": winner,
                 "name": s.names[winner],
@@ -401,7 +436,7 @@ class AgentJean(Game):
                 "plan": s.top,
                 "revealed": s.pile[1] if len(s.pile) > 1 else None,
                 "turn": s.turn,
-            }
+            })
         if phase == "end":
             if s.turn == HAND_SIZE and any(s.reserves):
                 return {"t": "ReserveTakenUp", "reserves": [list(r) for r in s.reserves], "names": list(s.names)}
@@ -420,7 +455,7 @@ class AgentJean(Game):
         greens = [_count(w, "G") for w in s.won_cards]
         yellows = [_count(w, "Y") for w in s.won_cards]
         amount = bonus_amount(s.bonus, s.players)
-        bonus, penalty, scores, medals = score_round(points, greens, yellows, amount)
+        bonus, penalty, scores, medals = score_round(points, greens, yellows, amount, s.no_yellows == "penalty")
         return {
             "t": "RoundScored",
             "round": s.round,
@@ -500,7 +535,7 @@ class AgentJean(Game):
         card = command["card"]
         if card not in s.hands[seat]:
             raise IllegalCommand(f"You do not have {card} in your hand.")
-        return {"t": "CardPlayed", "seat": seat, "name": s.names[seat], "card": card}
+        return _pile_event(s, {"t": "CardPlayed", "seat": seat, "name": s.names[seat], "card": card})
 
     def _seat_arg(self, s: State, command: Command) -> int:
         target = command["seat"]
@@ -521,26 +556,26 @@ class AgentJean(Game):
         card = dict(s.table).get(target)
         if card is None:
             raise IllegalCommand(f"{s.names[target]} has played no card this turn.")
-        return {
+        return _pile_event(s, {
             "t": "CardSabotaged",
             "seat": seat,
             "name": s.names[seat],
             "target": target,
             "target_name": s.names[target],
             "card": card,
-        }
+        })
 
     def _decide_second_plan(self, s: State, seat: int, command: Command) -> Event:
         self._expect(s, command, "TakeSecondPlan", "DeclineSecondPlan")
         if command["t"] == "DeclineSecondPlan":
             return {"t": "SecondPlanDeclined", "seat": seat, "name": s.names[seat]}
-        return {
+        return _pile_event(s, {
             "t": "SecondPlanTaken",
             "seat": seat,
             "name": s.names[seat],
             "plan": s.top,
             "revealed": s.pile[1] if len(s.pile) > 1 else None,
-        }
+        })
 
     # -- evolve ---------------------------------------------------------------------
 
@@ -568,6 +603,7 @@ class AgentJean(Game):
             pile=s.pile + tuple(ev["plans"]),
             won_cards=((),) * n,
             won_plans=((),) * n,
+            played=((),) * n,
             powers=(),
             table=(),
             order=(),
@@ -601,10 +637,12 @@ class AgentJean(Game):
         hand.remove(card)
         hands[seat] = tuple(hand)
         table = s.table + ((seat, card),)
+        played = list(s.played)
+        played[seat] = played[seat] + (card,)
         phase = "play"
         if len(table) == s.players:
             phase = "sabotage" if "wxt" in s.powers else "resolve"
-        return revise(s, hands=tuple(hands), table=table, phase=phase)
+        return revise(s, hands=tuple(hands), table=table, played=tuple(played), phase=phase)
 
     def _on_CardSabotaged(self, s: State, ev: Event) -> State:
         return revise(s, sabotaged=ev["target"], phase="resolve")
@@ -729,21 +767,30 @@ class AgentJean(Game):
         everything = seat == ALL
         own = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
         order = s.order or play_order(s.players, s.leader)
+        hidden = s.counts == "hidden"
         players = []
         for i in range(s.players):
             sees = everything or own == i
+            # with hidden counts a seat knows only its own won pile (it may
+            # look at it): the others' counts are not in its view at all
+            counted = sees or not hidden
             entry = {
                 "name": s.names[i],
                 "agent": s.agents[i],
                 "hand": len(s.hands[i]),
                 "reserve": len(s.reserves[i]),
-                "won": len(s.won_cards[i]),
-                "greens": _count(s.won_cards[i], "G"),
-                "yellows": _count(s.won_cards[i], "Y"),
+                "won": len(s.won_cards[i]) if counted else None,
+                "greens": _count(s.won_cards[i], "G") if counted else None,
+                "yellows": _count(s.won_cards[i], "Y") if counted else None,
                 "plans": list(s.won_plans[i]) if sees else None,
                 "points": _plan_points(s.won_plans[i]) if sees else None,
                 "medals": s.medals[i],
             }
+            if hidden and sees:
+                entry["won_cards"] = sorted(s.won_cards[i], key=C.hand_order)
+                # what it played itself this round, wherever it went (its
+                # history tells its own cards in full)
+                entry["played_cards"] = sorted(s.played[i], key=C.hand_order)
             if everything:
                 entry["hand_cards"] = sorted(s.hands[i], key=C.hand_order)
                 entry["reserve_cards"] = list(s.reserves[i])
@@ -778,8 +825,13 @@ class AgentJean(Game):
             "powers": list(s.powers),
             "last_turn": last,
             # every card played in the earlier turns of this round: each was
-            # played face up, and the history shows it
-            "played": sorted((c for w in s.won_cards for c in w), key=C.hand_order),
+            # played face up, and with open counts the history shows it; with
+            # hidden counts the history does not, and the cards are in won
+            # piles only their owners may look at (the seat's own is above)
+            "played": (
+                sorted((c for w in s.won_cards for c in w), key=C.hand_order) if everything or not hidden else None
+            ),
+            "counts": s.counts,
         }
 
     def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
@@ -810,8 +862,13 @@ class AgentJean(Game):
             f"Fewest green cards ({fewest}): +{bonus} to "
             + _join([names[i] for i, b in enumerate(scoring["bonus"]) if b]) + "."
         ]
-        if max(yellows) == 0:
+        if max(yellows) == 0 and not any(scoring["penalty"]):
             notes.append("Nobody won a yellow card: no penalty.")
+        elif max(yellows) == 0:
+            notes.append(
+                f"Nobody won a yellow card, so all are tied for the most: -{max(scoring['penalty'])} to "
+                + _join([names[i] for i, q in enumerate(scoring["penalty"]) if q]) + "."
+            )
         else:
             notes.append(
                 f"Most yellow cards ({max(yellows)}): -{max(scoring['penalty'])} to "
@@ -853,6 +910,8 @@ class AgentJean(Game):
             ev["reserves"] = [list(r) if i == own else None for i, r in enumerate(event["reserves"])]
             ev["counts"] = [len(r) for r in event["reserves"]]
             return ev
+        if event.get("hidden"):
+            return _redact_pile_event(event, own)
         return event
 
     # -- what a seat knows (the search bot) -----------------------------------------
@@ -877,6 +936,14 @@ class AgentJean(Game):
     #   round, a Martha second plan) are left out, as view gives not even
     #   their number: ``determinize`` deduces how many there are from the
     #   cards unaccounted for and draws which;
+    # - with hidden counts (the default) the seat knows only its own won pile
+    #   and the last turn's take: the others' won cards are not in the
+    #   observation at all, nor their plans but those view shows, nor how many
+    #   turns each won; ``determinize`` works out how many turns the others
+    #   won between them (the turns played less those it can account for),
+    #   shares them out at random and deals their cards: in each, one of the
+    #   seat's own cards played (``played``: it knows its own, the others'
+    #   are left out) and the rest from the unseen ones;
     # - ``arranged_later`` (tests stacking later rounds) is cleared;
     # - the rest is public (or the table's config) and stays as it is.
 
@@ -887,11 +954,25 @@ class AgentJean(Game):
         hands = tuple(
             tuple(sorted(h, key=C.hand_order)) if i == seat else (UNSEEN,) * len(h) for i, h in enumerate(s.hands)
         )
-        won_cards = _won_cards_known(s.won_cards, last[1] if last else (), winner)
-        won_plans = tuple(
-            p if i == seat else tuple(sorted(_plans_shown(s, i))) + (UNSEEN,) * _trick_slots(s, i)
-            for i, p in enumerate(s.won_plans)
-        )
+        if s.counts == "hidden":
+            # the seat's own pile, and of the others' only the last turn's
+            # take: how many turns each of the others won is not known either
+            shown_cards = tuple(sorted(last[1], key=C.hand_order)) if last else ()
+            won_cards = tuple(
+                tuple(sorted(w, key=C.hand_order)) if i == seat else shown_cards if i == winner else ()
+                for i, w in enumerate(s.won_cards)
+            )
+            won_plans = tuple(
+                p if i == seat else tuple(sorted(_plans_shown(s, i))) for i, p in enumerate(s.won_plans)
+            )
+            played = tuple(tuple(sorted(p, key=C.hand_order)) if i == seat else () for i, p in enumerate(s.played))
+        else:
+            played = ((),) * len(s.played)
+            won_cards = _won_cards_known(s.won_cards, last[1] if last else (), winner)
+            won_plans = tuple(
+                p if i == seat else tuple(sorted(_plans_shown(s, i))) + (UNSEEN,) * _trick_slots(s, i)
+                for i, p in enumerate(s.won_plans)
+            )
         # once this turn's order is fixed, view shows its first seat as the
         # leader, which is not always who led (Jean's power moves him last);
         # who led no longer matters, so the first seat stands for it
@@ -906,6 +987,7 @@ class AgentJean(Game):
             pile=s.pile[:1] + (UNSEEN,) * (len(s.pile) - 1),
             won_cards=won_cards,
             won_plans=won_plans,
+            played=played,
         )
 
     def determinize(self, known: State, seat: int, rng: random.Random, redo: bool = False) -> State:
@@ -936,14 +1018,22 @@ class AgentJean(Game):
             return f"Turn {event['turn']} of round {event['round']}: {name} leads."
         if t == "PowerUsed":
             return f"{name} carries out {C.AGENT_NAMES[event['agent']]}'s power." + _now_on_pile(event)
+        # a card or plan left out (None) went to a won pile this seat may not look at
         if t == "CardPlayed":
-            return f"{name} plays {C.card_label(event['card'])}."
+            card = event["card"]
+            return f"{name} plays {C.card_label(card) if card else 'a card'}."
         if t == "CardSabotaged":
-            return f"{name} (WXT) takes 99 off {event['target_name']}'s {C.card_label(event['card'])}."
+            card = event["card"]
+            hit = C.card_label(card) if card else "card"
+            return f"{name} (WXT) takes 99 off {event['target_name']}'s {hit}."
         if t == "TurnWon":
-            n = len(event["cards"])
-            return f"{name} wins the turn: {n} cards and plan {C.plan_label(event['plan'])}." + _now_on_pile(event)
+            cards = event["cards"]
+            if event["plan"] is None:
+                return f"{name} wins the turn and takes the cards and the plan." + _now_on_pile(event)
+            return f"{name} wins the turn: {len(cards)} cards and plan {C.plan_label(event['plan'])}." + _now_on_pile(event)
         if t == "SecondPlanTaken":
+            if event["plan"] is None:
+                return f"{name} (Martha) also takes the next plan card." + _now_on_pile(event)
             return f"{name} (Martha) also takes plan {C.plan_label(event['plan'])}." + _now_on_pile(event)
         if t == "SecondPlanDeclined":
             return f"{name} (Martha) leaves the next plan card on the pile."
@@ -1037,15 +1127,27 @@ class _Deal:
     def __init__(self, known: State, seat: int) -> None:
         n = known.players
         self.seat = seat
-        # -- Action cards: every card won is known (view lists the cards
-        # played); the others are dealt among the hidden hands and reserves
+        # -- Action cards: with open counts every card won is known (view
+        # lists the cards played), and the others are dealt among the hidden
+        # hands and reserves; with hidden counts the turns the others won but
+        # for the last one (``hidden_turns``) are dealt from them too
         seen = set(known.hands[seat]) | {c for _, c in known.table} | {c for w in known.won_cards for c in w}
         self.pool = [c for c in C.ACTION_CARDS if c not in seen]
         self.hand_sizes = [0 if i == seat else len(h) for i, h in enumerate(known.hands)]
         self.reserve_sizes = [len(r) for r in known.reserves]
+        self.hidden = known.counts == "hidden"
+        self.hidden_turns = 0
+        #: the seat's own cards in the turns the others won, but for the last
+        self.mine_elsewhere: list[str] = []
+        if self.hidden:
+            self.mine_elsewhere = [c for c in known.played[seat] if c not in seen]
+            self.pool = [c for c in self.pool if c not in set(self.mine_elsewhere)]
+            self.hidden_turns = len(self.mine_elsewhere)
+        # the seats that may have won the hidden turns
+        self.takers = [i for i in range(n) if i != seat]
         if UNSEEN in seen or len(self.pool) != sum(self.hand_sizes) + sum(self.reserve_sizes) + len(
             known.set_aside
-        ):
+        ) + self.hidden_turns * (n - 1):
             raise ValueError("These Action cards cannot be dealt: not an observation of L'Agent Jean!")
         # -- plan pile and won plans
         all_plans = list(C.PLAN_IDS) + ([] if known.young else [C.power_card(a) for a in known.agents])
@@ -1061,7 +1163,7 @@ class _Deal:
             self.plan_layout.append((shown, len(p) - len(shown)))
         unknown = [c for c in all_plans if c not in seen_plans]
         self.pile_slots = max(0, len(known.pile) - 1)
-        tricks = sum(x[1] for x in self.plan_layout if x is not None)
+        tricks = sum(x[1] for x in self.plan_layout if x is not None) + self.hidden_turns
         extras = len(unknown) - self.pile_slots - tricks
         # Power cards of other seats not in view: turned earlier this round
         # (in their owner's won plans) or still in the pile
@@ -1091,7 +1193,7 @@ class _Deal:
                         and not second_known
                         and "martha" not in known.powers
                         and ("power:martha" in turned or "power:martha" in forced)
-                        and self.plan_layout[martha][1] >= 1
+                        and (self.hidden_turns if self.hidden else self.plan_layout[martha][1]) >= 1
                     ):
                         continue
                     to_owner = [[] for _ in range(n)]
@@ -1123,10 +1225,32 @@ class _Deal:
         for size in self.reserve_sizes:
             reserves.append(tuple(free[at : at + size]))
             at += size
-        set_aside = tuple(free[at:])
         # plans
         option = self.options[rng.randrange(len(self.options))] if len(self.options) > 1 else self.options[0]
         to_owner, second, plans, powers = option
+        won_cards = known.won_cards
+        turns_won = [0] * known.players
+        if self.hidden:
+            # who won the turns the seat cannot account for: each a seat
+            # other than itself, drawn evenly (Martha one at least if she
+            # took a second plan, which she can only do on a turn she won)
+            hidden = self.hidden_turns
+            if second:
+                turns_won[self.martha] += 1
+                hidden -= 1
+            for _ in range(hidden):
+                turns_won[self.takers[int(rand() * len(self.takers))]] += 1
+            n = known.players
+            mine = self.mine_elsewhere[:]
+            _shuffle(mine, rand)
+            won = []
+            for i, w in enumerate(known.won_cards):
+                k = turns_won[i]
+                won.append(w + tuple(mine[:k]) + tuple(free[at : at + k * (n - 1)]))
+                del mine[:k]
+                at += k * (n - 1)
+            won_cards = tuple(won)
+        set_aside = tuple(free[at:])
         plans = _pick(plans, self.tricks + second, rand)
         at = 0
         won_plans = []
@@ -1135,7 +1259,7 @@ class _Deal:
                 won_plans.append(known.won_plans[i])
                 continue
             shown, slots = layout
-            extra = slots + (second if i == self.martha else 0)
+            extra = slots + turns_won[i] + (second if i == self.martha else 0)
             won_plans.append(shown + to_owner[i] + tuple(plans[at : at + extra]))
             at += extra
         tail = plans[at:] + powers
@@ -1146,6 +1270,7 @@ class _Deal:
             reserves=tuple(reserves),
             set_aside=set_aside,
             pile=known.pile[:1] + tuple(tail),
+            won_cards=won_cards,
             won_plans=tuple(won_plans),
         )
 
@@ -1167,6 +1292,48 @@ def _shuffle(cards: list[str], rand: Any) -> None:
     for i in range(len(cards) - 1, 0, -1):
         j = int(rand() * (i + 1))
         cards[i], cards[j] = cards[j], cards[i]
+
+
+def _pile_event(s: State, event: Event) -> Event:
+    """An event whose cards end in a won pile: with hidden counts it says so,
+    and :func:`_redact_pile_event` then leaves those cards out for the others
+    (an older save, open counts, has no such mark and replays as it was)."""
+    if s.counts == "hidden":
+        event["hidden"] = True
+    return event
+
+
+def _redact_pile_event(event: Event, own: int | None) -> Event:
+    """A card played, a card hit by WXT, a turn won or Martha's second plan as
+    a seat sees it in its history when the won piles are hidden: who did it,
+    but not the cards and plans that went to another seat's pile, which
+    nobody but its owner may look at, nor the plan card their taking turned
+    up (the next line would tell which plan was taken).  The board shows the
+    cards of this turn, the top of the pile and the last turn's take while
+    they are on the table; the history keeps no record of them, or it would
+    keep the others' counts and plans for the seat."""
+    t = event["t"]
+    ev = dict(event)
+    if t == "CardPlayed":
+        # the seat sees what it played itself; its own cards do not show
+        # what it won, and a card it played to another's pile it knows anyway
+        if event["seat"] != own:
+            ev["card"] = None
+    elif t == "CardSabotaged":
+        if own not in (event["seat"], event["target"]):
+            ev["card"] = None
+    elif t == "TurnWon":
+        if event["seat"] != own:
+            ev["cards"] = None
+            ev["plan"] = None
+            # the card it turned up is on the table for all to see, but
+            # named here it would tell, a line later, which plan was taken
+            ev["revealed"] = None
+    elif t == "SecondPlanTaken":
+        if event["seat"] != own:
+            ev["plan"] = None
+            ev["revealed"] = None
+    return ev
 
 
 def _now_on_pile(event: Event) -> str:
