@@ -117,6 +117,8 @@ def test_registered_with_its_options() -> None:
     assert (game.title, game.min_players, game.max_players) == ("Ministères", 2, 5)
     assert {v.key: v.choices for v in game.variants} == {
         "bids": ("bluff", "covered"),
+        "or_bids": ("bluff", "cards"),
+        "tiebreak": ("letters", "share"),
         "unsold": ("discard", "opener"),
         "dealer_roi": ("applied", "kept"),
     }
