@@ -263,7 +263,7 @@ def test_a_save_without_the_keys_verifies_and_replays_as_it_was_played(tmp_path:
     """A save written by the code before these keys (``ministeres-before-keys.cab``:
     two easy bots, seed 21's second table of ``cabinet simulate``, a tie on
     15 points and 2 Primaire tokens, shared) still verifies move by move,
-    checkpoint digests included, and ends as it did: shared."""
+    checkpoint digests and recorded result included, and ends as it did: shared."""
     path = FIXTURES / "ministeres-before-keys.cab"
     assert verify(path).endswith("finished, won by Ann and Bob.")
     match = load(path).match
@@ -278,6 +278,18 @@ def test_a_save_without_the_keys_verifies_and_replays_as_it_was_played(tmp_path:
     copy = tmp_path / "copy.cab"
     SaveWriter(copy, match, durable=False).close()
     assert verify(copy).endswith("finished, won by Ann and Bob.")
+
+
+def test_a_save_without_the_keys_won_on_the_tokens_keeps_its_recorded_reason() -> None:
+    """Three easy bots, written by the code before these keys
+    (``ministeres-before-keys-tokens.cab``): Ann and Bob tie on 15 points,
+    Bob wins with more Primaire tokens; the result recorded then, reason
+    included, is the one replayed."""
+    path = FIXTURES / "ministeres-before-keys-tokens.cab"
+    assert verify(path).endswith("finished, won by Bob.")
+    outcome = load(path).match.outcome
+    assert outcome.winners == (1,) and outcome.scores == (15, 15, 11)
+    assert outcome.reason == "Bob holds the most valuable posts in the government: 15 points."
 
 
 def test_a_new_game_writes_the_new_defaults_in_its_header() -> None:

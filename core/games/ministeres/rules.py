@@ -897,9 +897,10 @@ class Ministeres(Game):
         names = [s.names[i] for i in s.winners]
         best = s.scores[s.winners[0]]
         tied = [i for i, sc in enumerate(s.scores) if sc == best]
-        if len(tied) == 1:
+        if len(tied) == 1 or (s.tiebreak == "share" and len(names) == 1):
+            # (under *share*, as saves made before the tie-break was a choice recorded it)
             reason = f"{names[0]} holds the most valuable posts in the government: {best} points."
-        elif s.tiebreak == "share" and len(names) > 1:
+        elif s.tiebreak == "share":
             reason = f"{_join(names)} tie on {best} points and Primaire tokens, and share the victory."
         elif len(names) > 1:
             reason = f"{_join(names)} tie on {best} points, Primaire tokens, Gouvernement cards and letters."
