@@ -28,6 +28,8 @@ CARDS = Counter(C.ALL_CARDS)
 variant_sets = st.fixed_dictionaries(
     {
         "bids": st.sampled_from(["bluff", "covered"]),
+        "or_bids": st.sampled_from(["bluff", "cards"]),
+        "tiebreak": st.sampled_from(["letters", "share"]),
         "unsold": st.sampled_from(["discard", "opener"]),
         "dealer_roi": st.sampled_from(["applied", "kept"]),
     }
@@ -121,7 +123,9 @@ def check_outcome(match: Match) -> None:
     s = match.state
     scores, tokens, _ = final_scores(s.hands, s.primaire)
     assert list(outcome.scores) == scores
-    assert list(outcome.winners) == game_winners(scores, tokens)
+    assert list(outcome.winners) == game_winners(scores, tokens, s.hands, s.tiebreak)
+    if s.tiebreak == "share":
+        assert list(outcome.winners) == game_winners(scores, tokens)
     assert all(scores[w] == max(scores) for w in outcome.winners)
     assert not s.deck and not s.favours and not s.centre and s.lot is None and s.drawn is None
     assert match.active() == ()

@@ -117,6 +117,8 @@ def test_registered_with_its_options() -> None:
     assert (game.title, game.min_players, game.max_players) == ("Ministères", 2, 5)
     assert {v.key: v.choices for v in game.variants} == {
         "bids": ("bluff", "covered"),
+        "or_bids": ("bluff", "cards"),
+        "tiebreak": ("letters", "share"),
         "unsold": ("discard", "opener"),
         "dealer_roi": ("applied", "kept"),
     }
@@ -589,3 +591,22 @@ def test_heuristic_bot_wins_more_than_its_share_against_three_random_bots() -> N
         if match.outcome.winners == (smart,):
             wins += 1
     assert wins / games > 0.25
+
+
+def test_heuristic_bots_keep_gold_for_the_last_auctions() -> None:
+    """Two easy bots pace their gold over the whole Favours pile: the
+    Gouvernement cards are almost all sold, the last ones too (bidding a
+    share of their gold that grew with each card's worth, they used to run
+    dry two thirds in and leave one Gouvernement lot in seven unsold)."""
+    offered = unsold = 0
+    for i in range(20):
+        match = Match.new(GAME, make_header(GAME, GAME.make_config(2), seed=50_000 + i))
+        play_out(match, {s: GAME.bot("easy", 13 * i + s) for s in range(2)})
+        lot = None
+        for ev in match.events:
+            if ev["t"] == "AuctionOpened":
+                lot = ev["card"]
+            elif ev["t"] in ("AuctionWon", "AuctionUnsold") and C.is_gouvernement(lot):
+                offered += 1
+                unsold += ev["t"] == "AuctionUnsold"
+    assert offered > 300 and unsold / offered < 0.03

@@ -144,13 +144,13 @@ def test_the_sheet_adds_up_and_fits(players: int) -> None:
         assert all(w in summary_of(sheet) for w in winners)
 
 
-def test_a_tie_on_points_is_told_with_the_primaire_tokens() -> None:
-    """Three-player games of the easy bots from fixed seeds, until both kinds
+def test_a_tie_on_points_is_told_with_the_primaire_tokens_under_share() -> None:
+    """Under the *share* tie-break, three-player games of the easy bots from fixed seeds, until both kinds
     of tie on points have come up: more Primaire tokens wins, or the victory
     is shared; the first note says which, with the points and the tokens."""
     told = set()
     for seed in range(60):
-        match = Match.new(GAME, make_header(GAME, GAME.make_config(3), seed))
+        match = Match.new(GAME, make_header(GAME, GAME.make_config(3, variants={"tiebreak": "share"}), seed))
         play_out(match, {i: GAME.bot("easy", 10 * seed + i) for i in range(3)})
         s = match.state
         scores, tokens, _ = final_scores(s.hands, s.primaire)

@@ -145,7 +145,9 @@ def test_ministeres_moves_are_compared_on_the_same_deals() -> None:
         thorough = SearchBot(3, 3000)
         thorough.choose(MIN, view, legal, known)
         assert len({visits for _, visits, _ in thorough.last["moves"]}) == 1
-        assert thorough.last["moves"][0][1] == thorough.last["deals"] > 5
+        assert thorough.last["moves"][0][1] == thorough.last["deals"]
+        # the budget is shared among the moves: paying for an Or card with twenty cards to choose from gets fewer deals
+        assert thorough.last["deals"] > (5 if len(thorough.last["moves"]) <= 10 else 2)
         hasty = SearchBot(3, 1)
         assert hasty.choose(MIN, view, legal, known) == MIN.bot("easy", 0).choose(MIN, view, legal)
         checked += 1

@@ -152,3 +152,19 @@ def test_a_roi_of_two_ministries_reads_as_one_card() -> None:
     assert cards_text(["roi-13", "or2-01"]).plain.replace("\u00a0", " ") == "♛Roi +1 Diplomatie/Armée, ¤Or 2"
     event = {"t": "CardTaken", "seat": 1, "name": "Bastien", "card": "roi-15"}
     assert GAME.describe(event, 0) == "Bastien takes Roi +1 Divertissement/Victuailles from the centre."
+
+
+@run_async
+async def test_the_final_score_says_why_the_winner_won_a_tie(tmp_path: Path) -> None:
+    """A tie on 8 points and 2 Primaire tokens, won on the Gouvernement total:
+    the end of the game says so, in the reason and under the score table."""
+    from tests.test_ministeres_tiebreak import GOVERNMENT, ending
+
+    match = ending(*GOVERNMENT)
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, GameOver)
+        assert "Ann wins with the stronger government (Gouvernement cards worth 45)" in app.screen.text
+        notes = " ".join(n.strip() for n in app.screen.sheet.notes)
+        assert "tied on 8 points and 2 Primaire tokens, Gouvernement cards worth 45 to Bob's 43." in notes

@@ -11,9 +11,12 @@ Everything is weighed in one unit, the worth of a card to the bot:
 
 As dealer it keeps a card that is good enough (or the last chance), gives
 the centre the weakest, and sends the middling ones to the Favours pile.
-It takes the best centre card, bids up to a share of its gold that grows
-with the card's worth and with how few auctions remain, never beyond what
-it can pay, and pays with as little waste as it can.
+It takes the best centre card.  In the auctions it bids up to what a lot is
+worth to it, in gold: a gold is worth the share of the gold-paid lots still
+to come that the bot's gold must buy (so it neither runs dry halfway nor
+ends with gold that buys nothing), and an Or card is worth its gold that
+way, bought with the cards it values least.  It never bids beyond what it
+can pay, and pays with as little waste as it can.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from . import cards as C
 KEEP_THRESHOLD = 2.2
 #: under this, a card is given to the centre rather than the Favours pile
 GIVE_THRESHOLD = 1.2
+#: how dear the bot holds its gold against the lots to come (1: it would spend
+#: it all on its share of them at their worth; more: it saves some)
+GOLD_APPETITE = 1.0
 
 
 class HeuristicBot(Bot):
@@ -44,6 +50,8 @@ class HeuristicBot(Bot):
         self._hand_totals = self._totals(view["hand"] or [])
         self._token_worth = self._tokens(view)
         kind = legal[0]["t"]
+        # in the auctions gold is worth what it can still buy (see _gold_worth)
+        self._per_gold = self._gold_worth(view) if kind in ("Bid", "Pass", "Pay") else 1.0
         if kind == "Place":
             return self._place(view, legal)
         if kind == "Take":
@@ -73,7 +81,7 @@ class HeuristicBot(Bot):
     def _worth(self, view: dict[str, Any], card: str) -> float:
         kind = C.kind(card)
         if kind == "or":
-            return float(C.value(card))
+            return C.value(card) * self._per_gold
         totals = self._hand_totals
         tokens = self._token_worth
         if kind == "gouvernement":
@@ -110,6 +118,37 @@ class HeuristicBot(Bot):
 
     # -- the auctions -------------------------------------------------------------------
 
+    def _gold_worth(self, view: dict[str, Any]) -> float:
+        """What one gold is worth to the bot now, in the unit of card worth.
+
+        Gold buys nothing at the end: it is worth the lots still to come that
+        are paid in gold (the Gouvernement and Roi cards), as much of them as
+        the bot's share of the table can buy, divided by the bot's gold.  The
+        lots it put on the Favours pile are known; the others are guessed as
+        the average of the cards it has not seen.  Scarce gold and many lots
+        to come make every gold (and every Or card) dear; plenty of gold, or
+        few lots left, make it cheap.
+        """
+        me = view["seat"]
+        gold = view["players"][me]["gold"] or 0
+        lots = view["favours"] + (1 if view.get("auction") else 0)
+        mine = list(view.get("favours_known") or [])
+        seen = set(view["hand"] or []) | set(view["discard"]) | set(mine)
+        auction = view.get("auction")
+        if auction:
+            mine.append(auction["card"])
+            seen.add(auction["card"])
+        unseen = [c for c in C.ALL_CARDS if c not in seen]
+        paid_in_gold = [self._worth_in_gold_lot(view, c) for c in unseen if not C.is_or(c)]
+        average = sum(paid_in_gold) / len(unseen) if unseen else 0.0
+        coming = sum(self._worth_in_gold_lot(view, c) for c in mine if not C.is_or(c))
+        coming += max(0, lots - len(mine)) * average
+        share = coming / len(view["players"])
+        return max(0.05, share / max(gold, 1)) * GOLD_APPETITE
+
+    def _worth_in_gold_lot(self, view: dict[str, Any], card: str) -> float:
+        return max(0.0, self._worth(view, card)) if not C.is_or(card) else 0.0
+
     def _bid(self, view: dict[str, Any], legal: list[Command]) -> Command:
         auction = view["auction"]
         card = auction["card"]
@@ -121,22 +160,22 @@ class HeuristicBot(Bot):
             return {"t": "Pass"}
         low = min(bids)
         if C.is_or(card):
-            # pay with the cards worth the least; worthwhile only if they are worth less than the gold
+            # the cards worth the least, for as long as they cost less than the gold is worth
+            value = self._worth(view, card)
             worths = sorted(self._worth(view, c) for c in hand)
             limit, cost = 0, 0.0
             for w in worths:
-                if cost + w >= C.value(card) - 0.3:
+                if cost + w >= value:
                     break
                 cost += w
                 limit += 1
-            limit = min(limit, len(hand))
+            limit = min(limit, len(hand))  # never more cards than it holds: no bluff
         else:
             worth = self._worth(view, card)
             if worth <= 0:
                 return {"t": "Pass"}
-            left = view["favours"] + 1  # this one included
-            per_auction = gold / left
-            limit = min(gold, math.floor(per_auction * 1.6 * worth + 0.5))
+            # as many gold as the card is worth, never more than it holds
+            limit = min(gold, math.floor(worth / self._per_gold + 0.5))
         if low <= limit:
             return {"t": "Bid", "amount": low}
         return {"t": "Pass"}

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import random
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from core.engine import (
@@ -67,6 +67,10 @@ class State:
     unsold: str = "discard"
     bids: str = "bluff"
     dealer_roi: str = "applied"
+    #: how a tie on points is broken: "letters" (default) or "share" (saves made before the key)
+    tiebreak: str = "share"
+    #: the bluff cap on an Or card: "bluff" (default, 3 a card) or "cards" (saves made before the key)
+    or_bids: str = "cards"
     #: for tests: the order the Favours pile is "shuffled" into (top first)
     arranged_favours: tuple[str, ...] = ()
     phase: str = "setup"
@@ -118,6 +122,11 @@ class State:
         return len(self.names)
 
 
+#: what checkpoint digests pack (see Ministeres.canonical): every field but the
+#: rules chosen in the header that came after saves were made with these digests
+DIGESTED_FIELDS = tuple(sorted(f.name for f in fields(State) if f.name not in ("tiebreak", "or_bids")))
+
+
 # -- pure rule helpers (also used by the bot and the tests) ------------------------
 
 
@@ -145,16 +154,21 @@ def means(hand: tuple[str, ...], kind: str) -> int:
     return C.gold(hand) if kind == "gold" else len(hand)
 
 
-def bid_cap(hand: tuple[str, ...], kind: str, rule: str) -> int:
+def bid_cap(hand: tuple[str, ...], kind: str, rule: str, or_rule: str = "bluff") -> int:
     """The highest bid a player may make.
 
-    ``covered``: what the hand can really pay.  ``bluff``: what the hand
-    could pay at best as everyone can see it (three gold a card, or its
-    number of cards), so a player may bid beyond his gold and risk failing.
+    ``covered``: what the hand can really pay.  ``bluff``: three for every
+    card in the hand, what a hand of that size could pay at best in gold, on
+    every lot; so a player may bid beyond his means, an Or card included,
+    and risk failing to pay.  ``or_rule`` ``cards`` (saves made before it
+    was a choice) caps a bid on an Or card at the number of cards in hand,
+    which can always be paid.
     """
     if rule == "covered":
         return means(hand, kind)
-    return 3 * len(hand) if kind == "gold" else len(hand)
+    if kind == "cards" and or_rule == "cards":
+        return len(hand)
+    return 3 * len(hand)
 
 
 def ministry_totals(hand: tuple[str, ...]) -> dict[str, int]:
@@ -209,10 +223,58 @@ def final_scores(hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]) 
     return scores, tokens, awards
 
 
-def game_winners(scores: list[int], tokens: list[int]) -> list[int]:
-    """Most points; then most Primaire tokens; still tied, they share."""
-    best = max(zip(scores, tokens))
-    return [i for i, st in enumerate(zip(scores, tokens)) if st == best]
+#: the steps of the final ranking, in order (``share`` stops after the second)
+TIE_STEPS = ("points", "tokens", "government", "letters")
+
+
+def gouvernement_total(hand: tuple[str, ...]) -> int:
+    """The values of a hand's Gouvernement cards, every ministry together."""
+    return sum(C.value(c) for c in hand if C.is_gouvernement(c))
+
+
+def letters_of(hand) -> str:
+    """A hand's Gouvernement letters, nearest A first: ``"AACDF"``."""
+    return "".join(sorted(C.letter(c) for c in hand if C.is_gouvernement(c)))
+
+
+def standing(hand, score: int, tokens: int, rule: str = "letters") -> tuple:
+    """What the final ranking compares, higher first: the points, the
+    Primaire tokens, then (``letters``) the Gouvernement total and how many
+    A letters, then B letters ... I letters the hand holds."""
+    if rule == "share":
+        return (score, tokens)
+    letters = letters_of(hand)
+    return (score, tokens, gouvernement_total(hand), tuple(letters.count(x) for x in C.LETTERS))
+
+
+def game_winners(scores: list[int], tokens: list[int], hands=None, rule: str = "share") -> list[int]:
+    """Most points; then most Primaire tokens; then (``letters``) the higher
+    Gouvernement total, then the letters nearest A; still tied, they share."""
+    hands = hands if hands is not None else [()] * len(scores)
+    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens)]
+    best = max(keys)
+    return [i for i, k in enumerate(keys) if k == best]
+
+
+def decided_by(scores: list[int], tokens: list[int], hands, winners: list[int], rule: str = "letters") -> str:
+    """The step of :data:`TIE_STEPS` that left the winner alone, or ``"shared"``."""
+    if len(winners) > 1:
+        return "shared"
+    (w,) = winners
+    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens)]
+    for depth in range(len(keys[w])):
+        if not any(k[: depth + 1] == keys[w][: depth + 1] for i, k in enumerate(keys) if i != w):
+            return TIE_STEPS[depth]
+    return "shared"  # never: the winner would not be alone
+
+
+def letters_apart(mine: str, theirs: str) -> tuple[str, str]:
+    """Two letter strings up to where they part (the letter that decided):
+    ``("AAB", "AAC")``; a string that runs out first shows as it is."""
+    k = 0
+    while k < len(mine) and k < len(theirs) and mine[k] == theirs[k]:
+        k += 1
+    return mine[: k + 1], theirs[: k + 1]
 
 
 def _second_share(weights: list[float], seat: int, first: int, whole: float) -> float:
@@ -269,6 +331,24 @@ class Ministeres(Game):
             "you can pay.",
         ),
         Variant(
+            "or_bids",
+            "Bids on an Or card",
+            ("bluff", "cards"),
+            "bluff",
+            "bluff: with bids beyond your gold, an Or card takes bids as high as any card (3 for each "
+            "card in hand), and a winner with too few cards to pay loses a random card; cards: never "
+            "bid more cards than you hold.",
+        ),
+        Variant(
+            "tiebreak",
+            "A tie on points",
+            ("letters", "share"),
+            "letters",
+            "letters: the most Primaire tokens, then the higher total of Gouvernement cards, then the "
+            "most cards lettered A, then B, and so on; share: the most Primaire tokens, and if that is "
+            "tied too the players share the victory.",
+        ),
+        Variant(
             "unsold",
             "A card nobody bids on",
             ("discard", "opener"),
@@ -290,6 +370,14 @@ class Ministeres(Game):
 
     # -- table ---------------------------------------------------------------
 
+    def canonical(self, state: State) -> list:
+        """The state as digests see it: the record's fields in the order a
+        record is packed, without ``tiebreak`` and ``or_bids``, so that the
+        digests are the bytes they were before those fields existed and older
+        saves still verify; both come from the header's variants, which a
+        save stores already."""
+        return [getattr(state, name) for name in DIGESTED_FIELDS]
+
     def initial(self, config: dict[str, Any]) -> State:
         seats = config["seats"]
         n = config["players"]
@@ -299,6 +387,9 @@ class Ministeres(Game):
             unsold=variants.get("unsold", "discard"),
             bids=variants.get("bids", "bluff"),
             dealer_roi=variants.get("dealer_roi", "applied"),
+            # a save made before these keys plays on under the rules it was made with
+            tiebreak=variants.get("tiebreak", "share"),
+            or_bids=variants.get("or_bids", "cards"),
             arranged_favours=tuple((config.get("arranged") or {}).get("favours") or ()),
             hands=((),) * n,
             placed=((),) * n,
@@ -398,7 +489,7 @@ class Ministeres(Game):
             return {"t": "CardWon", "seat": s.payer, "name": s.names[s.payer], "card": s.lot}
         if phase == "score":
             scores, tokens, awards = final_scores(s.hands, s.primaire)
-            winners = game_winners(scores, tokens)
+            winners = game_winners(scores, tokens, s.hands, s.tiebreak)
             return {
                 "t": "GameScored",
                 "scores": scores,
@@ -500,10 +591,12 @@ class Ministeres(Game):
         amount = command["amount"]
         if amount <= s.bid:
             raise IllegalCommand(f"You must bid more than {s.bid}." if s.bid else "A bid is at least 1.")
-        cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids)
+        cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids, s.or_bids)
         if amount > cap:
             if s.bids == "covered":
                 raise IllegalCommand(f"You cannot bid more than you can pay ({cap}).")
+            if lot_kind(s.lot) == "cards" and s.or_bids == "cards":
+                raise IllegalCommand(f"You cannot bid more cards than the {cap} in your hand.")
             raise IllegalCommand(f"You cannot bid more than {cap} with {len(s.hands[seat])} cards in hand.")
         return {"t": "BidMade", "seat": seat, "name": s.names[seat], "amount": amount}
 
@@ -707,7 +800,7 @@ class Ministeres(Game):
         if s.phase == "take":
             return [{"t": "Take", "card": c} for c in sorted(set(s.centre), key=C.hand_order)]
         if s.phase == "auction":
-            cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids)
+            cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids, s.or_bids)
             return [{"t": "Bid", "amount": a} for a in range(s.bid + 1, cap + 1)] + [{"t": "Pass"}]
         if s.phase == "pay":
             hand = s.hands[seat]
@@ -800,13 +893,28 @@ class Ministeres(Game):
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
             return None
-        names = [state.names[i] for i in state.winners]
-        best = state.scores[state.winners[0]]
-        if len(names) == 1:
+        s = state
+        names = [s.names[i] for i in s.winners]
+        best = s.scores[s.winners[0]]
+        tied = [i for i, sc in enumerate(s.scores) if sc == best]
+        if len(tied) == 1 or (s.tiebreak == "share" and len(names) == 1):
+            # (under *share*, as saves made before the tie-break was a choice recorded it)
             reason = f"{names[0]} holds the most valuable posts in the government: {best} points."
-        else:
+        elif s.tiebreak == "share":
             reason = f"{_join(names)} tie on {best} points and Primaire tokens, and share the victory."
-        return Outcome(tuple(state.winners), reason, tuple(state.scores))
+        elif len(names) > 1:
+            reason = f"{_join(names)} tie on {best} points, Primaire tokens, Gouvernement cards and letters."
+        else:
+            tokens = [sum(1 for a in s.awards if a[1] == i) for i in range(s.players)]
+            step = decided_by(list(s.scores), tokens, s.hands, list(s.winners), s.tiebreak)
+            (w,) = s.winners
+            how = {
+                "tokens": "with more Primaire tokens",
+                "government": f"with the stronger government (Gouvernement cards worth {gouvernement_total(s.hands[w])})",
+                "letters": "on the letters nearest A",
+            }[step]
+            reason = f"{_join([s.names[i] for i in tied])} tie on {best} points; {names[0]} wins {how}."
+        return Outcome(tuple(s.winners), reason, tuple(s.scores))
 
     def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
         """The final score, from the view at the end (every hand is shown then).
@@ -846,18 +954,8 @@ class Ministeres(Game):
                 rows[i].append(cell)
         scores, winners = view["scores"], view["winners"]
         firsts = [sum(1 for a in view["awards"] if a[1] == i) for i in range(n)]
-        best = max(scores)
-        top = [i for i in range(n) if scores[i] == best]
-        if len(top) == 1:
-            summary = f"{names[top[0]]} wins with {best} points."
-        elif len(winners) == len(top):
-            who = _join([names[i] for i in top])
-            summary = f"{who} share the victory ({best} points, {firsts[top[0]]} Primaire tokens each)."
-        else:
-            behind = _join([f"{names[i]}'s {firsts[i]}" for i in top if i not in winners])
-            who = _join([names[i] for i in winners])
-            verb = "wins" if len(winners) == 1 else "share the victory"
-            summary = f"{who} {verb}: tied on {best} points, {firsts[winners[0]]} Primaire tokens to {behind}."
+        rule = (view.get("variants") or {}).get("tiebreak", "share")
+        summary = _tie_summary(names, scores, firsts, hands, winners, rule)
         seats = [f"{names[i]}, {scores[i]} points: {_hand_in_brief(hands[i])}" for i in range(n)]
         return ScoreSheet(
             title="Final score",
@@ -890,7 +988,7 @@ class Ministeres(Game):
         if s.phase in ("auction", "pay"):
             max_bid = None
             if s.to_bid is not None and (everything or own == s.to_bid):
-                max_bid = bid_cap(s.hands[s.to_bid], lot_kind(s.lot), s.bids)
+                max_bid = bid_cap(s.hands[s.to_bid], lot_kind(s.lot), s.bids, s.or_bids)
             auction = {
                 "card": s.lot,
                 "opener": s.opener,
@@ -941,7 +1039,13 @@ class Ministeres(Game):
             "scores": list(s.scores) if s.scores is not None else None,
             "winners": list(s.winners),
             # beyond the screen's shape: the variants the bot and the help need, the final awards
-            "variants": {"bids": s.bids, "unsold": s.unsold, "dealer_roi": s.dealer_roi},
+            "variants": {
+                "bids": s.bids,
+                "or_bids": s.or_bids,
+                "tiebreak": s.tiebreak,
+                "unsold": s.unsold,
+                "dealer_roi": s.dealer_roi,
+            },
             "awards": [list(a) for a in s.awards],
             # the scoring lays every hand on the table: from then on they are public
             "hands_revealed": [sorted(h, key=C.hand_order) for h in s.hands] if s.phase == "over" else None,
@@ -1272,6 +1376,53 @@ def _score_notes(summary: str, seats: list[str], by_letter: bool) -> tuple[str, 
         elif len(head[-1]) + len(LETTER_SHORT) <= NOTE_WIDTH:
             head[-1] += LETTER_SHORT
     return tuple(head + body)
+
+
+def _tie_summary(names: list[str], scores: list[int], firsts: list[int], hands, winners: list[int], rule: str) -> str:
+    """The score sheet's first note: who won, and what broke a tie on points.
+
+    Each step names what the tied players had in common and, for the step
+    that separated them, the winner's figure against each rival still level:
+    ``Ann wins: tied on 12 points and 2 Primaire tokens, Gouvernement cards
+    worth 30 to Bob's 27.``"""
+    best = max(scores)
+    top = [i for i in range(len(names)) if scores[i] == best]
+    if len(top) == 1:
+        return f"{names[top[0]]} wins with {best} points."
+    if rule == "share":
+        if len(winners) == len(top):
+            who = _join([names[i] for i in top])
+            return f"{who} share the victory ({best} points, {firsts[top[0]]} Primaire tokens each)."
+        behind = _join([f"{names[i]}'s {firsts[i]}" for i in top if i not in winners])
+        who = _join([names[i] for i in winners])
+        verb = "wins" if len(winners) == 1 else "share the victory"
+        return f"{who} {verb}: tied on {best} points, {firsts[winners[0]]} Primaire tokens to {behind}."
+    step = decided_by(scores, firsts, hands, winners, rule)
+    w = winners[0]
+    tokens = firsts[w]
+    gov = [gouvernement_total(h) for h in hands]
+    if step == "shared":
+        who = _join([names[i] for i in winners])
+        return (
+            f"{who} share the victory: {best} points, {tokens} Primaire tokens, Gouvernement cards worth "
+            f"{gov[w]} and the same letters each."
+        )
+    if step == "tokens":
+        behind = _join([f"{names[i]}'s {firsts[i]}" for i in top if i != w])
+        return f"{names[w]} wins: tied on {best} points, {tokens} Primaire tokens to {behind}."
+    level = [i for i in top if i != w and firsts[i] == tokens]
+    if step == "government":
+        behind = _join([f"{names[i]}'s {gov[i]}" for i in level])
+        return f"{names[w]} wins: tied on {best} points and {tokens} Primaire tokens, Gouvernement cards worth {gov[w]} to {behind}."
+    level = [i for i in level if gov[i] == gov[w]]
+    mine = letters_of(hands[w])
+    parts = [letters_apart(mine, letters_of(hands[i])) for i in level]
+    shown = max((p[0] for p in parts), key=len)
+    behind = _join([f"{names[i]}'s {p[1] or '(none)'}" for i, p in zip(level, parts)])
+    return (
+        f"{names[w]} wins: tied on {best} points, {tokens} Primaire tokens and Gouvernement cards worth "
+        f"{gov[w]}; letters nearest A {shown} to {behind}."
+    )
 
 
 def _hand_in_brief(hand: list[str]) -> str:
