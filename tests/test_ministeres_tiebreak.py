@@ -259,12 +259,21 @@ def test_a_header_without_the_keys_plays_the_old_rules() -> None:
         match.submit(0, {"t": "Bid", "amount": n + 1})
 
 
+def fixture(tmp_path: Path, name: str) -> Path:
+    """A copy of a fixture save, private as a save is (a checkout gives its files 0644,
+    and verify would warn that other users can read it)."""
+    path = tmp_path / name
+    path.write_bytes((FIXTURES / name).read_bytes())
+    path.chmod(0o600)
+    return path
+
+
 def test_a_save_without_the_keys_verifies_and_replays_as_it_was_played(tmp_path: Path) -> None:
     """A save written by the code before these keys (``ministeres-before-keys.cab``:
     two easy bots, seed 21's second table of ``cabinet simulate``, a tie on
     15 points and 2 Primaire tokens, shared) still verifies move by move,
     checkpoint digests and recorded result included, and ends as it did: shared."""
-    path = FIXTURES / "ministeres-before-keys.cab"
+    path = fixture(tmp_path, "ministeres-before-keys.cab")
     assert verify(path).endswith("finished, won by Ann and Bob.")
     match = load(path).match
     assert "tiebreak" not in match.header["variants"] and "or_bids" not in match.header["variants"]
@@ -280,12 +289,12 @@ def test_a_save_without_the_keys_verifies_and_replays_as_it_was_played(tmp_path:
     assert verify(copy).endswith("finished, won by Ann and Bob.")
 
 
-def test_a_save_without_the_keys_won_on_the_tokens_keeps_its_recorded_reason() -> None:
+def test_a_save_without_the_keys_won_on_the_tokens_keeps_its_recorded_reason(tmp_path: Path) -> None:
     """Three easy bots, written by the code before these keys
     (``ministeres-before-keys-tokens.cab``): Ann and Bob tie on 15 points,
     Bob wins with more Primaire tokens; the result recorded then, reason
     included, is the one replayed."""
-    path = FIXTURES / "ministeres-before-keys-tokens.cab"
+    path = fixture(tmp_path, "ministeres-before-keys-tokens.cab")
     assert verify(path).endswith("finished, won by Bob.")
     outcome = load(path).match.outcome
     assert outcome.winners == (1,) and outcome.scores == (15, 15, 11)
