@@ -82,6 +82,7 @@ def main(argv=None) -> int:
     variants = dict(v.split("=", 1) for v in args.variant)
     levels = args.level.split(",")
     drawn, applied, removed, returned = Counter(), Counter(), Counter(), Counter()
+    draws_by, applied_by = Counter(), Counter()
     seat_wins, cand_wins, ends = Counter(), Counter(), Counter()
     elections = ties = holder_won = 0
     solo_games, solo_wins = Counter(), Counter()
@@ -101,6 +102,8 @@ def main(argv=None) -> int:
                     drawn[card] += 1
             elif ev["t"] == "CampaignApplied":
                 applied[ev["applied"]] += 1
+                draws_by[ev["by"]] += 1
+                applied_by[ev["applied"], ev["by"]] += 1
                 if ev["removed"]:
                     removed[ev["removed"]] += 1
                 for card in ev["returned"] or ():
@@ -125,12 +128,19 @@ def main(argv=None) -> int:
     how = f"level {args.level}" + (f", campaign choices at {args.campaign_level}" if args.campaign_level else "")
     print(f"{n} games, {how}, seed {args.seed}, variants {variants or 'default'}, {took:.0f} s")
     print()
-    print(f"{'card':6} {'name':32} {'drawn':>6} {'applied':>8} {'share':>6} {'removed':>8} {'returned':>9}")
+    print(
+        f"{'card':6} {'name':32} {'drawn':>6} {'applied':>8} {'share':>6} {'removed':>8} {'returned':>9}"
+        f" {'by Chirac':>10} {'by Mitt.':>9}"
+    )
     for card in sorted(set(drawn) | set(applied)):
         d = drawn[card]
         share = f"{100 * applied[card] / d:5.1f}%" if d else "   -  "
         name = C.campaign(card).name[:32]
-        print(f"{card:6} {name:32} {d:6} {applied[card]:8} {share:>6} {removed[card]:8} {returned[card]:9}")
+        print(
+            f"{card:6} {name:32} {d:6} {applied[card]:8} {share:>6} {removed[card]:8} {returned[card]:9}"
+            f" {applied_by[card, 'chirac']:10} {applied_by[card, 'mitterrand']:9}"
+        )
+    print(f"campaign draws made by Chirac {draws_by['chirac']}, by Mitterrand {draws_by['mitterrand']}")
     print()
     if args.solo:
         for cand in C.CANDIDATES:
