@@ -435,8 +435,8 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:08",
         "Débat d'entre deux tours",
         "April 1988",
-        "Move the token of a quality of your choice two steps towards your end. Then your opponent takes the "
-        "Media token: you face each other on an equal footing.",
+        "Move the token of a quality of your choice two steps towards your end. Then the Media token goes to "
+        "the candidate ahead in fewer qualities; if you are level, you take it.",
         "debate_even",
         True,
         False,
@@ -447,9 +447,9 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:09",
         "Les sondages",
         "1988",
-        "Every token standing on the centre square moves one step towards your end; if none does, move the "
-        "token of a quality of your choice one step. Then shuffle this card back into the Campaign pile "
-        "instead of removing it from the game.",
+        "Every token on the centre square or one step from it moves one step towards your end; if none "
+        "does, move the token of a quality of your choice one step. Then shuffle this card back into the "
+        "Campaign pile instead of removing it from the game.",
         "poll_centre",
         True,
         True,
