@@ -19,9 +19,9 @@ from core.games.chirac_mitterrand.bot import HeuristicBot
 from saves import SaveWriter, load, new_save_path, verify
 from tests.test_chirac_mitterrand_rules import CH, DI, MI, arranged, campaign, eroded, of, play, view
 
-GEN, BARRE, LEPEN, DEBATE, POLLS = "cp:10", "cp:11", "cp:12", "cp:13", "cp:14"
+GEN, BARRE, UNITE, LEPEN, DEBATE, POLLS = "cp:10", "cp:11", "cp:12", "cp:13", "cp:14", "cp:15"
 #: cards of the second set that were not redesigned, to fill a draw
-PLAIN = ["cp:03", "cp:04", "cp:05", "cp:06"]
+PLAIN = ["cp:03", "cp:05", "cp:06"]
 
 
 def second_match(stack: dict, seed: int = 11) -> Match:
@@ -115,6 +115,21 @@ def test_barre_discards_your_last_power_erosion_and_moves_a_quality() -> None:
     assert of(events, "ErosionRelieved") == [] and view(m)["rows"]["courage"] == 2
     with pytest.raises(IllegalCommand, match="quality"):
         campaign(mitterrand_draws(BARRE), BARRE, PLAIN[0])
+
+
+def test_la_france_unie_pulls_each_token_on_the_opponents_side_two_steps_back_to_the_centre() -> None:
+    m = chirac_draws(UNITE)  # charisma -1 stops on the centre, integrity -2 comes back to it; courage 2 stays
+    events = campaign(m, UNITE, PLAIN[0])
+    assert [(e["quality"], e["to"]) for e in of(events, "TokenMoved")] == [
+        ("charisma", 0),
+        ("integrity", -1),
+        ("integrity", 0),
+    ]
+    assert view(m)["rows"] == {"charisma": 0, "courage": 2, "integrity": 0}
+    m = mitterrand_draws(UNITE)
+    m.state = revise(m.state, rows=(0, 4, 1))  # courage at Chirac's end: two steps, integrity one
+    campaign(m, UNITE, PLAIN[0])
+    assert view(m)["rows"] == {"charisma": 0, "courage": 2, "integrity": 0}
 
 
 def test_le_pen_gives_a_second_power_erosion_to_an_opponent_who_leads() -> None:

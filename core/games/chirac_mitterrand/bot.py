@@ -301,6 +301,9 @@ class HeuristicBot(Bot):
             pos.push(me, "charisma")
         elif effect == "unite":
             pos.centre(me)
+        elif effect == "unite2":
+            pos.centre(me)
+            pos.centre(me)
         elif effect == "letter":
             pos.push(me, "integrity")
             pos.push(me, q)

@@ -12,9 +12,9 @@ when the action is played.
 
 Campaign cards come in two sets of nine (the variant ``campaign``): the
 first set is ``"cp:01"``..``"cp:09"``, the one every game saved before the
-second set played; the second set keeps five of them and replaces four with
-``"cp:10"``..``"cp:13"`` (Barre, Le Pen, the debate and the polls, redesigned
-so that each is a real choice).  ``CampaignCard.effect`` names what each does,
+second set played; the second set keeps three of them and replaces six with
+``"cp:10"``..``"cp:15"`` (Génération Mitterrand, Barre, La France unie, Le Pen,
+the debate and the polls, redesigned so that each is a real choice).  ``CampaignCard.effect`` names what each does,
 ``rules.campaign_steps`` carries it out.
 """
 
@@ -419,6 +419,17 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         True,
         False,
         "Raymond Barre declares in Lyon on 8 February: the right now has two candidates.",
+    ),
+    (
+        "cp:04",
+        "La France unie",
+        "March 1988",
+        "Every token on your opponent's side of the centre moves two steps back towards the centre, "
+        "stopping on it.",
+        "unite2",
+        False,
+        False,
+        "On 22 March Mitterrand says yes on the evening news: he runs again, for a France united.",
     ),
     (
         "cp:07",

@@ -245,7 +245,7 @@ class ChiracMitterrand(Game):
             "Electoral Campaign cards",
             ("second", "first"),
             C.DEFAULT_SET,
-            "second: Barre, Le Pen, the debate and the polls redesigned so that each is a real choice; "
+            "second: six of the nine cards redesigned so that each is a real choice; "
             "first: the nine cards of Cabinet's first design (games saved before the second set use them)",
         ),
     )
@@ -628,6 +628,13 @@ class ChiracMitterrand(Game):
         # the second set
         if effect == "media2":
             return [("media", c)] if s.media != c else [("icon", c, "charisma"), ("icon", c, "charisma")]
+        if effect == "unite2":
+            d = DIRECTION[c]
+            steps = []
+            for q, pos in zip(C.QUALITIES, s.rows):
+                if pos * d < 0:
+                    steps += [("centre", c, q)] * min(2, abs(pos))
+            return steps
         if effect == "relief_step":
             return ([("relief", c)] if s.erosion[c] else []) + [("icon", c, quality)]
         if effect == "lepen":
