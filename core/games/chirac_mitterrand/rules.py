@@ -94,8 +94,6 @@ class State:
     solo: bool
     #: for tests: the campaign cards of each draw, in order
     arranged_campaign: tuple[tuple[str, ...], ...] = ()
-    #: the set of Campaign cards (variant ``campaign``; a header without it played the first set)
-    campaign_set: str = C.OLD_SET
     row_length: int = C.ROW_LENGTH
     phase: str = "setup"
     #: turns started so far
@@ -279,15 +277,12 @@ class ChiracMitterrand(Game):
             names[c] = s.get("name", f"Player {i + 1}")
         arranged = config.get("arranged") or {}
         draws = tuple(tuple(d) for d in arranged.get("campaign", ()))
-        chosen = (config.get("variants") or {}).get("campaign", C.OLD_SET)
-        if chosen not in C.CAMPAIGN_SETS:
-            raise ConfigError(f"Unknown set of Electoral Campaign cards {chosen!r}.")
+        self._campaign_set(config)  # a ConfigError for an unknown set
         return State(
             names=(names[0], names[1]),
             seats=(seat_of[0], seat_of[1]),
             solo=players == 1,
             arranged_campaign=draws,
-            campaign_set=chosen,
         )
 
     def setup(self, config: dict[str, Any], rng: random.Random) -> list[Event]:
@@ -295,13 +290,13 @@ class ChiracMitterrand(Game):
         arranged = config.get("arranged") or {}
         if state.solo:
             piles, discard = self._solo_deal(state, arranged, rng)
-            cards = C.campaign_set(state.campaign_set)
+            cards = C.campaign_set(self._campaign_set(config))
             debate = C.debate_of(cards)
             campaign = [c for c in cards if c != debate]
             out = [debate]
         else:
             piles, discard = self._deal(arranged, rng)
-            campaign = list(C.campaign_set(state.campaign_set))
+            campaign = list(C.campaign_set(self._campaign_set(config)))
             out = []
         first = {
             "t": "GameSetUp",
@@ -316,6 +311,17 @@ class ChiracMitterrand(Game):
             "row_length": C.ROW_LENGTH,
         }
         return [first] + self._auto(self.evolve(state, first), rng)
+
+    @staticmethod
+    def _campaign_set(config: dict[str, Any]) -> str:
+        """The set of Campaign cards the config asks for.  A header without the
+        key was written before the second set existed: its game played the first.
+        (The state keeps no field for it: a new field would change the positions
+        old saves recorded; the cards laid out at setup say which set it is.)"""
+        chosen = (config.get("variants") or {}).get("campaign", C.OLD_SET)
+        if chosen not in C.CAMPAIGN_SETS:
+            raise ConfigError(f"Unknown set of Electoral Campaign cards {chosen!r}.")
+        return chosen
 
     def _deal(self, arranged: dict, rng: random.Random) -> tuple[list[list[str]], list[str]]:
         if arranged.get("chirac") is not None:
@@ -851,8 +857,6 @@ class ChiracMitterrand(Game):
             discard=tuple(ev["discard"]),
             camp_pile=tuple(sorted(ev["campaign"])),
             camp_removed=tuple(ev["campaign_removed"]),
-            # the set is the one the setup laid out: an old save's setup names the first set's cards
-            campaign_set=C.set_of(ev["campaign"] + ev["campaign_removed"]),
             media=side_index(ev["media"]),
         )
 
@@ -1350,7 +1354,7 @@ class ChiracMitterrand(Game):
             gone.update(s.camp_applied)
             if not nd:
                 gone.update(s.camp_drawn)
-            cpool = [x for x in C.campaign_set(s.campaign_set) if x not in gone]
+            cpool = [x for x in C.campaign_set(_set_in_play(s)) if x not in gone]
             if len(cpool) != len(s.camp_pile) + nd:
                 raise ValueError("the observation does not account for every Campaign card")
             if nd:
@@ -1516,6 +1520,17 @@ class ChiracMitterrand(Game):
             return event["seat"] != seat
         # turn starts, token moves, bonuses and placements follow from what was already known
         return False
+
+
+def _set_in_play(s: State) -> str:
+    """The set of Campaign cards a state plays, from the cards it shows.  A
+    seat that has seen none of the cards only one set holds (a two-player game
+    before any such card was drawn by it or applied) cannot tell the sets apart
+    from the state: the default set is assumed, which changes nothing but what a
+    searching bot imagines is left in the pile."""
+    seen = {c for c in s.camp_pile + s.camp_drawn + s.camp_removed + s.camp_applied if c != UNSEEN}
+    fits = [name for name, ids in C.CAMPAIGN_SETS.items() if seen <= set(ids)]
+    return fits[0] if len(fits) == 1 else C.DEFAULT_SET
 
 
 def _automaton_share(pool: list[str], n: int) -> tuple[list[str], list[str]]:
