@@ -41,7 +41,7 @@ def campaign(match: Match, apply: str, remove: str, quality: str | None = None) 
 
 
 def scripted_to_fifth_erosion() -> Match:
-    config = GAME.make_config(2, [{"name": "Jacques"}, {"name": "François"}])
+    config = GAME.make_config(2, [{"name": "Jacques"}, {"name": "François"}], {"campaign": "first"})
     stack = {"chirac": CH, "mitterrand": MI, "discard": DI, "campaign": DRAWS}
     m = Match.new(GAME, make_header(GAME, config, 11, arranged=stack))
     play(m, "ev:01", 1, ["ev:08", "ev:10"])
@@ -60,7 +60,7 @@ def scripted_to_fifth_erosion() -> Match:
 def random_game(seed: int, players: int = 2, candidate: str = "chirac") -> Match:
     """A whole game of random legal moves (every seat), from a fixed seed."""
     seats = [{"name": "Jacques"}, {"name": "François"}] if players == 2 else [{"name": "Ann", "candidate": candidate}]
-    m = Match.new(GAME, make_header(GAME, GAME.make_config(players, seats), seed))
+    m = Match.new(GAME, make_header(GAME, GAME.make_config(players, seats, {"campaign": "first"}), seed))
     chooser = random.Random(seed)
     while m.outcome is None:
         (seat,) = m.active()

@@ -32,7 +32,7 @@ CAMPAIGN = [["cp:07", "cp:03", "cp:06"], ["cp:09", "cp:01", "cp:05"]]
 
 
 def solo_match(candidate: str = "chirac", seed: int = 3, arranged: dict | None = None) -> Match:
-    config = GAME.make_config(1, [{"candidate": candidate, "name": "Alice"}])
+    config = GAME.make_config(1, [{"candidate": candidate, "name": "Alice"}], {"campaign": "first"})
     return Match.new(GAME, make_header(GAME, config, seed, arranged=arranged))
 
 

@@ -48,6 +48,7 @@ def cm_app(
     candidate: str = "chirac",
     stack: dict | None = None,
     before=None,
+    variants: dict | None = None,
 ):
     other = "mitterrand" if candidate == "chirac" else "chirac"
     seats = [{"name": "Jacques" if candidate == "chirac" else "François", "candidate": candidate}]
@@ -55,7 +56,7 @@ def cm_app(
         seats.append({"name": "François" if candidate == "chirac" else "Jacques", "candidate": other})
     controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": "easy"}] * (players - humans)
     extra = {"arranged": stack} if stack else {}
-    match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed, **extra)
+    match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed, variants=variants, **extra)
     if before is not None:
         before(match)  # the opening moves, played as commands before the screen opens
     return app_for(save_dir, start_save(save_dir, match))
@@ -237,7 +238,10 @@ async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Pat
         "discard": rest[18:],
         "campaign": [["cp:05", "cp:09", "cp:02"]],
     }
-    app = cm_app(tmp_path, stack=stack, candidate="mitterrand", before=chirac_wears_out_twice)
+    # the first set of campaign cards (variant campaign=first), where Barre names no quality
+    app = cm_app(
+        tmp_path, stack=stack, candidate="mitterrand", before=chirac_wears_out_twice, variants={"campaign": "first"}
+    )
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         match = board_of(app).screen.match

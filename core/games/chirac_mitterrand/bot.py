@@ -40,6 +40,9 @@ AUTOMATON_PUSHES = 3.0
 CAMPAIGN_VALUE = 0.25
 #: what one step of a card handed to the opponent is worth to them, in chance of winning
 GIFT_VALUE = 0.012
+#: how much of what a Campaign card put back would bring the opponent counts against putting it back
+#: (he may never draw it: the pile holds several cards and he draws at most twice)
+RETURN_SHARE = 0.3
 
 
 def _phi(x: float) -> float:
@@ -240,13 +243,47 @@ class HeuristicBot(Bot):
 
     def _campaign_value(self, view: dict[str, Any], me: int, command: Command) -> float:
         pos = Position.of(view)
-        card = C.campaign(command["apply"])
-        q = command.get("quality")
+        self.apply_campaign(pos, me, command["apply"], command.get("quality"))
+        remaining = self.remaining(view)
+        solo = bool(view["solo"])
+        v = self.value(pos, me, remaining, solo)
+        if solo:
+            return v  # the automaton never draws: what goes back cannot be turned against us
+        # a card returned to the pile may come back to the opponent's hand: give away the one
+        # that would help him least, judged as he would judge it in today's position
+        removed = command.get("remove")
+        returned = [c for c in (view["campaign"].get("drawn") or []) if c not in (command["apply"], removed)]
+        if returned:
+            opp = 1 - me
+            base = self.value(Position.of(view), opp, remaining, solo)
+            for c in returned:
+                gain = max(
+                    self.value(self._after(view, opp, c, q), opp, remaining, solo) - base
+                    for q in (C.QUALITIES if C.campaign(c).choice else (None,))
+                )
+                v -= RETURN_SHARE * max(0.0, gain)
+        return v
+
+    def _after(self, view: dict[str, Any], c: int, card: str, q: str | None) -> Position:
+        pos = Position.of(view)
+        self.apply_campaign(pos, c, card, q or "charisma")
+        return pos
+
+    @staticmethod
+    def apply_campaign(pos: Position, me: int, card_id: str, q: str | None) -> None:
+        """Carry out a Campaign card on the light position (as rules.campaign_steps)."""
+        card = C.campaign(card_id)
         effect = card.effect
         if effect == "media":
             if pos.media != me:
                 pos.media = me
             else:
+                pos.push(me, "charisma")
+        elif effect == "media2":
+            if pos.media != me:
+                pos.media = me
+            else:
+                pos.push(me, "charisma")
                 pos.push(me, "charisma")
         elif effect == "relief":
             if pos.erosion[me]:
@@ -254,10 +291,18 @@ class HeuristicBot(Bot):
                 pos.discard += 1
             else:
                 pos.push(me, "courage")
+        elif effect == "relief_step":
+            if pos.erosion[me]:
+                pos.erosion[me] -= 1
+                pos.discard += 1
+            pos.push(me, q)
         elif effect == "charisma2":
             pos.push(me, "charisma")
             pos.push(me, "charisma")
         elif effect == "unite":
+            pos.centre(me)
+        elif effect == "unite2":
+            pos.centre(me)
             pos.centre(me)
         elif effect == "letter":
             pos.push(me, "integrity")
@@ -267,25 +312,28 @@ class HeuristicBot(Bot):
             pos.push(me, "charisma")
         elif effect == "erosion":
             pos.inflict(me)
+        elif effect == "lepen":
+            d = DIRECTION[me]
+            mine = sum(1 for p in pos.rows if p * d > 0)
+            theirs = sum(1 for p in pos.rows if p * d < 0)
+            for _ in range(2 if theirs > mine else 1):
+                pos.inflict(me)
         elif effect == "debate":
             pos.push(me, q)
             pos.push(me, q)
             pos.media = me
+        elif effect == "debate_even":
+            pos.push(me, q)
+            pos.push(me, q)
+            chirac = sum(1 for p in pos.rows if p > 0)
+            mitterrand = sum(1 for p in pos.rows if p < 0)
+            pos.media = me if chirac == mitterrand else (0 if chirac < mitterrand else 1)
         elif effect == "poll":
             pos.push(me, q)
-        v = self.value(pos, me, self.remaining(view), bool(view["solo"]))
-        # a card returned to the pile may come back to the opponent's hand: give away the weaker
-        removed = command.get("remove")
-        returned = [c for c in (view["campaign"].get("drawn") or []) if c not in (command["apply"], removed)]
-        for c in returned:
-            v -= 0.004 * self._campaign_strength(c)
-        return v
-
-    @staticmethod
-    def _campaign_strength(card: str) -> float:
-        return {"debate": 3, "unite": 2.5, "erosion": 2.5, "letter": 2, "charisma2": 2, "first_round": 2}.get(
-            C.campaign(card).effect, 1
-        )
+        elif effect == "poll_centre":
+            centre = [quality for quality, p in zip(C.QUALITIES, pos.rows) if abs(p) <= 1]
+            for quality in centre or [q]:
+                pos.push(me, quality)
 
     # -- the solo veto --------------------------------------------------------------------------
 

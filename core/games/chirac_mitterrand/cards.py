@@ -10,8 +10,12 @@ Event cards are ``"ev:01"``..``"ev:24"``, in the order of their dates, March
 and one or more icons: a quality, or ``"choice"``, a quality the player picks
 when the action is played.
 
-Campaign cards are ``"cp:01"``..``"cp:09"``; ``CAMPAIGN_EFFECT`` says what
-each does, ``rules.campaign_moves`` carries it out.
+Campaign cards come in two sets of nine (the variant ``campaign``): the
+first set is ``"cp:01"``..``"cp:09"``, the one every game saved before the
+second set played; the second set keeps three of them and replaces six with
+``"cp:10"``..``"cp:15"`` (Génération Mitterrand, Barre, La France unie, Le Pen,
+the debate and the polls, redesigned so that each is a real choice).  ``CampaignCard.effect`` names what each does,
+``rules.campaign_steps`` carries it out.
 """
 
 from __future__ import annotations
@@ -392,15 +396,126 @@ _CAMPAIGN_ROWS: tuple[tuple[str, str, str, str, bool, bool, str], ...] = (
     ),
 )
 
-CAMPAIGNS: tuple[CampaignCard, ...] = tuple(
+#: the cards of the second set that replace a card of the first, with the id they replace
+_REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
+    (
+        "cp:01",
+        "Génération Mitterrand",
+        "January 1988",
+        "Take the Media token. If you already hold it, move the Charisma token two steps towards your end "
+        "instead.",
+        "media2",
+        False,
+        False,
+        "The Socialist party's 'Génération Mitterrand' posters go up before the President has even said he will run.",
+    ),
+    (
+        "cp:02",
+        "Candidature de Raymond Barre",
+        "February 1988",
+        "A third man draws the fire: put the last Power Erosion card placed in front of you on the discard "
+        "pile (if you have one), then move the token of a quality of your choice one step towards your end.",
+        "relief_step",
+        True,
+        False,
+        "Raymond Barre declares in Lyon on 8 February: the right now has two candidates.",
+    ),
+    (
+        "cp:04",
+        "La France unie",
+        "March 1988",
+        "Every token on your opponent's side of the centre moves two steps back towards the centre, "
+        "stopping on it.",
+        "unite2",
+        False,
+        False,
+        "On 22 March Mitterrand says yes on the evening news: he runs again, for a France united.",
+    ),
+    (
+        "cp:07",
+        "Le Pen à 14 %",
+        "April 1988",
+        "His voters punish the favourite: put a card drawn at random from the discard pile in front of your "
+        "opponent as Power Erosion, and a second one if he is ahead in more qualities than you.",
+        "lepen",
+        False,
+        False,
+        "24 April: Jean-Marie Le Pen gathers over 14% of the vote, and his voters weigh on the second round.",
+    ),
+    (
+        "cp:08",
+        "Débat d'entre deux tours",
+        "April 1988",
+        "Move the token of a quality of your choice two steps towards your end. Then the Media token goes to "
+        "the candidate ahead in fewer qualities; if you are level, you take it.",
+        "debate_even",
+        True,
+        False,
+        "28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
+        "answers Mitterrand.",
+    ),
+    (
+        "cp:09",
+        "Les sondages",
+        "1988",
+        "Every token on the centre square or one step from it moves one step towards your end; if none "
+        "does, move the token of a quality of your choice one step. Then shuffle this card back into the "
+        "Campaign pile instead of removing it from the game.",
+        "poll_centre",
+        True,
+        True,
+        "Every week a new poll; they all give Mitterrand the winner of the second round.",
+    ),
+)
+
+#: the first set, cp:01..cp:09: the cards of every game saved before the second set (variant ``campaign=first``)
+FIRST_CARDS: tuple[CampaignCard, ...] = tuple(
     CampaignCard(f"cp:{i:02d}", name, date, text, effect, choice, returns, about)
     for i, (name, date, text, effect, choice, returns, about) in enumerate(_CAMPAIGN_ROWS, start=1)
 )
-CAMPAIGN_IDS: tuple[str, ...] = tuple(c.id for c in CAMPAIGNS)
+#: the replacements, cp:10 onwards, in the order of the cards they replace
+REVISED_CARDS: tuple[CampaignCard, ...] = tuple(
+    CampaignCard(f"cp:{i:02d}", name, date, text, effect, choice, returns, about)
+    for i, (_, name, date, text, effect, choice, returns, about) in enumerate(_REVISED_ROWS, start=10)
+)
+_REPLACES = {c.id: row[0] for c, row in zip(REVISED_CARDS, _REVISED_ROWS)}
+_REPLACED_BY = {old: new for new, old in _REPLACES.items()}
+
+#: each set of nine, in the order of their dates (the variant ``campaign``)
+CAMPAIGN_SETS: dict[str, tuple[str, ...]] = {
+    "second": tuple(_REPLACED_BY.get(c.id, c.id) for c in FIRST_CARDS),
+    "first": tuple(c.id for c in FIRST_CARDS),
+}
+#: the set new games use, and the one a game whose header names none used
+DEFAULT_SET = "second"
+OLD_SET = "first"
+#: every Campaign card of either set (command shapes, names in the history)
+ALL_CAMPAIGN_IDS: tuple[str, ...] = tuple(c.id for c in FIRST_CARDS + REVISED_CARDS)
+_CAMPAIGN_BY_ID = {c.id: c for c in FIRST_CARDS + REVISED_CARDS}
+#: the nine cards of the default set
+CAMPAIGN_IDS: tuple[str, ...] = CAMPAIGN_SETS[DEFAULT_SET]
+CAMPAIGNS: tuple[CampaignCard, ...] = tuple(_CAMPAIGN_BY_ID[c] for c in CAMPAIGN_IDS)
 CAMPAIGN_SET = frozenset(CAMPAIGN_IDS)
-_CAMPAIGN_BY_ID = {c.id: c for c in CAMPAIGNS}
-#: the card the solo mode removes from the game
-DEBATE = next(c.id for c in CAMPAIGNS if c.effect == "debate")
+#: the debate card of each set, which the solo mode removes from the game
+DEBATES = frozenset(c.id for c in FIRST_CARDS + REVISED_CARDS if c.effect in ("debate", "debate_even"))
+DEBATE = next(c for c in CAMPAIGN_IDS if c in DEBATES)
+
+
+def campaign_set(name: str) -> tuple[str, ...]:
+    return CAMPAIGN_SETS[name]
+
+
+def set_of(cards: list[str] | tuple[str, ...]) -> str:
+    """The name of the set these nine cards make."""
+    for name, ids in CAMPAIGN_SETS.items():
+        if sorted(ids) == sorted(cards):
+            return name
+    raise ValueError("these Campaign cards are not one of the sets")
+
+
+def debate_of(cards: tuple[str, ...] | list[str]) -> str:
+    """The debate card among a set of nine."""
+    return next(c for c in cards if c in DEBATES)
 
 
 def campaign(card_id: str) -> CampaignCard:

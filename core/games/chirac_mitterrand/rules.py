@@ -44,6 +44,7 @@ from core.engine import (
     ScoreSheet,
     UNSEEN,
     SeatOption,
+    Variant,
     Viewer,
     items,
     revise,
@@ -236,7 +237,16 @@ class ChiracMitterrand(Game):
     min_players = 1
     max_players = 2
     rules_version = 1
-    variants = ()
+    variants = (
+        Variant(
+            "campaign",
+            "Electoral Campaign cards",
+            ("second", "first"),
+            C.DEFAULT_SET,
+            "second: six of the nine cards redesigned so that each is a real choice; "
+            "first: the nine cards of Cabinet's first design (games saved before the second set use them)",
+        ),
+    )
     seat_options = (
         SeatOption(
             "candidate",
@@ -267,6 +277,7 @@ class ChiracMitterrand(Game):
             names[c] = s.get("name", f"Player {i + 1}")
         arranged = config.get("arranged") or {}
         draws = tuple(tuple(d) for d in arranged.get("campaign", ()))
+        self._campaign_set(config)  # a ConfigError for an unknown set
         return State(
             names=(names[0], names[1]),
             seats=(seat_of[0], seat_of[1]),
@@ -279,11 +290,13 @@ class ChiracMitterrand(Game):
         arranged = config.get("arranged") or {}
         if state.solo:
             piles, discard = self._solo_deal(state, arranged, rng)
-            campaign = [c for c in C.CAMPAIGN_IDS if c != C.DEBATE]
-            out = [C.DEBATE]
+            cards = C.campaign_set(self._campaign_set(config))
+            debate = C.debate_of(cards)
+            campaign = [c for c in cards if c != debate]
+            out = [debate]
         else:
             piles, discard = self._deal(arranged, rng)
-            campaign = list(C.CAMPAIGN_IDS)
+            campaign = list(C.campaign_set(self._campaign_set(config)))
             out = []
         first = {
             "t": "GameSetUp",
@@ -298,6 +311,17 @@ class ChiracMitterrand(Game):
             "row_length": C.ROW_LENGTH,
         }
         return [first] + self._auto(self.evolve(state, first), rng)
+
+    @staticmethod
+    def _campaign_set(config: dict[str, Any]) -> str:
+        """The set of Campaign cards the config asks for.  A header without the
+        key was written before the second set existed: its game played the first.
+        (The state keeps no field for it: a new field would change the positions
+        old saves recorded; the cards laid out at setup say which set it is.)"""
+        chosen = (config.get("variants") or {}).get("campaign", C.OLD_SET)
+        if chosen not in C.CAMPAIGN_SETS:
+            raise ConfigError(f"Unknown set of Electoral Campaign cards {chosen!r}.")
+        return chosen
 
     def _deal(self, arranged: dict, rng: random.Random) -> tuple[list[list[str]], list[str]]:
         if arranged.get("chirac") is not None:
@@ -472,6 +496,16 @@ class ChiracMitterrand(Game):
             if s.media == c:
                 return None
             return {"t": "MediaTaken", "by": SIDES[c], "name": s.names[c], "quality": None}
+        if kind == "media_to_trailer":
+            # the debate: the candidate who comes out of it ahead in fewer qualities gets the Media token
+            counts = ahead(s.rows)
+            if counts[0] == counts[1]:
+                trailer = c  # level: the token goes to the candidate who drew the debate
+            else:
+                trailer = CHIRAC if counts[0] < counts[1] else MITTERRAND
+            if s.media == trailer:
+                return None
+            return {"t": "MediaTaken", "by": SIDES[trailer], "name": s.names[trailer], "quality": None}
         if kind == "inflict":
             return self._inflict(s, c, None, rng)
         if kind == "relief":
@@ -585,9 +619,39 @@ class ChiracMitterrand(Game):
             "count": n,
         }
 
+    @staticmethod
+    def campaign_needs_quality(s: State, card: str) -> bool:
+        """Does applying this card now take a quality?  *Les sondages* of the
+        second set names one only when no token stands on the centre square."""
+        c = C.campaign(card)
+        if c.effect == "poll_centre":
+            return all(abs(pos) > 1 for pos in s.rows)
+        return c.choice
+
     def campaign_steps(self, s: State, c: int, card: str, quality: str | None) -> list[tuple]:
         """The steps a Campaign card's effect takes for candidate ``c``."""
         effect = C.campaign(card).effect
+        # the second set
+        if effect == "media2":
+            return [("media", c)] if s.media != c else [("icon", c, "charisma"), ("icon", c, "charisma")]
+        if effect == "unite2":
+            d = DIRECTION[c]
+            steps = []
+            for q, pos in zip(C.QUALITIES, s.rows):
+                if pos * d < 0:
+                    steps += [("centre", c, q)] * min(2, abs(pos))
+            return steps
+        if effect == "relief_step":
+            return ([("relief", c)] if s.erosion[c] else []) + [("icon", c, quality)]
+        if effect == "lepen":
+            mine, theirs = ahead(s.rows)[c], ahead(s.rows)[other(c)]
+            return [("inflict", c)] * (2 if theirs > mine else 1)
+        if effect == "debate_even":
+            return [("icon", c, quality), ("icon", c, quality), ("media_to_trailer", c)]
+        if effect == "poll_centre":
+            centre = [q for q, pos in zip(C.QUALITIES, s.rows) if abs(pos) <= 1]
+            return [("icon", c, q) for q in centre] if centre else [("icon", c, quality)]
+        # both sets
         if effect == "media":
             return [("media", c)] if s.media != c else [("icon", c, "charisma")]
         if effect == "relief":
@@ -632,8 +696,8 @@ class ChiracMitterrand(Game):
         ),
         shape(
             "Campaign",
-            apply=text(C.CAMPAIGN_IDS, what="Electoral Campaign card"),
-            remove=text(C.CAMPAIGN_IDS, what="Electoral Campaign card", default=None, keep=True),
+            apply=text(C.ALL_CAMPAIGN_IDS, what="Electoral Campaign card"),
+            remove=text(C.ALL_CAMPAIGN_IDS, what="Electoral Campaign card", default=None, keep=True),
             quality=text(C.QUALITIES, what="quality", default=None),
         ),
         shape("Veto", action=whole(0, 1, say="Choose which action of the card you veto (0 or 1).")),
@@ -740,7 +804,7 @@ class ChiracMitterrand(Game):
             raise IllegalCommand("You drew no other Electoral Campaign card to remove.")
         card = C.campaign(apply)
         quality = command.get("quality")
-        if card.choice:
+        if self.campaign_needs_quality(s, apply):
             if quality not in C.QUALITIES:
                 raise IllegalCommand(f"{card.name} needs a quality: charisma, courage or integrity.")
         elif quality is not None:
@@ -1031,7 +1095,7 @@ class ChiracMitterrand(Game):
         for apply in s.camp_drawn:
             rest = [x for x in s.camp_drawn if x != apply]
             removes: list[str | None] = list(rest) if rest else [None]
-            qualities: list[str | None] = list(C.QUALITIES) if C.campaign(apply).choice else [None]
+            qualities: list[str | None] = list(C.QUALITIES) if self.campaign_needs_quality(s, apply) else [None]
             for remove in removes:
                 for q in qualities:
                     command: Command = {"t": "Campaign", "apply": apply, "remove": remove}
@@ -1290,14 +1354,14 @@ class ChiracMitterrand(Game):
             gone.update(s.camp_applied)
             if not nd:
                 gone.update(s.camp_drawn)
-            cpool = [x for x in C.CAMPAIGN_IDS if x not in gone]
+            cpool = [x for x in C.campaign_set(_set_in_play(s)) if x not in gone]
             if len(cpool) != len(s.camp_pile) + nd:
                 raise ValueError("the observation does not account for every Campaign card")
             if nd:
                 rng.shuffle(cpool)
                 changes["camp_drawn"] = tuple(cpool[:nd])
                 cpool = sorted(cpool[nd:])
-            changes["camp_pile"] = tuple(cpool)
+            changes["camp_pile"] = tuple(sorted(cpool))
         return revise(s, **changes) if changes else s
 
     def redact(self, event: Event, seat: Viewer) -> Event:
@@ -1456,6 +1520,17 @@ class ChiracMitterrand(Game):
             return event["seat"] != seat
         # turn starts, token moves, bonuses and placements follow from what was already known
         return False
+
+
+def _set_in_play(s: State) -> str:
+    """The set of Campaign cards a state plays, from the cards it shows.  A
+    seat that has seen none of the cards only one set holds (a two-player game
+    before any such card was drawn by it or applied) cannot tell the sets apart
+    from the state: the default set is assumed, which changes nothing but what a
+    searching bot imagines is left in the pile."""
+    seen = {c for c in s.camp_pile + s.camp_drawn + s.camp_removed + s.camp_applied if c != UNSEEN}
+    fits = [name for name, ids in C.CAMPAIGN_SETS.items() if seen <= set(ids)]
+    return fits[0] if len(fits) == 1 else C.DEFAULT_SET
 
 
 def _automaton_share(pool: list[str], n: int) -> tuple[list[str], list[str]]:
