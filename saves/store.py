@@ -65,6 +65,8 @@ class SaveInfo:
     winners: tuple[int, ...]
     error: str | None = None  # the sentence for a file that cannot be loaded
     warning: str | None = None  # a torn tail that loading will drop
+    #: the file's modification time in nanoseconds: orders saves played within the same second
+    written: int = 0
 
     @property
     def winner_names(self) -> tuple[str, ...]:
@@ -98,13 +100,14 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
     """The listing entry for one file; a damaged file gets its sentence in ``error``."""
     path = Path(path)
     try:
-        mtime = datetime.datetime.fromtimestamp(path.stat().st_mtime, datetime.timezone.utc)
+        written = path.stat().st_mtime_ns
     except OSError:
-        mtime = datetime.datetime.fromtimestamp(0, datetime.timezone.utc)
+        written = 0
+    mtime = datetime.datetime.fromtimestamp(written / 1e9, datetime.timezone.utc)
     try:
         s = scan(path)
     except SaveError as exc:
-        return SaveInfo(path, None, path.name, (), None, mtime, 0, False, (), error=str(exc))
+        return SaveInfo(path, None, path.name, (), None, mtime, 0, False, (), error=str(exc), written=written)
     header = s.header
     game_id = header["game"]
     game = _game(game_id, games)
@@ -133,6 +136,7 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
         winners=tuple(result["winners"]) if result is not None else (),
         error=error,
         warning=s.torn.warning(path.name) if s.torn is not None else None,
+        written=written,
     )
 
 
@@ -146,7 +150,8 @@ def list_saves(directory: str | os.PathLike[str], games: Mapping[str, Game] | No
     for p in paths:  # a save of ours left readable by others (an older Cabinet, a copy) is narrowed
         tighten(p)
     infos = [save_info(p, games) for p in paths]
-    infos.sort(key=lambda i: (i.last_played, i.path.name), reverse=True)
+    # the moves' times are to the second: within one, the file written last was played last
+    infos.sort(key=lambda i: (i.last_played, i.written, i.path.name), reverse=True)
     return infos
 
 

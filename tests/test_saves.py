@@ -366,6 +366,22 @@ def test_unknown_game(tmp_path):
     assert info.game == "chess" and info.title == "chess" and "does not know" in info.error
 
 
+def test_saves_played_within_one_second_list_the_last_written_first(tmp_path, monkeypatch):
+    """The moves' times have whole seconds: two games played in the same second
+    list the one written last first, whatever their names say."""
+    monkeypatch.setattr(fmt, "now_iso", lambda: "2026-12-04T04:39:15+00:00")
+    for name in ("zz.cab", "aa.cab"):
+        finished_save(tmp_path / name)
+    stamp = (tmp_path / "zz.cab").stat().st_mtime_ns
+    os.utime(tmp_path / "zz.cab", ns=(stamp, stamp))
+    os.utime(tmp_path / "aa.cab", ns=(stamp + 1_000, stamp + 1_000))  # a microsecond later
+    infos = list_saves(tmp_path, GAMES)
+    assert infos[0].last_played == infos[1].last_played
+    assert [i.path.name for i in infos] == ["aa.cab", "zz.cab"]
+    os.utime(tmp_path / "zz.cab", ns=(stamp + 2_000, stamp + 2_000))  # zz played on
+    assert [i.path.name for i in list_saves(tmp_path, GAMES)] == ["zz.cab", "aa.cab"]
+
+
 class ToyV2(ToyGame):
     rules_version = 2
 
