@@ -275,6 +275,35 @@ async def test_each_game_played_to_its_end_by_keyboard_then_replayed(tmp_path: P
     assert load(writer.path).match.outcome == match.outcome
 
 
+@run_async
+async def test_the_menus_replay_of_a_game_in_play_shows_no_hand(saves) -> None:
+    """Replay a game, a game still in play: as the public sees it, and v takes no
+    other eyes (the terminal's user may not be the player whose hand it is), as
+    ``cabinet replay`` does; a finished game is shown with everything revealed."""
+    from core.engine import ALL, PUBLIC
+
+    directory, unfinished = saves
+    infos = list_saves(directory)
+    app = CabinetApp(save_dir=directory, bot_delay=0.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for finished in (False, True):
+            await pilot.press("home", "down", "down", "down", "enter")  # Replay a game
+            await pilot.pause()
+            assert isinstance(app.screen, SaveListScreen)
+            row = next(i for i, info in enumerate(infos) if info.finished == finished)
+            await pilot.press(*["down"] * row, "enter")
+            await pilot.pause()
+            replay = app.screen
+            assert isinstance(replay, ReplayScreen)
+            assert replay.viewer == (ALL if finished else PUBLIC)
+            await pilot.press("v")
+            assert (replay.viewer == PUBLIC) != finished  # in play: still the public's eyes
+            await pilot.press("q", "escape")
+            await pilot.pause()
+            assert isinstance(app.screen, MainMenu)
+
+
 @pytest.mark.parametrize("game_id", GAMES)
 @run_async
 async def test_escape_leaves_the_replay_of_each_game(saves, game_id: str) -> None:
