@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App, ComposeResult
+from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -90,6 +91,11 @@ class SaveListScreen(Screen):
         from saves import list_saves
 
         table = self.query_one(DataTable)
+        # back from a replay or a game: the cursor stays on the save it was on (or its place)
+        was = table.cursor_row
+        chosen = None
+        if table.is_valid_coordinate(Coordinate(was, 0)):
+            chosen = table.coordinate_to_cell_key(Coordinate(was, 0)).row_key.value
         table.clear(columns=True)
         table.add_column("Game", width=14)
         table.add_column("Seats", width=24)
@@ -112,6 +118,9 @@ class SaveListScreen(Screen):
             "" if infos else f"No saves yet in {self.app.save_dir}."
         )
         if infos:
+            keys = [str(info.path) for info in infos]
+            row = keys.index(chosen) if chosen in keys else min(was, len(keys) - 1)
+            table.move_cursor(row=max(0, row))
             table.focus()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

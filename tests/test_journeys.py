@@ -299,7 +299,14 @@ async def test_the_menus_replay_of_a_game_in_play_shows_no_hand(saves) -> None:
             assert replay.viewer == (ALL if finished else PUBLIC)
             await pilot.press("v")
             assert (replay.viewer == PUBLIC) != finished  # in play: still the public's eyes
-            await pilot.press("q", "escape")
+            await pilot.press("q")
+            await pilot.pause()
+            # back in the list, on the save just replayed
+            assert isinstance(app.screen, SaveListScreen)
+            from textual.widgets import DataTable
+
+            assert app.screen.query_one(DataTable).cursor_row == row
+            await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.screen, MainMenu)
 
