@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.bots import bots_for  # noqa: E402
+from core.bots import bots_for, play_out  # noqa: E402
 from core.engine import derive_rng  # noqa: E402
 from core.games import get_game  # noqa: E402
 from tui.session import new_match  # noqa: E402
@@ -49,11 +49,7 @@ def play(job: tuple[str, int, str, int, int, dict[str, str]]) -> tuple[tuple[int
     seats = [{"name": f"P{i + 1}"} for i in range(players)]
     controllers = [{"kind": "bot", "level": level}] * players
     match = new_match(game, players, seats, controllers, seed=seed, bot_seed=bot_seed, variants=variants)
-    bots = bots_for(match)
-    while match.active():
-        seat = match.active()[0]
-        view, legal = game.view(match.state, seat), game.legal(match.state, seat)
-        match.submit(seat, bots[seat].choose(game, view, legal, game.observe(match.state, seat)))
+    play_out(match, bots_for(match))
     assert match.outcome is not None
     return tuple(match.outcome.winners), len(match.moves) - 1
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.bots import bot_command, bots_for  # noqa: E402
+from core.bots import bots_for, play_out  # noqa: E402
 from core.engine import derive_rng  # noqa: E402
 from core.games.ministeres import GAME  # noqa: E402
 from core.games.ministeres import cards as C  # noqa: E402
@@ -37,10 +37,7 @@ def play(levels: list[str], seed: int, bot_seed: int, variants: dict[str, str]):
     seats = [{"name": f"P{i + 1}"} for i in range(len(levels))]
     controllers = [{"kind": "bot", "level": level} for level in levels]
     match = new_match(GAME, len(levels), seats, controllers, seed=seed, variants=variants or None, bot_seed=bot_seed)
-    bots = bots_for(match)
-    while match.active():
-        (seat,) = match.active()
-        match.submit(seat, bot_command(match, seat, bots[seat]))
+    play_out(match, bots_for(match))
     return match
 
 

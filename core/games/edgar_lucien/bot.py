@@ -51,7 +51,6 @@ GUESS_COGS = 50_000  # a hidden fortune, guessed
 #: what a start's own kind is worth, in the placing score (an Administration start is a
 #: third of the Influential Bureaucrat, half of it at 4 players)
 START_VALUE = {STEEL: 1.0, IVORY: 0.6, ADMIN: 3.0}
-START_DISTRICT: dict[str, float] = {}
 OPENING_TEMPERATURE = 0.3  # how far a start's rating may fall below the best and still be chosen
 DANDY_COGS = 150_000
 
@@ -302,7 +301,7 @@ class HeuristicBot(Bot):
         def score(command: Command) -> float:
             d = command["district"]
             kind = self.side.kind(d)
-            value = START_DISTRICT.get(d, START_VALUE[kind])
+            value = START_VALUE[kind]
             here = self.dist[d]
             value += sum(GAMMA ** here[a] for a in ADMIN_DISTRICTS)
             value += 0.8 * GAMMA ** here[BANK]
