@@ -73,6 +73,11 @@ class Fosko:
         return None
 
     @property
+    def players(self) -> str:
+        """Who plays on this side, as players read it: ``"2-3"`` or ``"4"`` (both drawings)."""
+        return "4" if self.cols > 4 else "2-3"
+
+    @property
     def ids(self) -> tuple[str, ...]:
         return tuple(d.id for d in self.districts)
 
@@ -306,5 +311,3 @@ def side_for(players: int, edition: str = "2") -> Fosko:
 
 #: every side, by the name the view gives it
 SIDES = {side.side: side for side in (SMALL, LARGE_1, LARGE)}
-#: how a side is named for players
-SIDE_PLAYERS = {"2-3": "2-3", "4": "4", "4b": "4"}

@@ -65,7 +65,6 @@ from .fosko import (
     LINE_NAMES,
     METRO_COLOURS,
     PIG,
-    SIDE_PLAYERS,
     SIDES,
     SMALL,
     STAY,
@@ -114,7 +113,6 @@ GAINS = frozenset(
     }
 )
 ASK_COMMANDS = {"requisition": "Requisition", "intimidate": "Intimidate", "surrender": "Surrender", "yield": "Yield"}
-
 
 
 # -- the board, indexed once per side ----------------------------------------------------
@@ -2196,7 +2194,7 @@ def _pawn(ev: Event) -> str:
 def _d_game_set_up(ev: Event) -> str:
     hidden = "hidden from the other players" if ev["fortunes"] == "hidden" else "open on the table"
     return (
-        f"Fosko ({SIDE_PLAYERS[ev['side']]}-player side): each player receives {cogs(ev['cogs'])} and "
+        f"Fosko ({SIDES[ev['side']].players}-player side): each player receives {cogs(ev['cogs'])} and "
         f"{ev['popularity']} popularity; fortunes are {hidden}."
     )
 
