@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from core.engine import ALL, Match, Viewer
+from core.engine import ALL, PUBLIC, Match, Viewer
 from screens.boards import TableScreen
 from screens.play import history_lines, outcome_text, seat_name
 from tui.widgets import Board, HistoryPanel
@@ -73,11 +73,14 @@ class ReplayScreen(TableScreen):
         self.first = self.ends[0]
         self.last = len(match.events)
         self.position = self.last if at is None else match.events_after_moves(at)
-        humans = match.humans()
         #: a game still in play, replayed by one of its players, stays seen through their eyes
         self.locked = locked
         if viewer is None:
-            viewer = ALL if (match.outcome is not None or not humans) else humans[0]
+            # no player's eyes given: a finished game with everything revealed; a game in play
+            # as the public sees it, and no other eyes to take (as ``cabinet replay`` does):
+            # whoever sits at the terminal may not be the player whose hand it is
+            viewer = ALL if match.outcome is not None else PUBLIC
+            self.locked = locked or match.outcome is None
         self.viewer: Viewer = viewer
         self.speed = 1
         self.timer = None

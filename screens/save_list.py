@@ -19,18 +19,6 @@ def when(moment: datetime.datetime | None) -> str:
     return moment.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-def replay_save(app: App, match: Any, path: Path) -> None:
-    """The replay of a save: a finished game with everything revealed, a game in
-    play as the public sees it, with no other eyes to take (as ``cabinet replay``
-    does): whoever sits at the terminal may not be the player whose hand it is."""
-    from core.engine import PUBLIC
-
-    if match.outcome is None:
-        app.open_replay(match, path, viewer=PUBLIC, locked=True)
-    else:
-        app.open_replay(match, path)
-
-
 def open_save(app: App, path: Path, replay: bool, loaded: Any = None) -> bool:
     """Load a save into the game or the replay screen; a damaged one is one
     sentence.  A save that can be read but not played on here (it cannot be
@@ -47,17 +35,17 @@ def open_save(app: App, path: Path, replay: bool, loaded: Any = None) -> bool:
     for warning in loaded.warnings:
         app.notify(warning, severity="warning", timeout=app.ERROR_TIMEOUT)
     if replay:
-        replay_save(app, loaded.match, path)
+        app.open_replay(loaded.match, path)
         return True
     if loaded.unplayable is not None:
         app.notify(f"{loaded.unplayable} It is shown as a replay.", severity="warning", timeout=app.ERROR_TIMEOUT)
-        replay_save(app, loaded.match, path)
+        app.open_replay(loaded.match, path)
         return True
     try:
         writer = SaveWriter.resume(loaded)
     except SaveNotWritable as exc:
         app.notify(f"{exc} It is shown as a replay.", severity="warning", timeout=app.ERROR_TIMEOUT)
-        replay_save(app, loaded.match, path)
+        app.open_replay(loaded.match, path)
         return True
     except SaveError as exc:  # somebody plays it already (SaveLocked), or it changed meanwhile
         app.notify(str(exc), severity="error", timeout=app.ERROR_TIMEOUT)
