@@ -41,6 +41,7 @@ from core.bots import bot_inputs, bots_for  # noqa: E402
 from core.games import get_game  # noqa: E402
 from core.games.chirac_mitterrand import cards as C  # noqa: E402
 from tui.session import new_match  # noqa: E402
+from core.bots import make_bot
 
 
 def play(game, seed: int, levels: list[str], variants: dict, solo_candidate: str | None, campaign_level=None):
@@ -51,7 +52,7 @@ def play(game, seed: int, levels: list[str], variants: dict, solo_candidate: str
     controllers = [{"kind": "bot", "level": level} for level in levels]
     match = new_match(game, len(levels), seats, controllers, seed=seed, bot_seed=seed * 7 + 1, variants=variants)
     bots = bots_for(match)
-    chooser = game.bot(campaign_level, seed) if campaign_level else None
+    chooser = make_bot(game, campaign_level, seed) if campaign_level else None
     while match.active():
         seat = match.active()[0]
         view, legal, known = bot_inputs(game, match.state, seat)

@@ -1,11 +1,11 @@
-"""Cabinet's network benchmarks: `cabinet host` (tui/server.py) on loopback TCP.
+"""Cabinet's network benchmarks: `cabinet host` (net/server.py) on loopback TCP.
 
     /work/venv/bin/python bench/net.py            (from the repo root; about 2 minutes)
     /work/venv/bin/python bench/net.py --quick    (shorter windows, N x 4 a step; about 1 minute)
     /work/venv/bin/python bench/net.py --figures 3   (only the crowd: about 40 s)
 
 1. One command's round trip: a 4-player game with 4 human seats, each joined
-   by an in-process asyncio client (tui.client.RemoteTable); the time from the
+   by an in-process asyncio client (net.client.RemoteTable); the time from the
    moment a client writes its command frame until all 4 clients have read the
    resulting update (its events redacted for each seat, view, legal...).
    Yardstick, in the same run and the same event loop: a bare msgpack echo, an
@@ -64,8 +64,8 @@ if str(ROOT) not in sys.path:
 
 import msgpack  # noqa: E402
 
-from tui.client import RemoteTable  # noqa: E402
-from tui.protocol import CLIENT_MAX, SERVER_MAX, Address, open_connection, pack, read_frame  # noqa: E402
+from net.client import RemoteTable  # noqa: E402
+from net.protocol import CLIENT_MAX, SERVER_MAX, Address, open_connection, pack, read_frame  # noqa: E402
 
 PLAYERS = 4
 GOAL_RT = 0.100  # s: figure 2's limit, on the median and on the 95th percentile
@@ -152,7 +152,7 @@ class LoopNoise:
 
 def make_server(game_id: str, seed: int, tmp: Path, server_cls: type | None = None, players: int = PLAYERS) -> Any:
     from core.games import get_game
-    from tui.server import GameServer, load_or_make_codes
+    from net.server import GameServer, load_or_make_codes
     from tui.session import new_match, start_save
 
     game = get_game(game_id)
@@ -206,7 +206,7 @@ async def close_clients(clients: list[RemoteTable]) -> None:
 
 
 def timed_server_cls() -> type:
-    from tui.server import GameServer
+    from net.server import GameServer
 
     class TimedServer(GameServer):
         """GameServer noting how long its own work on each command takes

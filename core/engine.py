@@ -43,7 +43,6 @@ import bisect
 import dataclasses
 import functools
 import hashlib
-import importlib
 import math
 import random
 from collections.abc import Callable, Iterable, Sequence
@@ -598,24 +597,6 @@ class Game:
         """What checkpoint digests are taken of: the state itself by default
         (frozen dataclasses, tuples, plain values; see :func:`digest`)."""
         return state
-
-    def bot(self, level: str, seed: int) -> Bot:
-        """A bot of that level: ``random`` for every game, ``normal`` and ``hard``
-        the search bot with its :attr:`search_budget`, the others from
-        :attr:`bot_classes`; each imported only when a bot is wanted."""
-        level = LEVEL_ALIASES.get(level, level)
-        if level == "random":
-            from core.bots.random_bot import RandomBot
-
-            return RandomBot(seed)
-        if level in self.search_budget:
-            from core.bots.search import SearchBot
-
-            return SearchBot(seed, self.search_budget[level], level)
-        if level in self.bot_classes:
-            module, name = self.bot_classes[level].split(":")
-            return getattr(importlib.import_module(module), name)(seed)
-        raise ConfigError(f"{self.title} has no bot level {level!r} (levels: {', '.join(self.bot_levels)}).")
 
 
 #: bot levels saved under another name by earlier versions

@@ -8,8 +8,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from tui.client import RemoteTable
-from tui.protocol import DEFAULT_PORT, parse_address
+from net.client import RemoteTable
+from net.protocol import DEFAULT_PORT, parse_address
 
 
 class JoinScreen(ModalScreen[None]):
@@ -39,7 +39,7 @@ class JoinScreen(ModalScreen[None]):
         self.run_worker(self.join(RemoteTable(address, code)), exclusive=True)
 
     async def join(self, remote: RemoteTable) -> None:
-        from tui.client import JoinError
+        from net.client import JoinError
 
         try:
             await remote.connect()

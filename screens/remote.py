@@ -1,6 +1,6 @@
 """A game hosted elsewhere (``cabinet join``): the same board as local play, fed by the server.
 
-The screen holds only what the server sent to its seat (see ``tui.client``).
+The screen holds only what the server sent to its seat (see ``net.client``).
 When the connection drops it tries again every few seconds with the same
 join code; the game waits on the host meanwhile.
 """
@@ -17,8 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from screens.boards import LiveTableScreen
-from tui.client import JoinError, RemoteTable
-from tui.protocol import ProtocolError
+from net.client import JoinError, RemoteTable
+from net.protocol import ProtocolError
 from tui.widgets import Board, GameOver, HistoryPanel, ScoreSheetDialog
 
 RETRY = 2.0  # seconds between two attempts to join again

@@ -16,6 +16,7 @@ from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.bot import HeuristicBot
 from core.games.agent_jean.rules import bonus_amount, next_round_leader, score_round, trick_winner
+from core.bots import make_bot
 
 AGENT_ORDER = ("jean", "bulle", "wxt", "henry", "martha")
 
@@ -96,10 +97,10 @@ def test_registered_with_its_options() -> None:
     }
     assert game.seat_options[0].key == "agent" and game.seat_options[0].unique
     assert game.bot_levels == ("random", "easy", "normal", "hard")
-    assert isinstance(game.bot("easy", 1), HeuristicBot)
-    assert isinstance(game.bot("random", 1), RandomBot)
+    assert isinstance(make_bot(game, "easy", 1), HeuristicBot)
+    assert isinstance(make_bot(game, "random", 1), RandomBot)
     with pytest.raises(ConfigError):
-        game.bot("genius", 1)
+        make_bot(game, "genius", 1)
 
 
 def test_two_seats_cannot_play_the_same_agent() -> None:
@@ -714,7 +715,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
         smart = i % 2
         header = make_header(GAME, GAME.make_config(2), seed=10_000 + i)
         match = Match.new(GAME, header)
-        bots = {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(2)}
+        bots = {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(2)}
         play_out(match, bots)
         if match.outcome.winners == (smart,):
             wins += 1

@@ -20,6 +20,7 @@ from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.bot import HeuristicBot
 from core.games.chirac_mitterrand.rules import CHIRAC, MITTERRAND, ahead, election_winner, push
+from core.bots import make_bot
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules" / "chirac-mitterrand.md"
 
@@ -136,10 +137,10 @@ def test_registered_with_its_options() -> None:
     assert (cards.key, cards.choices, cards.default) == ("campaign", ("second", "first"), "second")
     assert GAME.make_config(2)["variants"] == {"campaign": "second"}
     assert game.bot_levels == ("random", "easy", "normal", "hard")
-    assert isinstance(game.bot("easy", 1), HeuristicBot)
-    assert isinstance(game.bot("random", 1), RandomBot)
+    assert isinstance(make_bot(game, "easy", 1), HeuristicBot)
+    assert isinstance(make_bot(game, "random", 1), RandomBot)
     with pytest.raises(ConfigError):
-        game.bot("genius", 1)
+        make_bot(game, "genius", 1)
 
 
 def test_seats_choose_their_candidates() -> None:
@@ -683,7 +684,7 @@ def test_a_move_can_be_taken_back_until_something_is_revealed() -> None:
     m = Match.new(GAME, header)
     play(m, "ev:08", 0, ["ev:10", "ev:01"])
     assert m.takeback_point(0) == 1  # nothing new for Chirac: Mitterrand's draw is hidden from him
-    bot = GAME.bot("easy", 1)
+    bot = make_bot(GAME, "easy", 1)
     from core.bots import bot_command
 
     m.submit(1, bot_command(m, 1, bot))
@@ -711,7 +712,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
     for i in range(games):
         smart = i % 2  # alternate the candidates
         m = new_match(seed=1000 + i)
-        play_out(m, {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(2)})
+        play_out(m, {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(2)})
         wins += m.outcome.winners == (smart,)
     assert wins / games >= 0.7, wins
 
@@ -721,7 +722,7 @@ def test_equal_heuristic_bots_give_both_candidates_a_fair_game() -> None:
     chirac = 0
     for i in range(games):
         m = new_match(seed=5000 + i)
-        play_out(m, {s: GAME.bot("easy", 31 * i + s) for s in range(2)})
+        play_out(m, {s: make_bot(GAME, "easy", 31 * i + s) for s in range(2)})
         chirac += m.outcome.winners == (0,)
     assert 0.4 <= chirac / games <= 0.6, chirac
 
@@ -729,7 +730,7 @@ def test_equal_heuristic_bots_give_both_candidates_a_fair_game() -> None:
 def test_the_heuristic_bot_sees_only_its_view() -> None:
     m = to_first_campaign(("cp:05", "cp:07", "cp:01"))
     seen = GAME.view(m.state, 1)
-    command = GAME.bot("easy", 3).choose(GAME, seen, GAME.legal(m.state, 1))
+    command = make_bot(GAME, "easy", 3).choose(GAME, seen, GAME.legal(m.state, 1))
     assert command in GAME.legal(m.state, 1)
     assert re.fullmatch(r"cp:0\d", command["apply"])
 

@@ -17,6 +17,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import DIRECTION, SIDES
+from core.bots import make_bot
 
 #: the automated Mitterrand's pile: two cards of each kind, its own actions early
 AUTOMATON = ["ev:03", "ev:13", "ev:14", "ev:10", "ev:20", "ev:21", "ev:15", "ev:24"]
@@ -283,7 +284,7 @@ def test_solo_games_with_bots_end() -> None:
     for seed in range(12):
         for candidate in ("chirac", "mitterrand"):
             m = solo_match(candidate, seed=seed)
-            play_out(m, {0: GAME.bot("easy" if seed % 2 else "random", seed)})
+            play_out(m, {0: make_bot(GAME, "easy" if seed % 2 else "random", seed)})
             assert m.outcome is not None
             assert m.outcome.winners in ((), (0,))
             assert len(of(m.events, "TurnStarted")) <= 16

@@ -37,6 +37,7 @@ from core.games.edgar_lucien.bot import HeuristicBot
 from core.games.edgar_lucien.fosko import is_move
 from core.games.edgar_lucien.rules import BOX_COGS, TOKENS, State, conditions
 from tests.random_games import check_legal, strings
+from core.bots import make_bot
 
 #: far above what 2,000 random games per player count needed (968 moves, 33 periods)
 MAX_MOVES = 4000
@@ -325,7 +326,7 @@ def bot_wins(players: int, games: int) -> int:
     for i in range(games):
         smart = i % players
         match = Match.new(GAME, make_header(GAME, GAME.make_config(players), seed=20_000 + i))
-        bots = {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(players)}
+        bots = {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(players)}
         while match.outcome is None:
             seat = match.active()[0]
             match.submit(seat, bot_command(match, seat, bots[seat]))

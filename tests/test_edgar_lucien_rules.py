@@ -35,6 +35,7 @@ from core.games.edgar_lucien import cards as C
 from core.games.edgar_lucien.fosko import side_for
 from core.games.edgar_lucien.rules import robbery_amount, turn_order
 from tests.random_games import play_random
+from core.bots import make_bot
 
 NAMES = ("Ann", "Bob", "Cyd", "Dee")
 
@@ -192,7 +193,7 @@ def test_registered_with_its_variants_and_bots() -> None:
         "start": (("outskirts", "anywhere"), "outskirts"),
     }
     assert game.bot_levels == ("random", "easy", "normal", "hard")
-    assert isinstance(game.bot("random", 1), RandomBot)
+    assert isinstance(make_bot(game, "random", 1), RandomBot)
     with pytest.raises(ConfigError):
         game.make_config(5)
 

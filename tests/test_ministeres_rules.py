@@ -17,6 +17,7 @@ from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.bot import HeuristicBot
 from core.games.ministeres.rules import apply_roi, award, bid_cap, final_scores, game_winners, secondaire
+from core.bots import make_bot
 
 # -- building positions ------------------------------------------------------------
 
@@ -123,10 +124,10 @@ def test_registered_with_its_options() -> None:
         "dealer_roi": ("applied", "kept"),
     }
     assert game.bot_levels == ("random", "easy", "normal", "hard")
-    assert isinstance(game.bot("easy", 1), HeuristicBot)
-    assert isinstance(game.bot("random", 1), RandomBot)
+    assert isinstance(make_bot(game, "easy", 1), HeuristicBot)
+    assert isinstance(make_bot(game, "random", 1), RandomBot)
     with pytest.raises(ConfigError):
-        game.bot("genius", 1)
+        make_bot(game, "genius", 1)
     with pytest.raises(ConfigError):
         GAME.make_config(6)
 
@@ -493,7 +494,7 @@ def test_bluff_bids_are_capped_by_what_the_hand_could_hold() -> None:
 
 def test_auctions_go_on_until_the_favours_pile_is_empty_and_the_game_is_scored() -> None:
     match = new_match(2, seed=9)
-    play_out(match, {s: GAME.bot("easy", s) for s in range(2)})
+    play_out(match, {s: make_bot(GAME, "easy", s) for s in range(2)})
     assert len(of(match.events, "AuctionOpened")) == 36
     (scored,) = of(match.events, "GameScored")
     outcome = match.outcome
@@ -553,7 +554,7 @@ def test_marks_reveals_and_describe() -> None:
     assert not GAME.reveals(placed[0], 1) and GAME.reveals(placed[1], 1) and not GAME.reveals(placed[1], 0)
     assert GAME.describe(placed[1], 1) == "P0 places Or 1 in the centre."
     match = new_match(3, seed=4)
-    play_out(match, {s: GAME.bot("random", s) for s in range(3)})
+    play_out(match, {s: make_bot(GAME, "random", s) for s in range(3)})
     for ev in match.events:
         for seat in (0, 1, 2, ALL, PUBLIC):
             assert isinstance(GAME.describe(GAME.redact(ev, seat), seat), str)
@@ -574,7 +575,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
     for i in range(games):
         smart = i % 2
         match = Match.new(GAME, make_header(GAME, GAME.make_config(2), seed=10_000 + i))
-        bots = {s: GAME.bot("easy" if s == smart else "random", 97 * i + s) for s in range(2)}
+        bots = {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(2)}
         play_out(match, bots)
         if match.outcome.winners == (smart,):
             wins += 1
@@ -586,7 +587,7 @@ def test_heuristic_bot_wins_more_than_its_share_against_three_random_bots() -> N
     for i in range(games):
         smart = i % 4
         match = Match.new(GAME, make_header(GAME, GAME.make_config(4), seed=30_000 + i))
-        bots = {s: GAME.bot("easy" if s == smart else "random", 89 * i + s) for s in range(4)}
+        bots = {s: make_bot(GAME, "easy" if s == smart else "random", 89 * i + s) for s in range(4)}
         play_out(match, bots)
         if match.outcome.winners == (smart,):
             wins += 1
@@ -601,7 +602,7 @@ def test_heuristic_bots_keep_gold_for_the_last_auctions() -> None:
     offered = unsold = 0
     for i in range(20):
         match = Match.new(GAME, make_header(GAME, GAME.make_config(2), seed=50_000 + i))
-        play_out(match, {s: GAME.bot("easy", 13 * i + s) for s in range(2)})
+        play_out(match, {s: make_bot(GAME, "easy", 13 * i + s) for s in range(2)})
         lot = None
         for ev in match.events:
             if ev["t"] == "AuctionOpened":

@@ -20,9 +20,9 @@ from saves import SaveWriter, load
 from screens.remote import RemotePlayScreen
 from tests.tui_helpers import run_async, screen_text
 from tui.app import CabinetApp
-from tui.client import JoinError, RemoteTable
-from tui.protocol import Address
-from tui.server import GameServer, load_or_make_codes
+from net.client import JoinError, RemoteTable
+from net.protocol import Address
+from net.server import GameServer, load_or_make_codes
 from tui.session import new_match, start_save
 from tui.widgets import GameOver, ScoreSheetDialog
 

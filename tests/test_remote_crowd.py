@@ -28,10 +28,10 @@ from typing import Any
 from tests.test_remote import hosted, until
 from tests.test_remote_robustness import LOCAL, STEP, Raw, join
 from tests.tui_helpers import run_async
-from tui import server as server_module
-from tui.client import JoinError, RemoteTable
-from tui.protocol import SERVER_MAX, Address
-from tui.server import GameServer, Limits, codes_path, load_or_make_codes, load_or_make_watch_code
+from net import server as server_module
+from net.client import JoinError, RemoteTable
+from net.protocol import SERVER_MAX, Address
+from net.server import GameServer, Limits, codes_path, load_or_make_codes, load_or_make_watch_code
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -283,8 +283,8 @@ EXHAUSTED = r"""
 import asyncio, os, resource, signal, sys
 from pathlib import Path
 from core.games import get_game
-from tui.protocol import Address
-from tui.server import GameServer, load_or_make_codes
+from net.protocol import Address
+from net.server import GameServer, load_or_make_codes
 from tui.session import new_match, start_save
 
 async def main():

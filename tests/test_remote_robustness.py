@@ -32,10 +32,10 @@ import pytest
 from core.engine import ALL, PUBLIC
 from core.games import get_game
 from tests.random_games import strings
-from tui import server as server_module
-from tui.client import RemoteTable
-from tui.protocol import SERVER_MAX, VERSION, Address, open_connection, pack, read_frame
-from tui.server import BURST, GameServer, load_or_make_codes
+from net import server as server_module
+from net.client import RemoteTable
+from net.protocol import SERVER_MAX, VERSION, Address, open_connection, pack, read_frame
+from net.server import BURST, GameServer, load_or_make_codes
 from tui.session import new_match, start_save
 
 STEP = 5.0  # seconds any one wait may take

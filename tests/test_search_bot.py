@@ -12,6 +12,7 @@ from core.bots import bot_command, bot_inputs, bots_for, play_out
 from core.bots.search import SearchBot
 from core.engine import Match, make_header
 from core.games import all_games
+from core.bots import make_bot
 
 GAMES = all_games()
 #: a game of each, and the player counts whose hidden information differs
@@ -47,9 +48,9 @@ def test_every_game_offers_four_levels_and_new_bots_play_normal(game_id: str) ->
     # a new bot seat gets the search, measured stronger than the heuristic in every game (docs/BOTS.md)
     assert game.default_bot_level == "normal"
     assert game.search_budget["hard"] > game.search_budget["normal"] > 0
-    assert isinstance(game.bot("normal", 1), SearchBot) and isinstance(game.bot("hard", 1), SearchBot)
+    assert isinstance(make_bot(game, "normal", 1), SearchBot) and isinstance(make_bot(game, "hard", 1), SearchBot)
     # saves made before the levels were named keep their bots
-    assert type(game.bot("easy", 1)) is type(game.bot("easy", 1))
+    assert type(make_bot(game, "easy", 1)) is type(make_bot(game, "easy", 1))
 
 
 @pytest.mark.parametrize(("game_id", "players"), TABLES)

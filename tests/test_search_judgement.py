@@ -10,6 +10,7 @@ from core.bots.search import Node, _clearly_better
 from core.engine import Match, make_header, revise
 from core.games import get_game
 from core.games.ministeres import cards as MC
+from core.bots import make_bot
 
 AJ = get_game("agent-jean")
 MIN = get_game("ministeres")
@@ -18,7 +19,7 @@ MIN = get_game("ministeres")
 def easy_game(game, players: int, seed: int) -> list:
     """Every state of a game of easy bots, the last one over."""
     match = Match.new(game, make_header(game, game.make_config(players), seed))
-    bots = [game.bot("easy", seat) for seat in range(players)]
+    bots = [make_bot(game, "easy", seat) for seat in range(players)]
     states = [match.state]
     while match.outcome is None:
         seat = match.active()[0]
@@ -149,7 +150,7 @@ def test_ministeres_moves_are_compared_on_the_same_deals() -> None:
         # the budget is shared among the moves: paying for an Or card with twenty cards to choose from gets fewer deals
         assert thorough.last["deals"] > (5 if len(thorough.last["moves"]) <= 10 else 2)
         hasty = SearchBot(3, 1)
-        assert hasty.choose(MIN, view, legal, known) == MIN.bot("easy", 0).choose(MIN, view, legal)
+        assert hasty.choose(MIN, view, legal, known) == make_bot(MIN, "easy", 0).choose(MIN, view, legal)
         checked += 1
     assert checked >= 3
 

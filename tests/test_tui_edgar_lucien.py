@@ -19,6 +19,7 @@ from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
+from core.bots import make_bot
 
 GAME = get_game("edgar-lucien")
 LEVEL = "easy"
@@ -32,7 +33,7 @@ def el_match(players: int = 2, humans: int = 1, seed: int = 3, variants: dict[st
 
 def played(match, moves: int, bot_seed: int = 100):
     """The match after ``moves`` commands chosen by heuristic bots for every seat."""
-    bots = {seat: GAME.bot(LEVEL, bot_seed + seat) for seat in range(match.header["players"])}
+    bots = {seat: make_bot(GAME, LEVEL, bot_seed + seat) for seat in range(match.header["players"])}
     for _ in range(moves):
         active = match.active()
         if not active:

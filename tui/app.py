@@ -88,7 +88,7 @@ class CabinetApp(App[int]):
         """Join a hosted game and show it; a failure is one sentence (and, from the
         command line, the end of the app with exit status 1)."""
         from screens.remote import RemotePlayScreen
-        from tui.client import JoinError
+        from net.client import JoinError
 
         try:
             await remote.connect()

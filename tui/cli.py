@@ -11,6 +11,7 @@ from typing import Any
 
 from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng
 from core.games import game_titles, get_game
+from core.bots import make_bot
 
 EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
 
@@ -111,7 +112,7 @@ def parse_levels(parser: Parser, spec: str | None, count: int, default: str, gam
     if game is not None:
         for level in dict.fromkeys(levels):
             try:
-                game.bot(level, 0)
+                make_bot(game, level, 0)
             except ConfigError as exc:
                 parser.error(str(exc))
     if len(levels) == 1:
@@ -218,8 +219,8 @@ def cmd_play(parser: Parser, args: argparse.Namespace):
 def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
     import asyncio
 
-    from tui.protocol import Address, parse_address
-    from tui.server import (
+    from net.protocol import Address, parse_address
+    from net.server import (
         GameServer,
         Limits,
         codes_path,
@@ -310,8 +311,8 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
 
 def cmd_join(parser: Parser, args: argparse.Namespace):
     from tui.app import Start
-    from tui.client import RemoteTable
-    from tui.protocol import parse_address
+    from net.client import RemoteTable
+    from net.protocol import parse_address
 
     try:
         address = parse_address(args.address)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from core.engine import Game, Match, make_header
+from core.bots import make_bot
 
 if TYPE_CHECKING:
     from saves import SaveWriter
@@ -31,7 +32,7 @@ def new_match(
     bot_seed = secrets.randbits(48) if bot_seed is None else bot_seed
     for i, ctl in enumerate(controllers):
         if ctl.get("kind") == "bot":
-            game.bot(ctl.get("level") or "random", 0)  # ConfigError for an unknown level
+            make_bot(game, ctl.get("level") or "random", 0)  # ConfigError for an unknown level
     header = make_header(game, config, seed, controllers, bot_seed=bot_seed, **extra)
     return Match.new(game, header)
 

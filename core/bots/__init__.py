@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
-from core.engine import Bot, Command, Game, Match
+from core.engine import LEVEL_ALIASES, Bot, Command, ConfigError, Game, Match
+
+
+def make_bot(game: Game, level: str, seed: int) -> Bot:
+    """A bot of that level for ``game``: ``random`` for every game, ``normal`` and
+    ``hard`` the search bot with the game's :attr:`~Game.search_budget`, the others
+    from its :attr:`~Game.bot_classes`; each imported only when a bot is wanted.
+    Raises ConfigError for a level the game does not have."""
+    level = LEVEL_ALIASES.get(level, level)
+    if level == "random":
+        from core.bots.random_bot import RandomBot
+
+        return RandomBot(seed)
+    if level in game.search_budget:
+        from core.bots.search import SearchBot
+
+        return SearchBot(seed, game.search_budget[level], level)
+    if level in game.bot_classes:
+        module, name = game.bot_classes[level].split(":")
+        return getattr(importlib.import_module(module), name)(seed)
+    raise ConfigError(f"{game.title} has no bot level {level!r} (levels: {', '.join(game.bot_levels)}).")
 
 
 def bot_inputs(game: Game, state: Any, seat: int) -> tuple[dict[str, Any], list[Command], Any]:
@@ -31,7 +52,7 @@ def choose_safely(
     except Exception as exc:  # noqa: BLE001 - any failure of a bot, reported and played around
         failure = f"the {bot.level} bot failed ({type(exc).__name__}: {exc})"
     try:
-        command = game.bot("easy", 0).choose(game, view, legal, known)
+        command = make_bot(game, "easy", 0).choose(game, view, legal, known)
         if command in legal:
             return command, f"{failure}; the easy bot moved instead."
     except Exception:  # noqa: BLE001
@@ -45,7 +66,7 @@ def bots_for(match: Match, default_level: str = "random") -> dict[int, Bot]:
     bots = {}
     for i, s in enumerate(match.header["seats"]):
         level = s.get("level") or default_level
-        bots[i] = match.game.bot(level, seed * 31 + i)
+        bots[i] = make_bot(match.game, level, seed * 31 + i)
     return bots
 
 

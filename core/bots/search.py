@@ -57,6 +57,7 @@ import random
 from typing import Any
 
 from core.engine import Bot, Command, Game, derive_rng, digest, to_plain
+from core.bots import make_bot
 
 #: exploration constant of the UCB, for rewards between 0 and 1
 EXPLORATION = 0.7
@@ -249,7 +250,7 @@ class _Model:
         self.rng = rng
         level = game.rollout_level
         self.bots: dict[int, Bot] = {}
-        self.make = (lambda seat: game.bot(level, rng.randrange(1 << 30))) if level else None
+        self.make = (lambda seat: make_bot(game, level, rng.randrange(1 << 30))) if level else None
 
     def choose(
         self, game: Game, seat: int, state: Any, legal: list[Command], noise: bool = True, view: Any = None

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.engine import PUBLIC, Command, Event, Game, Viewer
 from core.games import get_game
-from tui.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
+from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
 
 
 class JoinError(Exception):

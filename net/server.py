@@ -48,7 +48,7 @@ import msgpack
 from core.bots import bot_inputs, bots_for, choose_safely
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
 from saves import SaveWriter
-from tui.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
+from net.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
 
 HELLO_TIMEOUT = 10.0  # seconds to say hello before the server hangs up
 RATE = 40.0  # messages a second a client may send, on average...
