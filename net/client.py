@@ -22,10 +22,23 @@ class JoinError(Exception):
 
 
 class RemoteTable:
-    def __init__(self, address: Address, code: str | None = None, watch: bool | None = None) -> None:
+    def __init__(
+        self,
+        address: Address,
+        code: str | None = None,
+        watch: bool | None = None,
+        token: str | None = None,
+        table_id: str | None = None,
+    ) -> None:
         self.address = address
         self.code = code  # a seat's join code; with ``watch``, the game's watch code if it has one
-        self.watch = code is None if watch is None else watch  # no code: watch
+        #: at a hall (``cabinet serve``): the session's token and the table; the hall knows the
+        #: player by the token, and seats them at their seat of the table (or lets them watch)
+        self.token = token
+        self.table_id = table_id
+        self.watch = (code is None and token is None) if watch is None else watch  # no code: watch
+        #: the last update cut the log back (a take-back): the history is to be drawn again
+        self.reset = False
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.seat: Viewer = PUBLIC
@@ -52,6 +65,9 @@ class RemoteTable:
             hello["watch"] = True
         if self.code is not None:
             hello["code"] = self.code
+        if self.token is not None:
+            hello["token"] = self.token
+            hello["table"] = self.table_id
         self.send(hello)
         try:
             welcome = await asyncio.wait_for(self.receive(), timeout)
@@ -83,6 +99,9 @@ class RemoteTable:
     def command(self, command: Command) -> None:
         self.send({"t": "command", "command": command})
 
+    def takeback(self) -> None:
+        self.send({"t": "takeback"})
+
     async def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
@@ -95,6 +114,10 @@ class RemoteTable:
     def apply(self, update: dict[str, Any]) -> list[tuple[int, Event]]:
         """Take in an update; the events it brought, with their numbers."""
         new = []
+        start = update.get("from")
+        self.reset = isinstance(start, int) and 0 <= start < len(self.events)
+        if self.reset:
+            del self.events[start:]  # taken back
         for index, event in update.get("events") or []:
             if index == len(self.events):
                 self.events.append(event)
@@ -127,3 +150,91 @@ class RemoteTable:
         names = [self.name(s) for s in self.outcome["winners"]]
         who = " and ".join(names) if names else "Nobody"
         return f"{who} {'share the victory' if len(names) > 1 else 'wins'}. {self.outcome['reason']}"
+
+
+class HallClient:
+    """A session's lobby at a hall (``cabinet serve``): the tables, pushed by the hall on every
+    change, and the requests a player makes there (open a table, sit, stand up, a finished
+    table's log).  The token the SSH front gave the session is all the hall knows it by."""
+
+    def __init__(self, address: Address, token: str) -> None:
+        self.address = address
+        self.token = token
+        self.user = ""
+        self.tables: list[dict[str, Any]] = []
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+        self.waiting: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.next_id = 0
+
+    async def connect(self, timeout: float = 10.0) -> None:
+        """Open the lobby; raises JoinError with a sentence."""
+        try:
+            self.reader, self.writer = await asyncio.wait_for(open_connection(self.address), timeout)
+        except (OSError, asyncio.TimeoutError):
+            raise JoinError("The game server does not answer; connect again in a moment.") from None
+        self.send({"t": "hello", "v": VERSION, "token": self.token})
+        try:
+            welcome = await asyncio.wait_for(read_frame(self.reader, SERVER_MAX), timeout)
+        except (ProtocolError, asyncio.TimeoutError, OSError):
+            welcome = None
+        if welcome is None or welcome.get("t") != "welcome":
+            await self.close()
+            raise JoinError(str((welcome or {}).get("message") or "The game server did not let this session in."))
+        self.user = str(welcome.get("user") or "")
+
+    def send(self, message: dict[str, Any]) -> None:
+        if self.writer is not None and not self.writer.is_closing():
+            self.writer.write(pack(message))
+
+    async def listen(self, on_lobby: Any, on_bye: Any) -> None:
+        """Read the hall until it closes: ``on_lobby()`` after each listing, ``on_bye(sentence)`` at the end."""
+        assert self.reader is not None
+        sentence = "The game server closed the lobby."
+        try:
+            while True:
+                message = await read_frame(self.reader, SERVER_MAX)
+                if message is None:
+                    break
+                kind = message["t"]
+                if kind == "lobby":
+                    self.tables = [t for t in message.get("tables") or [] if isinstance(t, dict)]
+                    on_lobby()
+                elif kind == "reply":
+                    future = self.waiting.pop(message.get("re"), None)  # type: ignore[arg-type]
+                    if future is not None and not future.done():
+                        future.set_result(message)
+                elif kind == "bye":
+                    sentence = str(message.get("message") or sentence)
+                    break
+        except (ProtocolError, OSError) as exc:
+            sentence = f"The connection to the game server broke: {exc}"
+        for future in self.waiting.values():
+            if not future.done():
+                future.set_result({"ok": False, "message": sentence})
+        self.waiting.clear()
+        on_bye(sentence)
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """The hall's answer: ``ok`` and what was asked, or ``message``, the sentence why not."""
+        self.next_id += 1
+        ident = self.next_id
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[ident] = future
+        self.send({**message, "id": ident})
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            self.waiting.pop(ident, None)
+            return {"ok": False, "message": "The game server did not answer in time; try again."}
+
+    def table(self, table_id: str, watch: bool = False) -> RemoteTable:
+        """A table of the hall, to open: the player's seat there, or watching it."""
+        return RemoteTable(self.address, watch=watch, token=self.token, table_id=table_id)
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(Exception):
+                await self.writer.wait_closed()
+        self.writer = None

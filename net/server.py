@@ -38,7 +38,7 @@ import struct
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,7 @@ from typing import Any
 import msgpack
 
 from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, IllegalCommand, Match, Viewer
+from core.engine import PUBLIC, Bot, Command, IllegalCommand, Match, Viewer
 from saves import SaveWriter
 from net.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
 
@@ -69,6 +69,17 @@ NO_LIMIT_FILES = 65536  # descriptors assumed when the process has no limit
 OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
 _ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
 _WATCH = "watch"  # the key of the watch code in a save's .codes file
+
+
+#: how a bot's move is thought of: (match, seat, bot, view, legal, known) -> (command, failure)
+Think = Callable[[Match, int, Bot, dict[str, Any], list[Command], Any], Awaitable[tuple[Command, str | None]]]
+
+
+async def think_in_thread(
+    match: Match, seat: int, bot: Bot, view: dict[str, Any], legal: list[Command], known: Any
+) -> tuple[Command, str | None]:
+    """The bot's move, thought of in a thread of this process (``cabinet host``: one table)."""
+    return await asyncio.to_thread(choose_safely, match.game, bot, view, legal, known)
 
 
 def new_code() -> str:
@@ -456,6 +467,8 @@ class GameServer:
         watch_code: str | None = None,
         limits: Limits | None = None,
         presence_delay: float = PRESENCE_DELAY,
+        think: Think | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         self.save = writer
         self.match: Match = writer.match
@@ -466,6 +479,11 @@ class GameServer:
         self.limits = limits or Limits.derive(len(codes))
         self.presence_delay = presence_delay
         self.bot_delay = bot_delay
+        #: how a bot's move is thought of: in a thread by default; ``cabinet serve`` gives
+        #: worker processes, so that no table's bots hold up another's
+        self.think = think or think_in_thread
+        #: told whenever what the table shows changes (a move, a seat's coming or going)
+        self.on_change = on_change
         self.log = log or (lambda line: None)
         #: every message sent, with the seat it went to (tests scan them for leaks)
         self.on_send = on_send
@@ -503,7 +521,7 @@ class GameServer:
 
         Raises OSError (its ``strerror`` a sentence's end) when it cannot.
         """
-        self.arrivals, self.refusals = Tally(self.log), Tally(self.log)
+        self.begin()
         if address.path is not None:
             sock = await bind_unix(address.path)
             with contextlib.suppress(OSError):
@@ -516,8 +534,13 @@ class GameServer:
             self.address = Address(host=address.host, port=self.listeners[0].getsockname()[1])
         loop = asyncio.get_running_loop()
         self.accepting = [loop.create_task(self.accept_loop(sock)) for sock in self.listeners]
-        self.schedule_bots()
         return self.address
+
+    def begin(self) -> None:
+        """Serve the table: its logs' tallies, and the bots to move start thinking.  ``start``
+        calls it; a hall of many tables, which listens for them all, calls it alone."""
+        self.arrivals, self.refusals = Tally(self.log), Tally(self.log)
+        self.schedule_bots()
 
     def listening_on(self) -> list[tuple[int, str]]:
         """The family and address of each TCP socket listened on."""
@@ -675,9 +698,30 @@ class GameServer:
 
     # -- one client -----------------------------------------------------------------------
 
-    async def accept(self, conn: Connection) -> None:
+    async def adopt(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, seat: Viewer, key: str) -> None:
+        """Serve a connection another server has taken and greeted (the hall of ``cabinet
+        serve``, which knows who is at the other end): as ``seat``'s, or a spectator's
+        (``PUBLIC``), until it closes.  ``key``: who it is, for the limits."""
+        conn = Connection(self, reader, writer, key)
+        self.pending[conn] = None
+        self.by_key.setdefault(key, {})[conn] = None
+        task = asyncio.current_task()
+        if task is not None:
+            self.tasks.add(task)  # stopping the table ends it too
         try:
-            await self.serve(conn)
+            await self.accept(conn, admitted=seat)
+        finally:
+            if task is not None:
+                self.tasks.discard(task)
+
+    async def accept(self, conn: Connection, admitted: Viewer | None = None) -> None:
+        """Serve ``conn`` until it closes.  ``admitted``: the seat (``PUBLIC``: a spectator) of a
+        connection whose hello was read and checked elsewhere (``adopt``); else it says hello here."""
+        try:
+            if admitted is None:
+                await self.serve(conn)
+            elif self.admit(conn, admitted):
+                await self.converse(conn)
         except ProtocolError as exc:
             conn.close(str(exc))
         except (ConnectionError, asyncio.IncompleteReadError, OSError):
@@ -698,8 +742,11 @@ class GameServer:
             return
         if hello is None or conn.closed:
             return
-        if not self.greet(conn, hello):
-            return
+        if self.greet(conn, hello):
+            await self.converse(conn)
+
+    async def converse(self, conn: Connection) -> None:
+        """Read and answer ``conn``'s messages, once it has a seat (or watches)."""
         while not conn.closed:
             message = await read_frame(conn.reader, CLIENT_MAX)
             if message is None or conn.closed:  # closed meanwhile: replaced by a new join, or stopping
@@ -726,6 +773,17 @@ class GameServer:
                     else "That watch code is not this game's."
                 )
                 return False
+            return self.admit(conn, PUBLIC)
+        seat = self.seat_of(code) if code is not None else None
+        if seat is None:
+            conn.close("That join code is not one of this game's.")
+            return False
+        return self.admit(conn, seat)
+
+    def admit(self, conn: Connection, seat: Viewer) -> bool:
+        """``conn`` plays ``seat``, or watches (``PUBLIC``) if no limit says otherwise: it is
+        welcomed (True), or told why not and closed (False)."""
+        if seat == PUBLIC:
             refusal = self.spectator_refusal(conn)
             if refusal is not None:
                 sentence, kind = refusal
@@ -740,10 +798,6 @@ class GameServer:
                 self.arrivals.note("A spectator joined.", ("more spectator joined", "more spectators joined"))
             self.welcome(conn)
             return True
-        seat = self.seat_of(code) if code is not None else None
-        if seat is None:
-            conn.close("That join code is not one of this game's.")
-            return False
         # a seat's connection: out of the limits' count
         self.pending.pop(conn, None)
         group = self.by_key.get(conn.key)
@@ -808,6 +862,8 @@ class GameServer:
             conn.send({"t": "view_at", "n": n, "view": self.game.view(self.match.state_at(n), conn.seat)})
         elif kind == "command":
             self.command(conn, message)
+        elif kind == "takeback":
+            self.takeback(conn)
         else:
             conn.send({"t": "error", "message": f"Unknown message {kind!r}."})
 
@@ -832,6 +888,34 @@ class GameServer:
             conn.send({"t": "error", "message": "This game has no such command."})
             return
         self.moved()
+
+    def takeback(self, conn: Connection) -> None:
+        """The seat's last move is taken back, at a table where every other seat is a bot (as at
+        a local table: with another human, a move once seen stays played)."""
+        seat, match = conn.seat, self.match
+        if not isinstance(seat, int):
+            conn.send({"t": "error", "message": "A spectator has no move to take back."})
+            return
+        if len(match.humans()) > 1:
+            conn.send({"t": "error", "message": "Take-backs are for tables where every other seat is a bot."})
+            return
+        point = match.takeback_point(seat)
+        if point is None:
+            conn.send({"t": "error", "message": match.takeback_refusal(seat) or "There is no move to take back."})
+            return
+        if self.bot_task is not None:
+            self.bot_task.cancel()  # whatever it was thinking of is no longer the position
+            self.bot_task = None
+        match.truncate_moves(point)
+        try:
+            self.save.rewrite()
+        except OSError as exc:
+            self.log(f"Could not cut the save back after {self.name(seat)}'s take-back: {exc.strerror or exc}.")
+        self.log(f"{self.name(seat)} took a move back.")
+        for other in [*self.players.values(), *self.watchers]:
+            other.told = min(other.told, len(match.events))  # their next update starts where the log now ends
+        self.moved()
+        conn.send({"t": "info", "message": "Move taken back."})
 
     # -- the game moves on -------------------------------------------------------------
 
@@ -862,8 +946,8 @@ class GameServer:
                 continue
             state = self.match.state
             view, legal, known = bot_inputs(self.game, state, seat)
-            # a search bot thinks for up to seconds: in a thread, so the table stays served
-            command, failure = await asyncio.to_thread(choose_safely, self.game, self.bots[seat], view, legal, known)
+            # a search bot thinks for up to seconds: elsewhere, so the table stays served
+            command, failure = await self.think(self.match, seat, self.bots[seat], view, legal, known)
             if failure:
                 self.log(f"{self.name(seat)}: {failure}")
             if self.match.state is not state and command not in self.game.legal(self.match.state, seat):
@@ -900,6 +984,8 @@ class GameServer:
         if self.presence_handle is not None:
             self.presence_handle.cancel()
             self.presence_handle = None
+        if self.on_change is not None:
+            self.on_change()
         for conn in list(self.players.values()):
             if not conn.closed and conn.version != self.version:
                 self.tell(conn)
@@ -939,6 +1025,7 @@ class GameServer:
         return {
             "t": "update",
             "n": len(match.events),
+            "from": told,  # the first event's number: under what the client holds, a take-back cut the log
             "events": events,
             "view": game.view(match.state, seat),
             "legal": game.legal(match.state, seat) if isinstance(seat, int) and seat in active else None,
@@ -967,8 +1054,13 @@ class GameServer:
         return self.match.header["seats"][seat]["name"]
 
     def outcome_text(self) -> str:
-        outcome = self.match.outcome
-        if outcome is None:
-            return ""
-        names = " and ".join(self.name(s) for s in outcome.winners) or "Nobody"
-        return f"{names} {'share the victory' if len(outcome.winners) > 1 else 'wins'}. {outcome.reason}"
+        return outcome_text(self.match)
+
+
+def outcome_text(match: Match) -> str:
+    """Who won and why, in a sentence ("" while the game is on)."""
+    outcome = match.outcome
+    if outcome is None:
+        return ""
+    names = " and ".join(match.header["seats"][s]["name"] for s in outcome.winners) or "Nobody"
+    return f"{names} {'share the victory' if len(outcome.winners) > 1 else 'wins'}. {outcome.reason}"

@@ -14,6 +14,7 @@ TITLE_ART = "C A B I N E T"
 
 
 class MainMenu(Screen):
+    IS_HOME = True  # every screen leaves back to it (app.back_to_menu)
     BINDINGS = [("q", "app.quit", "Quit")]
 
     def compose(self) -> ComposeResult:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from core.engine import ConfigError, Game
@@ -20,6 +23,8 @@ def who_choices(game: Game) -> list[tuple[str, str]]:
 
 
 class NewGameScreen(Screen):
+    #: the seed is asked (a served table's is the server's to draw)
+    ASK_SEED = True
     BINDINGS = [
         ("escape", "app.pop_screen", "Back"),
         ("ctrl+s", "start", "Start"),
@@ -45,9 +50,10 @@ class NewGameScreen(Screen):
                 yield Select(self.player_choices(), value=self.players, allow_blank=False, compact=True, id="players")
             yield Vertical(id="seats")
             yield Vertical(id="variants")
-            with Horizontal(classes="field"):
-                yield Label("Seed", classes="label")
-                yield Input(placeholder="random", id="seed", type="integer", compact=True)
+            if self.ASK_SEED:
+                with Horizontal(classes="field"):
+                    yield Label("Seed", classes="label")
+                    yield Input(placeholder="random", id="seed", type="integer", compact=True)
             yield Button("Start  (ctrl+s)", id="start", variant="primary", compact=True)
         yield Footer()
 
@@ -77,15 +83,7 @@ class NewGameScreen(Screen):
         seats = self.query_one("#seats", Vertical)
         await seats.remove_children()
         for i in range(self.players):
-            row = [
-                Label(f"Seat {i + 1}", classes="label"),
-                Input(DEFAULT_NAMES[i % len(DEFAULT_NAMES)], id=f"name-{i}", classes="name", compact=True),
-                Select(
-                    who_choices(game),
-                    value="human" if i == 0 else f"bot:{game.default_bot_level}",
-                    allow_blank=False, compact=True, id=f"who-{i}", classes="who",
-                ),
-            ]
+            row = [Label(f"Seat {i + 1}", classes="label"), *self.seat_widgets(i)]
             for opt in game.seat_options:
                 default = opt.choices[i % len(opt.choices)]
                 row.append(
@@ -95,6 +93,25 @@ class NewGameScreen(Screen):
                     )
                 )
             await seats.mount(Horizontal(*row, classes="field seat"))
+
+    def seat_widgets(self, i: int) -> list[Widget]:
+        """Seat ``i``'s name and who plays it."""
+        game = self.game
+        return [
+            Input(DEFAULT_NAMES[i % len(DEFAULT_NAMES)], id=f"name-{i}", classes="name", compact=True),
+            Select(
+                who_choices(game),
+                value="human" if i == 0 else f"bot:{game.default_bot_level}",
+                allow_blank=False, compact=True, id=f"who-{i}", classes="who",
+            ),
+        ]
+
+    def seat_choices(self, i: int) -> dict[str, Any]:
+        """Seat ``i``'s options as chosen (the agent, the side)."""
+        return {opt.key: self.query_one(f"#opt-{opt.key}-{i}", Select).value for opt in self.game.seat_options}
+
+    def chosen_variants(self) -> dict[str, str]:
+        return {v.key: str(self.query_one(f"#variant-{v.key}", Select).value) for v in self.game.variants if v.listed}
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "game" and event.value != self.game.id:
@@ -112,13 +129,10 @@ class NewGameScreen(Screen):
         game = self.game
         seats, controllers = [], []
         for i in range(self.players):
-            seat = {"name": self.query_one(f"#name-{i}", Input).value.strip() or f"Player {i + 1}"}
-            for opt in game.seat_options:
-                seat[opt.key] = self.query_one(f"#opt-{opt.key}-{i}", Select).value
-            seats.append(seat)
+            seats.append({"name": self.query_one(f"#name-{i}", Input).value.strip() or f"Player {i + 1}", **self.seat_choices(i)})
             who = str(self.query_one(f"#who-{i}", Select).value)
             controllers.append({"kind": "bot", "level": who[4:]} if who.startswith("bot:") else {"kind": "human"})
-        variants = {v.key: str(self.query_one(f"#variant-{v.key}", Select).value) for v in game.variants if v.listed}
+        variants = self.chosen_variants()
         seed_text = self.query_one("#seed", Input).value.strip()
         try:
             seed = int(seed_text) if seed_text else None

@@ -28,7 +28,7 @@ _UNSEEN = object()
 class RemotePlayScreen(LiveTableScreen):
     BINDINGS = [
         Binding("h", "history", "History"),
-        Binding("u", "takeback", "Take back", show=False),
+        Binding("u", "takeback", "Take back"),
         Binding("question_mark", "rules", "Rules"),
         Binding("escape", "live", "Back to play", show=False),
         Binding("q", "menu", "Leave"),
@@ -89,7 +89,11 @@ class RemotePlayScreen(LiveTableScreen):
         kind = message["t"]
         if kind == "update":
             new = self.remote.apply(message)
-            self.query_one(HistoryPanel).append_lines(self.remote.lines(new))
+            history = self.query_one(HistoryPanel)
+            if self.remote.reset:  # a move was taken back: the history as it now is
+                history.set_lines(self.remote.lines(list(enumerate(self.remote.events))))
+            else:
+                history.append_lines(self.remote.lines(new))
             self.refresh_table()
             if self.remote.outcome is not None:
                 self.announce_end()
@@ -101,6 +105,8 @@ class RemotePlayScreen(LiveTableScreen):
         elif kind == "error":
             self.notify(str(message.get("message")), severity="error")
             self.refresh_table()  # the dialog offers the legal moves again
+        elif kind == "info":
+            self.notify(str(message.get("message")))
         elif kind == "bye":
             text = str(message.get("message") or "The host closed the connection.")
             self.notify(text, severity="warning", timeout=10)
@@ -166,7 +172,13 @@ class RemotePlayScreen(LiveTableScreen):
 
         def chosen(what: str | None) -> None:
             if what == "replay":
-                self.notify("The save and its replay are on the host's machine.", severity="information")
+                hall = getattr(self.app, "hall", None)
+                if hall is not None and self.remote.table_id is not None:
+                    from screens.lobby import replay_table
+
+                    self.app.run_worker(replay_table(self.app, hall, self.remote.table_id), group="replay")
+                else:
+                    self.notify("The save and its replay are on the host's machine.", severity="information")
             elif what == "menu":
                 self.action_menu()
 
@@ -198,8 +210,13 @@ class RemotePlayScreen(LiveTableScreen):
     # -- the player -------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if self.over and action == "takeback":
-            return False  # closed for good: leave, history and rules are what is left
+        if action == "takeback":
+            if self.over:
+                return False  # closed for good: leave, history and rules are what is left
+            seats = self.remote.table.get("seats") or []
+            humans = [s for s in seats if s.get("kind", "human") != "bot"]
+            # against bots only, a seat's player may take a move back (the server decides when)
+            return isinstance(self.remote.seat, int) and len(humans) == 1
         return True
 
     def on_board_chosen(self, message: Board.Chosen) -> None:
@@ -222,12 +239,21 @@ class RemotePlayScreen(LiveTableScreen):
         self.refresh_table()
 
     def action_takeback(self) -> None:
-        self.notify("Take-backs are for games against bots on one terminal.", severity="warning")
+        """Asked of the server, which alone knows whether the seat may (every other one a bot,
+        nothing revealed since) and says so in a sentence when it may not."""
+        if not isinstance(self.remote.seat, int):
+            self.notify("A spectator has no move to take back.", severity="warning")
+        elif not self.connected:
+            self.notify("Not connected: take it back once you have joined again.", severity="warning")
+        else:
+            self.remote.takeback()
 
     def action_menu(self) -> None:
         self.over = True
         self.workers.cancel_group(self, "remote")
         self.run_worker(self.remote.close(), group="close")
+        app = self.app
+        app.back_to_menu()
         if isinstance(self.remote.seat, int) and self.remote.outcome is None:
-            self.notify("You left; the game waits for you. Join again with the same code.")
-        self.app.back_to_menu()
+            again = "Open it again from the lobby." if self.remote.token is not None else "Join again with the same code."
+            app.notify(f"You left; the game waits for you. {again}")

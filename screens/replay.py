@@ -89,6 +89,8 @@ class ReplayScreen(TableScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "viewpoint":
             return not self.locked  # a game in play is replayed through its player's eyes only
+        if action == "play_on":
+            return not getattr(self.app, "served", False)  # a served session keeps no games of its own
         return True
 
     def on_mount(self) -> None:

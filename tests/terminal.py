@@ -61,7 +61,12 @@ KEY_GAP = 0.06
 class Terminal:
     """``cabinet ARGS`` in a pty of ``rows`` x ``cols``, with its screen."""
 
-    def __init__(self, args: list[str], save_dir: Path, rows: int = 24, cols: int = 80) -> None:
+    def __init__(
+        self, args: list[str], save_dir: Path, rows: int = 24, cols: int = 80, program: str | Path = CABINET,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.program = str(program)  # ``cabinet``, or ``ssh`` to a ``cabinet serve``
+        self.extra_env = dict(env or {})
         self.args = [str(a) for a in args]
         self.save_dir = Path(save_dir)
         self.rows, self.cols = rows, cols
@@ -81,8 +86,9 @@ class Terminal:
         env.update(TERM="xterm-256color", CABINET_SAVE_DIR=str(self.save_dir), COLUMNS=str(self.cols), LINES=str(self.rows))
         for name in ("NO_COLOR", "TEXTUAL", "TEXTUAL_DRIVER"):
             env.pop(name, None)
+        env.update(self.extra_env)
         self.child = pexpect.spawn(
-            str(CABINET), self.args, dimensions=(self.rows, self.cols), env=env, encoding=None, timeout=None
+            self.program, self.args, dimensions=(self.rows, self.cols), env=env, encoding=None, timeout=None
         )
         return self
 

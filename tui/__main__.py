@@ -1,3 +1,4 @@
 from tui.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a worker process (bots) imports the main module again
+    raise SystemExit(main())

@@ -19,14 +19,14 @@ if TYPE_CHECKING:
 class Start:
     """What the app opens on: the menu, a game, or a replay."""
 
-    mode: str = "menu"  # "menu" | "play" | "replay" | "join"
+    mode: str = "menu"  # "menu" | "play" | "replay" | "join" | "lobby"
     match: Match | None = None
     path: Path | None = None
     at: int | None = None
     viewer: Any = None
     writer: Any = None  # the SaveWriter of a game to play
     warnings: list[str] = field(default_factory=list)
-    remote: Any = None  # the RemoteTable of a game to join
+    remote: Any = None  # the RemoteTable of a game to join; the HallClient of a served session
     locked: bool = False  # a replay of a game in play: its viewer may not be changed
 
 
@@ -51,6 +51,13 @@ class CabinetApp(App[int]):
         self.start = start or Start()
         #: seconds a bot waits before moving, so a player can follow
         self.bot_delay = bot_delay
+        #: a session of a game server (``cabinet serve``): its lobby is the bottom screen, and
+        #: nothing is kept on this side (no local games, no forks)
+        self.hall: Any = self.start.remote if self.start.mode == "lobby" else None
+
+    @property
+    def served(self) -> bool:
+        return self.hall is not None
 
     def on_mount(self) -> None:
         from screens.menu import MainMenu
@@ -58,8 +65,11 @@ class CabinetApp(App[int]):
         # Without colours (NO_COLOR) a selection must still stand out: ``-mono`` reverses it.
         self.set_class(self.no_color, "-mono")
 
-        self.push_screen(MainMenu())
         start = self.start
+        if self.served:
+            self.run_worker(self.enter_lobby(), group="lobby")
+            return
+        self.push_screen(MainMenu())
         if start.mode == "play" and start.writer is not None:
             self.open_game(start.writer)
         elif start.mode == "replay" and start.match is not None and start.path is not None:
@@ -68,6 +78,29 @@ class CabinetApp(App[int]):
             self.run_worker(self.join(start.remote, from_command_line=True), group="join")
         for warning in start.warnings:
             self.notify(warning, severity="warning", timeout=self.ERROR_TIMEOUT)
+
+    async def enter_lobby(self) -> None:
+        """Connect to the hall and show the lobby; when the hall goes, the session ends."""
+        from net.client import JoinError
+        from screens.lobby import LobbyScreen
+
+        hall = self.hall
+        try:
+            await hall.connect()
+        except JoinError as exc:
+            self.exit(1, return_code=1, message=str(exc))
+            return
+        lobby = LobbyScreen(hall)
+        await self.push_screen(lobby)
+
+        def listed() -> None:
+            if lobby.is_attached:
+                lobby.refresh_list()
+
+        def gone(sentence: str) -> None:
+            self.exit(0, message=sentence)
+
+        await hall.listen(listed, gone)
 
     # -- navigation used by every screen ------------------------------------
 
@@ -107,9 +140,8 @@ class CabinetApp(App[int]):
         self.push_screen(RulesScreen(game_id))
 
     def back_to_menu(self) -> None:
-        from screens.menu import MainMenu
-
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, MainMenu):
+        """Back to the bottom screen: the main menu, or a served session's lobby."""
+        while len(self.screen_stack) > 1 and not getattr(self.screen, "IS_HOME", False):
             self.pop_screen()
         self.clear_notifications()  # what was said at the table stays there
 

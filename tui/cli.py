@@ -65,6 +65,19 @@ def build_parser() -> Parser:
     join.add_argument("code", nargs="?", help="your seat's join code (with --watch: the watch code, if the host gave one)")
     join.add_argument("--watch", action="store_true", help="watch as a spectator (public information only)")
 
+    serve = sub.add_parser("serve", help="a game server friends reach with ssh: many tables, a lobby, bots")
+    serve.add_argument("--listen", metavar="ADDR:PORT", default="127.0.0.1:2222",
+                       help="where SSH clients connect (default 127.0.0.1:2222; 0.0.0.0:2222 opens it to the network)")
+    serve.add_argument("--allow", metavar="AUTHORIZED_KEYS", type=Path, help="admit only the public keys in this file")
+    serve.add_argument("--data", metavar="DIR", type=Path, help="the server's tables, players and host key")
+    serve.add_argument("--bot-delay", type=float, default=0.6, metavar="S", help="seconds a bot waits before moving")
+    serve.add_argument("--max-sessions", type=int, default=200, metavar="N", help="SSH sessions at once, in all")
+    serve.add_argument("--sessions-per-key", type=int, default=4, metavar="N", help="SSH sessions at once of one key")
+    serve.add_argument("--idle", type=float, default=3600.0, metavar="S", help="seconds without a key pressed before a session is closed")
+
+    # started by cabinet serve for each SSH session, in its terminal (CABINET_HALL, CABINET_TOKEN)
+    sub.add_parser("lobby", help=argparse.SUPPRESS)
+
     load = sub.add_parser("load", parents=[common], help="continue a saved game")
     load.add_argument("save", type=Path)
 
@@ -548,6 +561,10 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_export(parser, args)
     if command == "host":
         return cmd_host(parser, args)
+    if command == "serve":
+        from tui.serve import cmd_serve
+
+        return cmd_serve(parser, args)
 
     from tui.app import CabinetApp, Start
 
@@ -560,6 +577,14 @@ def main(argv: list[str] | None = None) -> int:
         start = cmd_replay(parser, args)
     elif command == "join":
         start = cmd_join(parser, args)
+    elif command == "lobby":
+        from tui.serve import lobby_start
+
+        start = lobby_start(parser)
+        # a served session keeps nothing on this side: no save directory is made or read
+        app = CabinetApp(save_dir=Path(os.devnull), start=start)
+        app.run()
+        return app.return_code or 0
     app = CabinetApp(save_dir=save_dir_of(args), start=start)
     try:
         app.run()

@@ -2,39 +2,16 @@
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from core.engine import Game, Match, make_header
-from core.bots import make_bot
+from core.engine import Match
+from core.tables import new_match
+
+__all__ = ["fork", "new_match", "parse_bots", "start_save"]
 
 if TYPE_CHECKING:
     from saves import SaveWriter
-
-
-def new_match(
-    game: Game,
-    players: int,
-    seats: Sequence[dict[str, Any]] = (),
-    controllers: Sequence[dict[str, Any]] = (),
-    seed: int | None = None,
-    variants: dict[str, str] | None = None,
-    bot_seed: int | None = None,
-    **extra: Any,
-) -> Match:
-    """A new match, set up.  Raises ConfigError for a table that cannot be."""
-    config = game.make_config(players, seats, variants)
-    seed = secrets.randbits(48) if seed is None else seed
-    # Bots get a seed of their own, never the match's: the match's seed
-    # decides the shuffles, and a bot must not be able to recompute them.
-    bot_seed = secrets.randbits(48) if bot_seed is None else bot_seed
-    for i, ctl in enumerate(controllers):
-        if ctl.get("kind") == "bot":
-            make_bot(game, ctl.get("level") or "random", 0)  # ConfigError for an unknown level
-    header = make_header(game, config, seed, controllers, bot_seed=bot_seed, **extra)
-    return Match.new(game, header)
 
 
 def start_save(save_dir: Path, match: Match, durable: bool = True) -> SaveWriter:

@@ -1,0 +1,602 @@
+"""``cabinet serve``'s hall: many tables in one server, and the lobby that lists them.
+
+A table is a lobby record (the game, its seats, who sits where, its variants)
+kept in ``DATA/tables/ID.table``, and, once every human seat is taken, a match
+saved in ``DATA/tables/ID.cabinet`` and served by a :class:`GameServer` of its
+own: the same authority as ``cabinet host`` (it checks every move, appends the
+save, runs the bots, sends each seat only its view), without a listener.
+
+The hall listens on one Unix socket in the data directory, reachable by the
+server's own user only.  The SSH front starts one Cabinet app a session, and
+gives it a token (never the key) that the hall knows as that player: a
+connection says hello with it, then either stays as the session's *lobby*
+(the tables, pushed on every change; create, sit, stand up, a finished
+table's log) or opens a *table* (the player's seat there, or a spectator's
+public view), which the table's GameServer serves from then on.
+
+Bots think in worker processes (:class:`BotPool`): a search for one table never
+holds up the event loop, nor, through the interpreter lock, the other tables.
+Starting the hall again resumes every table from its save.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import secrets
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from core.bots import choose_safely, make_bot
+from core.engine import PUBLIC, Bot, Command, ConfigError, Match, Viewer
+from core.games import all_games, get_game
+from core.tables import new_match
+from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
+from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, outcome_text, think_in_thread
+from saves import SaveError, SaveWriter, load
+
+TABLES = "tables"  # the folder of the tables, in the data directory
+SOCKET = "hall.sock"
+RECORD = ".table"
+SAVE = ".cabinet"
+LOBBY_DELAY = 0.2  # seconds: the lobby is told of changes at most this often
+OPEN_TABLES = 20  # tables not yet finished a player may have created
+REQUEST_TIMEOUT = 10.0
+_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+
+
+def new_table_id() -> str:
+    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(6))
+
+
+def bot_name(seat: int) -> str:
+    """A bot's name at a served table: never a player's (names have no spaces)."""
+    return f"Bot {seat + 1}"
+
+
+# -- bots, in worker processes ------------------------------------------------------------------
+
+
+def _think(game_id: str, level: str, seed: int, view: dict[str, Any], legal: list[Command], known: Any) -> tuple[Command, str | None]:
+    """In a worker: the move of a bot of ``level`` made for this position alone."""
+    game = get_game(game_id)
+    assert game is not None
+    return choose_safely(game, make_bot(game, level, seed), view, legal, known)
+
+
+class BotPool:
+    """Worker processes that think of the bots' moves, one position at a time.
+
+    A worker gets what the seat knows (its view, legal commands and the state as it
+    knows it) and makes its bot afresh from the level and a seed of the table's bot
+    seed, the seat and the position: no state of a table stays in a worker, so any
+    worker serves any table, and one that dies is replaced (the move is thought of
+    again in a thread meanwhile).
+    """
+
+    def __init__(self, workers: int | None = None, log: Callable[[str], None] | None = None) -> None:
+        self.workers = workers or max(1, os.cpu_count() or 1)
+        self.log = log or (lambda line: None)
+        self.pool: ProcessPoolExecutor | None = None
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            # forkserver: the server has threads (the SSH front's, asyncio's), which fork copies badly
+            context = multiprocessing.get_context("forkserver")
+            context.set_forkserver_preload(["core.games", "core.bots", "net.hall"])
+            self.pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self.pool
+
+    async def think(
+        self, match: Match, seat: int, bot: Bot, view: dict[str, Any], legal: list[Command], known: Any
+    ) -> tuple[Command, str | None]:
+        level = str(match.header["seats"][seat].get("level") or "random")
+        seed = (int(match.header.get("bot_seed", 0)) * 31 + seat) * 1_000_003 + len(match.events)
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.executor(), _think, match.game.id, level, seed, view, legal, known)
+        except BrokenProcessPool:
+            self.log("A bot worker died; the pool starts again, and this move is thought of in a thread.")
+            self.pool = None
+            return await think_in_thread(match, seat, bot, view, legal, known)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            for process in list(getattr(self.pool, "_processes", {}).values()):
+                with contextlib.suppress(Exception):
+                    process.kill()  # a search to the end of its budget is not worth the wait
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
+# -- a table ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class Table:
+    """One table of the hall: its lobby record, and its GameServer once it has started."""
+
+    id: str
+    game: str
+    players: int
+    #: per seat: {"kind": "human", "user": NAME|None} or {"kind": "bot", "level": L}, and its seat options
+    seats: list[dict[str, Any]]
+    variants: dict[str, str]
+    created_by: str
+    created: float
+    server: GameServer | None = None
+    #: a finished table after a restart: its outcome, as the listing shows it (no server is kept)
+    ended: dict[str, Any] | None = None
+    moves: int = 0
+    updated: float = field(default_factory=time.time)
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "game": self.game, "players": self.players, "seats": self.seats,
+            "variants": self.variants, "created_by": self.created_by, "created": self.created,
+        }
+
+    @classmethod
+    def from_record(cls, data: dict[str, Any]) -> Table:
+        seats = data["seats"]
+        if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats):
+            raise ValueError("seats")
+        return cls(
+            id=str(data["id"]), game=str(data["game"]), players=int(data["players"]), seats=seats,
+            variants=dict(data.get("variants") or {}), created_by=str(data.get("created_by") or ""),
+            created=float(data.get("created") or 0.0),
+        )
+
+    def users(self) -> list[str | None]:
+        return [s.get("user") if s.get("kind") == "human" else None for s in self.seats]
+
+    def seat_of(self, name: str) -> int | None:
+        return next((i for i, user in enumerate(self.users()) if user == name), None)
+
+    def free_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.get("kind") == "human" and not s.get("user")]
+
+    @property
+    def match(self) -> Match | None:
+        return self.server.match if self.server is not None else None
+
+    def state(self) -> str:
+        if self.ended is not None:
+            return "finished"
+        match = self.match
+        if match is None:
+            return "waiting"
+        return "finished" if match.outcome is not None else "playing"
+
+    def listing(self) -> dict[str, Any]:
+        """What the lobby shows of the table (the same for everybody: no hidden information)."""
+        game = get_game(self.game)
+        match = self.match
+        away: list[int] = []
+        active: list[int] = []
+        outcome = self.ended
+        moves = self.moves
+        if match is not None:
+            assert self.server is not None
+            active = list(match.active())
+            away = [s for s in match.humans() if s not in self.server.players]
+            moves = match.move_count
+            if match.outcome is not None:
+                outcome = {"text": self.server.outcome_text()}
+        seats = []
+        for i, seat in enumerate(self.seats):
+            labels = []
+            if game is not None:
+                labels = [opt.label_of(seat[opt.key]) for opt in game.seat_options if opt.key in seat]
+            seats.append({
+                "kind": seat.get("kind", "human"),
+                "user": seat.get("user"),
+                "level": seat.get("level"),
+                "name": seat.get("user") or (bot_name(i) if seat.get("kind") == "bot" else None),
+                "label": ", ".join(labels),
+                "away": i in away,
+            })
+        return {
+            "id": self.id, "game": self.game, "title": game.title if game else self.game,
+            "players": self.players, "state": self.state(), "seats": seats, "active": active,
+            "moves": moves, "created_by": self.created_by, "created": self.created, "updated": self.updated,
+            "variants": self.variants, "outcome": (outcome or {}).get("text"),
+        }
+
+
+# -- the hall ---------------------------------------------------------------------------------------
+
+
+class Lobby:
+    """A session's lobby connection."""
+
+    def __init__(self, name: str, writer: asyncio.StreamWriter) -> None:
+        self.name = name
+        self.writer = writer
+
+    def send(self, message: dict[str, Any], frame: bytes | None = None) -> None:
+        if not self.writer.is_closing():
+            self.writer.write(frame if frame is not None else pack(message))
+
+
+class Hall:
+    def __init__(
+        self,
+        data_dir: Path,
+        log: Callable[[str], None] | None = None,
+        bot_delay: float = 0.6,
+        bots: BotPool | None = None,
+        on_send: Callable[[str, Viewer, dict[str, Any]], None] | None = None,
+        open_tables: int = OPEN_TABLES,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.folder = self.data_dir / TABLES
+        self.socket_path = self.data_dir / SOCKET
+        self.log = log or (lambda line: None)
+        self.bot_delay = bot_delay
+        self.bots = bots if bots is not None else BotPool(log=self.log)
+        #: every message a table sends, with the table and the seat it went to (leak tests)
+        self.on_send = on_send
+        self.open_tables = open_tables
+        self.tables: dict[str, Table] = {}
+        self.sessions: dict[str, str] = {}  # token -> player name
+        self.by_token: dict[str, set[asyncio.StreamWriter]] = {}
+        self.lobbies: dict[Lobby, None] = {}
+        self.listener: asyncio.AbstractServer | None = None
+        self.lobby_handle: asyncio.TimerHandle | None = None
+        self.lobby_version = 0
+        self.handlers: set[asyncio.Task[Any]] = set()  # one a connection
+
+    # -- sessions (the SSH front's side) -------------------------------------------------------
+
+    def open_session(self, name: str) -> str:
+        """A token for a new session of ``name``: the one thing its app shows the hall."""
+        token = secrets.token_urlsafe(24)
+        self.sessions[token] = name
+        return token
+
+    def close_session(self, token: str) -> None:
+        """The session is over: its token is no good any more, its connections are closed."""
+        self.sessions.pop(token, None)
+        for writer in self.by_token.pop(token, set()):
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    # -- starting and stopping ---------------------------------------------------------------------
+
+    async def start(self) -> Path:
+        """Resume every table from its record and save; listen; the socket's path.
+
+        Raises OSError when it cannot listen."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.data_dir, 0o700)
+        for path in sorted(self.folder.glob("*" + RECORD)):
+            self.resume(path)
+        sock = await bind_unix(self.socket_path)
+        self.listener = await asyncio.start_unix_server(self.connected, sock=sock, limit=CLIENT_MAX + 8)
+        return self.socket_path
+
+    def resume(self, path: Path) -> None:
+        try:
+            table = Table.from_record(msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False))
+        except (OSError, ValueError, TypeError, KeyError, msgpack.UnpackException) as exc:
+            self.log(f"Skipped {path.name}: it is not a table record ({type(exc).__name__}).")
+            return
+        if get_game(table.game) is None:
+            self.log(f"Skipped table {table.id}: this Cabinet has no game {table.game!r}.")
+            return
+        save = self.save_path(table.id)
+        if save.exists():
+            try:
+                loaded = load(save)
+                if loaded.match.outcome is not None:
+                    table.ended = {"text": outcome_text(loaded.match)}
+                    table.moves = loaded.match.move_count
+                elif loaded.unplayable is not None:
+                    raise SaveError(loaded.unplayable)
+                else:
+                    self.serve_table(table, SaveWriter.resume(loaded))
+            except SaveError as exc:
+                self.log(f"Table {table.id} is left out: {exc}")
+                return
+        self.tables[table.id] = table
+
+    async def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+        if self.lobby_handle is not None:
+            self.lobby_handle.cancel()
+        for lobby in list(self.lobbies):
+            lobby.send({"t": "bye", "message": "The server is stopping; every table is saved."})
+            with contextlib.suppress(Exception):
+                lobby.writer.close()
+        for table in self.tables.values():
+            if table.server is not None:
+                await table.server.close()
+        handlers = [t for t in self.handlers if t is not asyncio.current_task()]
+        for task in handlers:
+            task.cancel()
+        if handlers:
+            await asyncio.wait(handlers, timeout=5)
+        self.bots.close()
+        with contextlib.suppress(OSError):
+            self.socket_path.unlink()
+
+    # -- tables ------------------------------------------------------------------------------------
+
+    def save_path(self, table_id: str) -> Path:
+        return self.folder / (table_id + SAVE)
+
+    def keep(self, table: Table) -> None:
+        """Write the table's record, replacing the old one at once (mode 0600)."""
+        path = self.folder / (table.id + RECORD)
+        fd, name = tempfile.mkstemp(dir=self.folder, prefix="." + path.name + ".")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(msgpack.packb(table.record(), use_bin_type=True))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(name, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+            raise
+
+    def forget(self, table: Table) -> None:
+        self.tables.pop(table.id, None)
+        with contextlib.suppress(OSError):
+            (self.folder / (table.id + RECORD)).unlink()
+
+    def serve_table(self, table: Table, writer: SaveWriter) -> None:
+        def log(line: str) -> None:
+            self.log(f"[{table.id}] {line}")
+
+        def sent(seat: Viewer, message: dict[str, Any]) -> None:
+            if self.on_send is not None:
+                self.on_send(table.id, seat, message)
+
+        writer.on_error = lambda sentence: self.log(f"[{table.id}] {sentence}")
+        table.server = GameServer(
+            writer, {}, bot_delay=self.bot_delay, log=log, on_send=sent,
+            limits=Limits.derive(table.players), think=self.bots.think, on_change=lambda: self.changed(table),
+        )
+        table.server.begin()
+
+    def start_table(self, table: Table) -> None:
+        """Every human seat is taken: the match is made and saved, and the table served."""
+        game = get_game(table.game)
+        assert game is not None
+        seats, controllers = [], []
+        for i, seat in enumerate(table.seats):
+            options = {opt.key: seat[opt.key] for opt in game.seat_options if opt.key in seat}
+            if seat.get("kind") == "bot":
+                seats.append({"name": bot_name(i), **options})
+                controllers.append({"kind": "bot", "level": seat.get("level")})
+            else:
+                seats.append({"name": seat["user"], **options})
+                controllers.append({"kind": "human"})
+        match = new_match(game, table.players, seats, controllers, variants=table.variants, table=table.id)
+        self.serve_table(table, SaveWriter(self.save_path(table.id), match))
+        self.log(f"[{table.id}] {game.title} starts: {', '.join(s['name'] for s in seats)}.")
+
+    def changed(self, table: Table) -> None:
+        table.updated = time.time()
+        self.lobby_changed()
+
+    # -- the lobby ------------------------------------------------------------------------------------
+
+    def lobby_changed(self) -> None:
+        """Every lobby is told the tables within LOBBY_DELAY (one listing for all)."""
+        self.lobby_version += 1
+        if self.lobby_handle is None:
+            self.lobby_handle = asyncio.get_running_loop().call_later(LOBBY_DELAY, self.tell_lobbies)
+
+    def listing(self) -> dict[str, Any]:
+        return {"t": "lobby", "tables": [t.listing() for t in self.tables.values()]}
+
+    def tell_lobbies(self) -> None:
+        self.lobby_handle = None
+        if not self.lobbies:
+            return
+        frame = pack(self.listing())
+        for lobby in list(self.lobbies):
+            lobby.send({}, frame)
+
+    async def connected(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        token = None
+        task = asyncio.current_task()
+        if task is not None:
+            self.handlers.add(task)
+        try:
+            try:
+                hello = await asyncio.wait_for(read_frame(reader, CLIENT_MAX), HELLO_TIMEOUT)
+            except (asyncio.TimeoutError, ProtocolError):
+                hello = None
+            if hello is None or hello.get("t") != "hello" or hello.get("v") != VERSION:
+                writer.write(pack({"t": "bye", "message": "This is a Cabinet hall: say hello with a session's token."}))
+                return
+            token = hello.get("token")
+            name = self.sessions.get(token) if isinstance(token, str) else None
+            if name is None:
+                writer.write(pack({"t": "bye", "message": "This session is over: connect again."}))
+                return
+            self.by_token.setdefault(token, set()).add(writer)
+            table_id = hello.get("table")
+            if table_id is None:
+                await self.lobby(Lobby(name, writer), reader)
+                return
+            table = self.tables.get(table_id) if isinstance(table_id, str) else None
+            if table is None or table.server is None:
+                sentence = (
+                    "There is no such table." if table is None
+                    else "That table is over: replay it from the lobby." if table.ended is not None
+                    else "That table has not started: it waits for players."
+                )
+                writer.write(pack({"t": "bye", "message": sentence}))
+                return
+            seat = table.seat_of(name)
+            admitted: Viewer = PUBLIC if seat is None or hello.get("watch") is True else seat
+            await table.server.adopt(reader, writer, admitted, key=name)
+        except (ConnectionError, OSError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            pass  # the hall is stopping
+        finally:
+            if token is not None and token in self.by_token:
+                self.by_token[token].discard(writer)
+            with contextlib.suppress(Exception):
+                writer.close()
+            self.handlers.discard(task)  # type: ignore[arg-type]
+
+    async def lobby(self, lobby: Lobby, reader: asyncio.StreamReader) -> None:
+        lobby.send({"t": "welcome", "v": VERSION, "user": lobby.name})
+        lobby.send(self.listing())
+        self.lobbies[lobby] = None
+        try:
+            while True:
+                try:
+                    message = await read_frame(reader, CLIENT_MAX)
+                except ProtocolError as exc:
+                    lobby.send({"t": "bye", "message": str(exc)})
+                    return
+                if message is None:
+                    return
+                reply = self.request(lobby.name, message)
+                reply["t"] = "reply"
+                reply["re"] = message.get("id")
+                lobby.send(reply)
+        finally:
+            self.lobbies.pop(lobby, None)
+
+    # -- what a lobby asks -------------------------------------------------------------------------------
+
+    def request(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
+        """The answer to a lobby's request: ``ok`` and what it asked for, or the sentence why not."""
+        kind = message["t"]
+        try:
+            if kind == "create":
+                return self.create(name, message)
+            if kind == "sit":
+                return self.sit(name, self.table_or_refuse(message), message.get("seat"))
+            if kind == "stand":
+                return self.stand(name, self.table_or_refuse(message))
+            if kind == "log":
+                return self.table_log(self.table_or_refuse(message))
+        except Refused as exc:
+            return {"ok": False, "message": str(exc)}
+        return {"ok": False, "message": f"Unknown request {kind!r}."}
+
+    def table_or_refuse(self, message: dict[str, Any]) -> Table:
+        table = self.tables.get(message.get("table")) if isinstance(message.get("table"), str) else None
+        if table is None:
+            raise Refused("There is no such table (any more).")
+        return table
+
+    def create(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
+        game = get_game(message.get("game")) if isinstance(message.get("game"), str) else None
+        if game is None:
+            raise Refused(f"This server has no such game (games: {', '.join(all_games())}).")
+        open_ones = [t for t in self.tables.values() if t.created_by == name and t.state() in ("waiting", "playing")]
+        if len(open_ones) >= self.open_tables:
+            raise Refused(f"You have {len(open_ones)} tables not finished; finish one before you open another.")
+        players, asked = message.get("players"), message.get("seats")
+        if not isinstance(players, int) or not isinstance(asked, list) or len(asked) != players:
+            raise Refused("A table needs a number of players and as many seats.")
+        seats: list[dict[str, Any]] = []
+        for seat in asked:
+            if not isinstance(seat, dict):
+                raise Refused("Each seat is a player's or a bot's.")
+            options = {opt.key: seat[opt.key] for opt in game.seat_options if opt.key in seat}
+            if seat.get("kind") == "bot":
+                level = str(seat.get("level") or game.default_bot_level)
+                try:
+                    make_bot(game, level, 0)
+                except ConfigError as exc:
+                    raise Refused(str(exc)) from None
+                seats.append({"kind": "bot", "level": level, **options})
+            else:
+                seats.append({"kind": "human", "user": None, **options})
+        variants = message.get("variants") or {}
+        if not isinstance(variants, dict):
+            raise Refused("Variants are a map of names to choices.")
+        try:
+            game.make_config(players, [{k: v for k, v in s.items() if k not in ("kind", "user", "level")} for s in seats], variants)
+        except ConfigError as exc:
+            raise Refused(str(exc)) from None
+        sit = message.get("sit")
+        if not isinstance(sit, int) or not 0 <= sit < players or seats[sit]["kind"] != "human":
+            raise Refused("Choose a player's seat for yourself.")
+        table_id = new_table_id()
+        while table_id in self.tables or self.save_path(table_id).exists():
+            table_id = new_table_id()
+        table = Table(table_id, game.id, players, seats, {str(k): str(v) for k, v in variants.items()}, name, time.time())
+        self.tables[table.id] = table
+        self.log(f"[{table.id}] {name} opens a table of {game.title} for {players}.")
+        reply = self.sit(name, table, sit)
+        reply["table"] = table.id
+        return reply
+
+    def sit(self, name: str, table: Table, seat: Any) -> dict[str, Any]:
+        if table.state() != "waiting":
+            raise Refused("That table has started: watch it instead.")
+        if table.seat_of(name) is not None:
+            raise Refused("You have a seat at that table already.")
+        free = table.free_seats()
+        if seat is None and free:
+            seat = free[0]
+        if seat not in free:
+            raise Refused("That seat is not free.")
+        table.seats[seat]["user"] = name
+        started = not table.free_seats()
+        if started:
+            try:
+                self.start_table(table)
+            except (ConfigError, OSError, SaveError) as exc:
+                table.seats[seat]["user"] = None
+                self.log(f"[{table.id}] could not start: {exc}")
+                raise Refused(f"The table could not start: {exc}") from None
+        self.keep(table)
+        self.changed(table)
+        return {"ok": True, "table": table.id, "seat": seat, "started": started}
+
+    def stand(self, name: str, table: Table) -> dict[str, Any]:
+        seat = table.seat_of(name)
+        if seat is None:
+            raise Refused("You have no seat at that table.")
+        if table.state() != "waiting":
+            raise Refused("That table has started: your seat waits for you there.")
+        table.seats[seat]["user"] = None
+        if not any(table.users()):
+            self.forget(table)  # nobody left at it
+            self.log(f"[{table.id}] closed: nobody sits at it any more.")
+        else:
+            self.keep(table)
+        self.changed(table)
+        return {"ok": True}
+
+    def table_log(self, table: Table) -> dict[str, Any]:
+        """A finished table's whole log (everything is revealed at the end)."""
+        if table.state() != "finished":
+            raise Refused("That table is still in play: open it and look back with h (your seat's eyes only).")
+        match = table.match
+        if match is None:
+            try:
+                match = load(self.save_path(table.id)).match
+            except SaveError as exc:
+                raise Refused(str(exc)) from None
+        moves = [[m.seat, m.command, match.events[m.start : m.end]] for m in match.moves]
+        return {"ok": True, "header": match.header, "moves": moves}
+
+
+class Refused(Exception):
+    """A lobby request that cannot be done: the sentence why."""

@@ -1,0 +1,141 @@
+"""``cabinet serve``: the game server people reach with ``ssh``, and the app each session runs.
+
+The server is two parts in one process: the hall (``net.hall``: the tables,
+their saves and bots, the lobby) and the SSH front (``net.ssh``: keys, names,
+refusals, one Cabinet app a session in a pseudo-terminal).  Each session's app
+is ``cabinet lobby``, a process of its own, which reaches the hall over a Unix
+socket with the token the front gave it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+ENV_HALL = "CABINET_HALL"
+ENV_TOKEN = "CABINET_TOKEN"
+DEFAULT_PORT = 2222
+
+
+def data_dir_of(args: argparse.Namespace) -> Path:
+    import platformdirs
+
+    return Path(args.data).expanduser() if args.data else platformdirs.user_data_path("cabinet") / "server"
+
+
+def child_command() -> list[str]:
+    """How a session's app is started: this Python, this Cabinet."""
+    return [sys.executable, "-m", "tui", "lobby"]
+
+
+def lobby_start(parser: argparse.ArgumentParser) -> Any:
+    """The app of one SSH session: its lobby at the hall named by the environment."""
+    from net.client import HallClient
+    from net.protocol import Address
+    from tui.app import Start
+
+    hall, token = os.environ.pop(ENV_HALL, ""), os.environ.pop(ENV_TOKEN, "")
+    if not hall or not token:
+        parser.error("lobby is the app cabinet serve starts for each SSH session; run cabinet serve")
+    return Start(mode="lobby", remote=HallClient(Address(path=Path(hall)), token))
+
+
+def parse_listen(parser: argparse.ArgumentParser, text: str) -> tuple[str, int]:
+    """``ADDR:PORT``, ``:PORT``, ``PORT`` or ``ADDR`` (port 2222)."""
+    from net.protocol import parse_address
+
+    try:
+        address = parse_address(text)
+    except ValueError as exc:
+        parser.error(f"--listen: {exc}")
+    if address.path is not None:
+        parser.error("--listen takes ADDR:PORT (SSH is served over TCP)")
+    has_port = text.strip().isdigit() or re.search(r":\d+$", text.strip()) is not None
+    return address.host, address.port if has_port else DEFAULT_PORT
+
+
+def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from net.hall import Hall
+    from net.server import is_loopback
+    from net.ssh import FrontLimits, Login, SSHFront
+
+    host, port = parse_listen(parser, args.listen)
+    for flag, value in (("--max-sessions", args.max_sessions), ("--sessions-per-key", args.sessions_per_key)):
+        if value < 1:
+            parser.error(f"{flag} takes a number from 1")
+    if args.idle <= 0:
+        parser.error("--idle takes a number of seconds above 0")
+    if args.allow is not None and not args.allow.is_file():
+        parser.error(f"--allow: {args.allow} is not a file of public keys")
+    data = data_dir_of(args)
+    try:
+        data.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        print(f"cabinet serve: cannot use {data} for the server's data: {exc.strerror or exc}.", file=sys.stderr)
+        return 1
+
+    def log(line: str) -> None:
+        print(line, flush=True)
+
+    async def serve() -> int:
+        hall = Hall(data, log=log, bot_delay=max(0.0, args.bot_delay))
+        tokens: dict[int, str] = {}
+
+        def child(login: Login) -> tuple[list[str], dict[str, str]]:
+            token = hall.open_session(login.name)
+            tokens[id(login)] = token
+            return child_command(), {ENV_HALL: str(hall.socket_path), ENV_TOKEN: token}
+
+        def ended(login: Login) -> None:
+            token = tokens.pop(id(login), None)
+            if token is not None:
+                hall.close_session(token)
+
+        limits = FrontLimits(sessions_per_key=args.sessions_per_key, sessions=args.max_sessions, idle=args.idle)
+        front = SSHFront(data, allow=args.allow, child=child, on_end=ended, limits=limits, log=log)
+        try:
+            await hall.start()
+        except OSError as exc:
+            print(f"cabinet serve: cannot open the hall in {data}: {exc.strerror or exc}.", file=sys.stderr)
+            return 1
+        try:
+            bound_host, bound_port = await front.start(host, port)
+        except OSError as exc:
+            await hall.close()
+            print(f"cabinet serve: cannot listen on {host}:{port}: {exc.strerror or exc}.", file=sys.stderr)
+            return 1
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        shown = f"[{bound_host}]" if ":" in bound_host else bound_host
+        tables = len(hall.tables)
+        log(f"Cabinet serves on {shown}:{bound_port} ({tables} table{'s' if tables != 1 else ''} resumed; data in {data}).")
+        log(f"  host key: {front.host_fingerprint}")
+        log(f"  players: ssh -p {bound_port} NAME@{'THIS-MACHINE' if not is_loopback(bound_host) else shown}")
+        if args.allow is not None:
+            log(f"  admitting only the keys in {args.allow}")
+        if not is_loopback(bound_host):
+            print(
+                f"cabinet serve: warning: {shown}:{bound_port} can be reached from other machines: anyone who can "
+                "reach it may claim a name with their key" + ("" if args.allow else " (--allow AUTHORIZED_KEYS admits only your friends' keys)") + ".",
+                file=sys.stderr, flush=True,
+            )
+        log("Ctrl-C stops the server; starting it again resumes every table.")
+        try:
+            await stop.wait()
+        finally:
+            log("Stopping: every table is saved.")
+            with contextlib.suppress(Exception):
+                await front.close()
+            await hall.close()
+        return 0
+
+    return asyncio.run(serve())
