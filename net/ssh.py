@@ -344,6 +344,7 @@ class PtyChild:
         self.inbox = bytearray()  # typed, not yet taken by the pty
         self.reading = False
         self.paused = False
+        self.silent = False  # the pty said EIO: nothing has it open for writing any more
         self.waiting = False
         self.returncode: int | None = None
         self.kill_handle: asyncio.TimerHandle | None = None
@@ -383,7 +384,7 @@ class PtyChild:
     # -- output --------------------------------------------------------------------------
 
     def _read_on(self) -> None:
-        if self.master is not None and not self.reading and not self.paused:
+        if self.master is not None and not self.reading and not self.paused and not self.silent:
             self.loop.add_reader(self.master, self._readable)
             self.reading = True
 
@@ -400,6 +401,7 @@ class PtyChild:
         except OSError:  # EIO: nothing has the terminal open any more
             data = b""
         if not data:
+            self.silent = True
             self._read_off()  # the child's end (or its pidfd) will say the rest
             return
         self._relay(data)
@@ -516,17 +518,16 @@ class PtyChild:
         for handle in (self.kill_handle, self.poll_handle):
             if handle is not None:
                 handle.cancel()
-        if self.master is not None:
-            drained = 0
-            while drained < DRAIN_MAX:
-                try:
-                    data = os.read(self.master, READ_SIZE)
-                except OSError:  # EAGAIN: all read; EIO: the terminal is closed
-                    break
-                if not data:
-                    break
-                drained += len(data)
-                self._relay(data)
+        drained = 0
+        while self.master is not None and drained < DRAIN_MAX:  # (relaying may close it)
+            try:
+                data = os.read(self.master, READ_SIZE)
+            except OSError:  # EAGAIN: all read; EIO: the terminal is closed
+                break
+            if not data:
+                break
+            drained += len(data)
+            self._relay(data)
         self._close_master()
         self.exited(self.returncode)
 
@@ -573,6 +574,13 @@ def client_environment(sent: Any) -> dict[str, str]:
             if len(value) <= 64 and value.isprintable():
                 kept[key] = value
     return kept
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def terminal_name(term: str | None) -> str:
@@ -955,11 +963,8 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.finish(1, self.ending)
         elif returncode >= 0:
             self.finish(returncode)
-        else:
-            with contextlib.suppress(ValueError):
-                self.finish(signal.Signals(-returncode).name.removeprefix("SIG"))
-                return
-            self.finish(1)
+        else:  # the signal's name as RFC 4254 spells it: HUP, SEGV...
+            self.finish(signal_name(-returncode).removeprefix("SIG"))
 
     @guarded()
     def connection_lost(self, exc: Exception | None) -> None:
@@ -1188,7 +1193,7 @@ class SSHFront:
         door.live -= 1
         if door.live == 0 and not door.gone:
             door.wait_for_session()
-        how = f"exit status {returncode}" if returncode >= 0 else f"signal {-returncode}"
+        how = f"exit status {returncode}" if returncode >= 0 else f"killed by {signal_name(-returncode)}"
         because = f"; {session.ending}" if session.ending else ""
         self.log(f"{door.player} from {door.address}: session ended ({how}{because}).")
         if self.on_end is not None and session.login is not None:
