@@ -981,7 +981,9 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 class SSHFront:
     """``cabinet serve``'s SSH server.  ``child(login)`` gives the argv and extra
     environment of each session's program; ``on_end(login)`` is told when a session
-    that had one has ended (its child reaped), whatever the reason."""
+    that had one has ended (its child reaped), whatever the reason.  Both are called
+    on the event loop, and must not block it; an exception out of either costs that
+    session only (and is logged)."""
 
     def __init__(
         self,
@@ -1066,7 +1068,8 @@ class SSHFront:
         for acceptor in self.acceptors:
             acceptor.close()
         for session in list(self.live):
-            session.end(STOPPING)
+            with contextlib.suppress(Exception):
+                session.end(STOPPING)
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self.quiet.wait(), GRACE + 2.0)
         # the players' last words and exit statuses reach them before the connections close
@@ -1075,7 +1078,8 @@ class SSHFront:
             await asyncio.wait([asyncio.ensure_future(c) for c in channels], timeout=1.0)
         doors = list(self.doors)
         for door in doors:
-            door.end(STOPPING if door.logged_in else None)
+            with contextlib.suppress(Exception):  # one gone meanwhile
+                door.end(STOPPING if door.logged_in else None)
         waits = [door.conn.wait_closed() for door in doors if door.conn is not None]
         if waits:
             await asyncio.wait([asyncio.ensure_future(w) for w in waits], timeout=2.0)
