@@ -1,0 +1,1207 @@
+"""``cabinet serve``'s front door: an SSH server that puts each player at a terminal.
+
+Players reach the server with nothing but ``ssh -p 2222 ann@host``: no install, no
+account.  The SSH protocol is asyncssh's; this module decides who gets in and what
+they get.  Authentication is by public key only, and the key is the player's whole
+identity: the first key to use a name holds it (``net.identity``); with an
+``allow`` file (authorized_keys format) only the keys in it get in at all.
+
+Every SSH session that asks for a terminal and a shell gets one child process of
+its own (the program the caller names, normally the Cabinet app), in a real
+pseudo-terminal of its own: the child is a session leader with the pty as its
+controlling terminal, so it gets SIGWINCH when the player's window changes, and
+SIGHUP when the player goes.  Bytes are relayed both ways unchanged (the server
+is made with ``encoding=None``, and no line editor), and neither side may flood
+the other: the pty is not read while the channel's write buffer is full, and the
+player's keys wait (the SSH window closes) while the child does not read them.
+When the child ends, its exit status goes to the client and the channel closes;
+when the client goes, the child's process group is hung up and, after
+``GRACE`` seconds, killed.  Every child is reaped, every descriptor closed.  A
+child that crashes ends its own session only.
+
+Everything else is refused, in one sentence the client sees (on the channel's
+stderr, or as the authentication banner, or as the reason of a refused channel or
+a disconnection) and one line in the log with the name and the address: commands
+(``ssh host ls``), sessions without a terminal, subsystems (SFTP), port forwarding
+either way, sessions over the limits, logins that take too long, and sessions left
+without a key pressed for ``FrontLimits.idle`` seconds.  X11 and agent forwarding
+are refused by asyncssh's options, inside asyncssh, which tells us nothing of
+them.  Connections that have not logged in yet are bounded: past
+``PENDING_PER_ADDRESS`` from one address, or ``PENDING_MAX`` in all, the oldest
+is dropped.  Refusals go through a ``Tally``: a crowd of them is counted, not
+logged line by line.  No callback of ours lets an exception out into asyncssh:
+one is logged, and costs its own session or connection at most.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import fcntl
+import functools
+import os
+import re
+import signal
+import struct
+import subprocess
+import tempfile
+import termios
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncssh
+
+from net.identity import Identities, valid_name
+from net.server import Tally, bind_tcp
+
+HOST_KEY = "host_key"  # in the data directory: the server's ed25519 key, made on first start
+PLAYERS = "players.json"  # in the data directory: who holds which name
+PENDING_MAX = 64  # connections not logged in yet; past it the oldest is dropped
+PENDING_PER_ADDRESS = 16  # of them, from one address (so one address cannot push out the others)
+GRACE = 2.0  # seconds a hung-up child has to end before it is killed
+LOGIN_SLACK = 5.0  # asyncssh's own login timer, behind ours: only if ours somehow did not fire
+CLOSE_LINGER = 30.0  # seconds a finished session's last output may wait for a client that does not read
+READ_SIZE = 64 * 1024  # bytes read from a pty at a time
+OUTPUT_HIGH = 256 * 1024  # bytes waiting in a channel before the pty is no longer read
+INPUT_MAX = 64 * 1024  # bytes typed that the child has not read, before the client is made to wait
+DRAIN_MAX = 1024 * 1024  # bytes of a finished child's last output still relayed
+KEEPALIVE = (30.0, 4)  # seconds between keepalives to a silent client, and how many unanswered end it
+SIZE_MAX = 9999  # columns or rows: a bigger terminal is taken to be this big
+DEFAULT_SIZE = (80, 24)  # columns, rows, for a client that says 0
+DEFAULT_TERM = "xterm-256color"  # for a client that names no terminal, or one that cannot be a name
+_TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}\Z")
+_LOCALE = re.compile(r"[A-Za-z0-9._@-]{1,64}\Z")
+_LC = re.compile(r"LC_[A-Z]{1,20}\Z")
+
+
+@dataclass(frozen=True)
+class FrontLimits:
+    login_timeout: float = 30.0  # seconds to authenticate (and then to open a terminal session)
+    sessions_per_key: int = 4
+    sessions: int = 200  # in total
+    idle: float = 3600.0  # seconds without a key pressed: the session is closed (told why)
+
+
+@dataclass(frozen=True)
+class Login:
+    """What the caller gets for each terminal session."""
+
+    name: str  # the player's name, as first claimed (``ann`` for a later ``Ann``)
+    key: str  # the key's SHA256 fingerprint
+    term: str  # TERM from the pty request
+    env: dict[str, str]  # the client's environment, filtered to COLORTERM, NO_COLOR, LANG, LC_*
+    size: tuple[int, int]  # columns, rows
+
+
+# -- sentences -------------------------------------------------------------------------------
+
+
+def span(seconds: float) -> str:
+    """``seconds`` in words: "an hour", "2 minutes", "1.5 seconds"."""
+    for unit, length in (("hour", 3600), ("minute", 60), ("second", 1)):
+        if seconds >= length or unit == "second":
+            n = seconds / length
+            if n == 1:
+                return ("an " if unit == "hour" else "a ") + unit
+            return f"{n:g} {unit}s"
+    raise AssertionError
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """Something a client sent, fit for one line of the log: no control characters
+    (an escape sequence in a user name must not reach the operator's terminal)."""
+    clean = "".join(c if c.isprintable() else "?" for c in text[:limit])
+    return clean + ("..." if len(text) > limit else "")
+
+
+def no_command(port: int) -> str:
+    return f"Cabinet runs no commands: connect without one (ssh{f' -p {port}' if port != 22 else ''} host)."
+
+
+NO_TERMINAL = "Cabinet needs a terminal: connect with ssh -t."
+NOT_LISTED = "Your key is not on this server's list of players; ask its operator to add it."
+FULL = "The server is full; try again later."
+STOPPING = "The server is stopping; your seats wait for you."
+NO_START = "Cabinet could not start your session; try again later."
+NO_FORWARDING = "Cabinet forwards no connections."
+
+
+def per_key(n: int) -> str:
+    return f"You have {n} Cabinet session{'s' if n != 1 else ''} open already; close one first."
+
+
+def idle_sentence(seconds: float) -> str:
+    return f"Closed after {span(seconds)} without a key pressed; your seats wait for you."
+
+
+# -- files -----------------------------------------------------------------------------------
+
+
+def load_or_make_host_key(path: Path, log: Callable[[str], None]) -> asyncssh.SSHKey:
+    """The server's host key at ``path``: read, or made (ed25519, mode 0600) on first start.
+
+    A new key is written to a temporary file and linked into place, which fails if
+    another server made one meanwhile: then that one is read, and both use it.
+    Raises OSError (its ``strerror`` a sentence's end) for a file that is not a key.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        return _read_host_key(path, log)
+    except FileNotFoundError:
+        pass
+    key = asyncssh.generate_private_key("ssh-ed25519", comment="cabinet serve")
+    fd, temp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".")  # mode 0600
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(key.export_private_key())
+            f.flush()
+            os.fsync(f.fileno())
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            return _read_host_key(path, log)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+    log(f"Made a new host key in {path}.")
+    return key
+
+
+def _read_host_key(path: Path, log: Callable[[str], None]) -> asyncssh.SSHKey:
+    st = path.stat()  # FileNotFoundError: there is none yet
+    try:
+        key = asyncssh.read_private_key(path)
+    except (ValueError, asyncssh.KeyImportError) as exc:
+        raise OSError(errno.EINVAL, f"{path} is not a private key Cabinet can read ({exc})") from None
+    if st.st_mode & 0o077:
+        os.chmod(path, 0o600)
+        log(f"{path} could be read by other users: it is 0600 now.")
+    return key
+
+
+class AllowList:
+    """The keys in an authorized_keys file, read again when the file changes.
+
+    Only membership counts (and ``from=`` patterns, which asyncssh matches); the
+    file's other options (``command=``, ``no-pty``...) mean nothing here."""
+
+    def __init__(self, path: Path, log: Callable[[str], None]) -> None:
+        self.path = Path(path)
+        self.log = log
+        self.keys: asyncssh.SSHAuthorizedKeys | None = None  # None: none
+        self._stamp: tuple[int, int, int] | None = None
+        self.read(strict=True)
+
+    def read(self, strict: bool) -> None:
+        """Again if the file changed.  ``strict``: one that cannot be read raises OSError;
+        later, the keys read last stand until it can be read again."""
+        try:
+            st = self.path.stat()
+            stamp = (st.st_ino, st.st_size, st.st_mtime_ns)
+            if stamp == self._stamp:
+                return
+            self._stamp = stamp
+            text = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            if strict:
+                raise OSError(exc.errno or errno.EIO, f"{self.path} cannot be read ({exc.strerror or exc})") from None
+            self._stamp = None
+            return
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+            self.keys = None  # emptied: nobody gets in
+            self.log(f"{self.path} lists no key: nobody can log in.")
+            return
+        try:
+            self.keys = asyncssh.import_authorized_keys(text)
+        except ValueError as exc:
+            if strict:
+                raise OSError(errno.EINVAL, f"{self.path} has no public key Cabinet can read ({exc})") from None
+            self.log(f"{self.path} has no public key Cabinet can read; the keys read before stand.")
+
+    def admits(self, key: asyncssh.SSHKey, address: str) -> bool:
+        self.read(strict=False)
+        if self.keys is None:
+            return False
+        with contextlib.suppress(ValueError):  # an address asyncssh cannot parse for from=
+            return self.keys.validate(key, address, address) is not None
+        return False
+
+
+# -- guarding callbacks ------------------------------------------------------------------------
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guarded(default: Any = None) -> Callable[[F], F]:
+    """A callback asyncssh (or the event loop) calls: an exception out of it is logged,
+    its object is told (``broken``), and ``default`` is returned, so that a bug of ours
+    never takes down more than the one connection or session it happened in.  A
+    ChannelOpenError is a refusal, and goes through."""
+
+    def wrap(method: F) -> F:
+        @functools.wraps(method)
+        def call(self: Any, *args: Any) -> Any:
+            try:
+                return method(self, *args)
+            except asyncssh.ChannelOpenError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the point: nothing gets out
+                with contextlib.suppress(Exception):
+                    self.broken(method.__name__, exc)
+                return default
+
+        return call  # type: ignore[return-value]
+
+    return wrap
+
+
+# -- the child in its terminal ----------------------------------------------------------------
+
+
+def _take_terminal() -> None:
+    """In the child, between fork and exec (``start_new_session`` has made it a session
+    leader already): its stdin, the pty, becomes its controlling terminal.  subprocess
+    has no option for this; it is one ioctl, and takes no lock a thread could hold."""
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
+def _set_size(fd: int, cols: int, rows: int) -> None:
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+def terminal_size(cols: int, rows: int) -> tuple[int, int]:
+    """A size a client sent, as the pty gets it: 0 is unknown (the default), and
+    anything over SIZE_MAX is SIZE_MAX."""
+    if cols <= 0 or rows <= 0:
+        return DEFAULT_SIZE
+    return min(cols, SIZE_MAX), min(rows, SIZE_MAX)
+
+
+#: the client's terminal modes (RFC 4254, 8) that a pty has: control characters...
+_CHARS = {
+    asyncssh.PTY_VINTR: "VINTR", asyncssh.PTY_VQUIT: "VQUIT", asyncssh.PTY_VERASE: "VERASE",
+    asyncssh.PTY_VKILL: "VKILL", asyncssh.PTY_VEOF: "VEOF", asyncssh.PTY_VEOL: "VEOL",
+    asyncssh.PTY_VEOL2: "VEOL2", asyncssh.PTY_VSTART: "VSTART", asyncssh.PTY_VSTOP: "VSTOP",
+    asyncssh.PTY_VSUSP: "VSUSP", asyncssh.PTY_VREPRINT: "VREPRINT", asyncssh.PTY_WERASE: "VWERASE",
+    asyncssh.PTY_VLNEXT: "VLNEXT", asyncssh.PTY_VDISCARD: "VDISCARD",
+}
+#: ...and flags, with the index of their word in termios.tcgetattr's list
+_FLAGS = {
+    asyncssh.PTY_IGNPAR: (0, "IGNPAR"), asyncssh.PTY_PARMRK: (0, "PARMRK"), asyncssh.PTY_INPCK: (0, "INPCK"),
+    asyncssh.PTY_ISTRIP: (0, "ISTRIP"), asyncssh.PTY_INLCR: (0, "INLCR"), asyncssh.PTY_IGNCR: (0, "IGNCR"),
+    asyncssh.PTY_ICRNL: (0, "ICRNL"), asyncssh.PTY_IXON: (0, "IXON"), asyncssh.PTY_IXANY: (0, "IXANY"),
+    asyncssh.PTY_IXOFF: (0, "IXOFF"), asyncssh.PTY_IMAXBEL: (0, "IMAXBEL"), asyncssh.PTY_IUTF8: (0, "IUTF8"),
+    asyncssh.PTY_OPOST: (1, "OPOST"), asyncssh.PTY_ONLCR: (1, "ONLCR"), asyncssh.PTY_OCRNL: (1, "OCRNL"),
+    asyncssh.PTY_ONOCR: (1, "ONOCR"), asyncssh.PTY_ONLRET: (1, "ONLRET"),
+    asyncssh.PTY_ISIG: (3, "ISIG"), asyncssh.PTY_ICANON: (3, "ICANON"), asyncssh.PTY_ECHO: (3, "ECHO"),
+    asyncssh.PTY_ECHOE: (3, "ECHOE"), asyncssh.PTY_ECHOK: (3, "ECHOK"), asyncssh.PTY_ECHONL: (3, "ECHONL"),
+    asyncssh.PTY_NOFLSH: (3, "NOFLSH"), asyncssh.PTY_TOSTOP: (3, "TOSTOP"), asyncssh.PTY_IEXTEN: (3, "IEXTEN"),
+    asyncssh.PTY_ECHOCTL: (3, "ECHOCTL"), asyncssh.PTY_ECHOKE: (3, "ECHOKE"),
+}
+
+
+def apply_modes(fd: int, modes: dict[int, int]) -> None:
+    """Set the client's terminal modes on the pty, as sshd does: its erase key, its
+    line discipline, and the rest that this system's termios knows."""
+    attrs = termios.tcgetattr(fd)
+    for mode, value in modes.items():
+        if mode in _CHARS and hasattr(termios, _CHARS[mode]):
+            attrs[6][getattr(termios, _CHARS[mode])] = bytes([0 if value == 255 else value & 0xFF])
+        elif mode in _FLAGS and hasattr(termios, _FLAGS[mode][1]):
+            word, name = _FLAGS[mode]
+            bit = getattr(termios, name)
+            attrs[word] = attrs[word] | bit if value else attrs[word] & ~bit
+    termios.tcsetattr(fd, termios.TCSANOW, attrs)
+
+
+class PtyChild:
+    """One program in a pseudo-terminal of its own, relayed without blocking.
+
+    ``output(data)``: bytes it wrote; ``exited(returncode)``: it ended and was reaped
+    (negative: killed by that signal); ``full(waiting)``: True when more than
+    INPUT_MAX bytes sent it wait to be read (the sender should stop), False when
+    they have gone.  The child's end is learnt from a pidfd where the system has
+    them (no thread, no polling), else by polling.
+    """
+
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        size: tuple[int, int],
+        modes: dict[int, int],
+        output: Callable[[bytes], None],
+        exited: Callable[[int], None],
+        full: Callable[[bool], None],
+    ) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.output, self.exited, self.full = output, exited, full
+        self.inbox = bytearray()  # typed, not yet taken by the pty
+        self.reading = False
+        self.paused = False
+        self.silent = False  # the pty said EIO: nothing has it open for writing any more
+        self.waiting = False
+        self.returncode: int | None = None
+        self.kill_handle: asyncio.TimerHandle | None = None
+        self.poll_handle: asyncio.TimerHandle | None = None
+        self.pidfd: int | None = None
+        master, slave = os.openpty()  # both close-on-exec: the child gets the slave as 0, 1, 2 only
+        try:
+            with contextlib.suppress(termios.error):
+                apply_modes(slave, modes)
+            _set_size(master, *size)
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=slave,
+                stdout=slave,
+                stderr=slave,
+                env=env,
+                start_new_session=True,
+                preexec_fn=_take_terminal,
+                close_fds=True,
+            )
+        except BaseException:
+            os.close(master)
+            raise
+        finally:
+            os.close(slave)
+        self.master: int | None = master
+        self.pid = self.proc.pid
+        os.set_blocking(master, False)
+        self._read_on()
+        try:
+            self.pidfd = os.pidfd_open(self.pid)
+            self.loop.add_reader(self.pidfd, self._ended)
+        except (AttributeError, OSError):  # no pidfds here: look every so often
+            self.pidfd = None
+            self.poll_handle = self.loop.call_later(0.2, self._poll)
+
+    # -- output --------------------------------------------------------------------------
+
+    def _read_on(self) -> None:
+        if self.master is not None and not self.reading and not self.paused and not self.silent:
+            self.loop.add_reader(self.master, self._readable)
+            self.reading = True
+
+    def _read_off(self) -> None:
+        if self.reading and self.master is not None:
+            self.loop.remove_reader(self.master)
+        self.reading = False
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self.master, READ_SIZE) if self.master is not None else b""
+        except BlockingIOError:
+            return
+        except OSError:  # EIO: nothing has the terminal open any more
+            data = b""
+        if not data:
+            self.silent = True
+            self._read_off()  # the child's end (or its pidfd) will say the rest
+            return
+        self._relay(data)
+
+    def _relay(self, data: bytes) -> None:
+        try:
+            self.output(data)
+        except Exception:  # noqa: BLE001 - nobody to send it to: the session ends
+            self.hang_up(keep_output=False)
+
+    def pause(self) -> None:
+        """The client's buffer is full: the pty is not read until ``resume``."""
+        self.paused = True
+        self._read_off()
+
+    def resume(self) -> None:
+        self.paused = False
+        self._read_on()
+
+    def resize(self, cols: int, rows: int) -> None:
+        """The pty's new size: the kernel sends SIGWINCH to the child's foreground group."""
+        if self.master is not None:
+            with contextlib.suppress(OSError):
+                _set_size(self.master, cols, rows)
+
+    # -- input ---------------------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """Bytes typed: to the pty now, or as soon as it takes them."""
+        if self.master is None or self.returncode is not None:
+            return
+        if not self.inbox:
+            try:
+                n = os.write(self.master, data)
+            except BlockingIOError:
+                n = 0
+            except OSError:
+                return  # the child is going: what it did not read is of no use
+            data = data[n:]
+            if not data:
+                return
+            self.loop.add_writer(self.master, self._writable)
+        self.inbox += data
+        if len(self.inbox) > INPUT_MAX and not self.waiting:
+            self.waiting = True
+            self.full(True)
+
+    def _writable(self) -> None:
+        try:
+            n = os.write(self.master, self.inbox) if self.master is not None else len(self.inbox)
+        except BlockingIOError:
+            return
+        except OSError:
+            n = len(self.inbox)
+        del self.inbox[:n]
+        if not self.inbox:
+            if self.master is not None:
+                self.loop.remove_writer(self.master)
+            if self.waiting:
+                self.waiting = False
+                self.full(False)
+
+    # -- the end -------------------------------------------------------------------------
+
+    def hang_up(self, keep_output: bool) -> None:
+        """End the child: SIGHUP to its process group now, SIGKILL after GRACE seconds.
+        ``keep_output``: its last words are still relayed (the client is there to read
+        them); else the pty is closed at once, which hangs the terminal up as well."""
+        if self.returncode is not None:
+            return
+        if not keep_output:
+            self._close_master()
+        self._signal(signal.SIGHUP)
+        if self.kill_handle is None:
+            self.kill_handle = self.loop.call_later(GRACE, self._signal, signal.SIGKILL)
+
+    def _signal(self, sig: int) -> None:
+        """``sig`` to the child's process group (it leads one: ``start_new_session``) and to
+        the child itself, in case it left the group.  Only while it is not reaped: until
+        then its id cannot be another process's."""
+        if self.returncode is not None:
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, sig)
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, sig)
+
+    def _poll(self) -> None:
+        self.poll_handle = None
+        if self.proc.poll() is None:
+            self.poll_handle = self.loop.call_later(0.2, self._poll)
+        else:
+            self._ended()
+
+    def _ended(self) -> None:
+        """The child has ended.  What is left of its group is killed (its id is still
+        held: it is not reaped yet, where pidfds tell), it is reaped, its last output
+        relayed, and every descriptor closed."""
+        if self.returncode is not None:
+            return
+        if self.proc.returncode is None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.pid, signal.SIGKILL)
+            self.proc.poll()
+        if self.pidfd is not None:
+            self.loop.remove_reader(self.pidfd)
+            os.close(self.pidfd)
+            self.pidfd = None
+        if self.proc.returncode is None:  # woken, yet not reapable (it should not be): poll instead
+            if self.poll_handle is None:
+                self.poll_handle = self.loop.call_later(0.2, self._poll)
+            return
+        self.returncode = self.proc.returncode
+        for handle in (self.kill_handle, self.poll_handle):
+            if handle is not None:
+                handle.cancel()
+        drained = 0
+        while self.master is not None and drained < DRAIN_MAX:  # (relaying may close it)
+            try:
+                data = os.read(self.master, READ_SIZE)
+            except OSError:  # EAGAIN: all read; EIO: the terminal is closed
+                break
+            if not data:
+                break
+            drained += len(data)
+            self._relay(data)
+        self._close_master()
+        self.exited(self.returncode)
+
+    def _close_master(self) -> None:
+        if self.master is None:
+            return
+        self._read_off()
+        if self.inbox:
+            self.loop.remove_writer(self.master)
+            self.inbox.clear()
+        os.close(self.master)
+        self.master = None
+
+
+def child_environment(login: Login, extra: dict[str, str]) -> dict[str, str]:
+    """The child's whole environment: a small one, never the server's (which may hold
+    secrets), and never the player's key: PATH and HOME, the terminal, the locale
+    the client sent (else C.UTF-8), and what the caller adds."""
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": os.environ.get("HOME", "/"),
+        "TERM": login.term,
+    }
+    locale = {k: v for k, v in login.env.items() if k == "LANG" or k.startswith("LC_")}
+    env.update(locale or {"LANG": "C.UTF-8"})
+    for key in ("COLORTERM", "NO_COLOR"):
+        if key in login.env:
+            env[key] = login.env[key]
+    env.update(extra)
+    return env
+
+
+def client_environment(sent: Any) -> dict[str, str]:
+    """Of what the client sent, what a child may have: COLORTERM, NO_COLOR, LANG and
+    LC_*, each with a value that looks like one (a locale name; a colour word)."""
+    kept: dict[str, str] = {}
+    for key, value in dict(sent).items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            continue
+        if key == "LANG" or _LC.match(key):
+            if _LOCALE.match(value):
+                kept[key] = value
+        elif key in ("COLORTERM", "NO_COLOR"):
+            if len(value) <= 64 and value.isprintable():
+                kept[key] = value
+    return kept
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def terminal_name(term: str | None) -> str:
+    return term if term and _TERM.match(term) else DEFAULT_TERM
+
+
+def peer_address(conn: asyncssh.SSHServerConnection) -> str:
+    peer = conn.get_extra_info("peername")
+    host = str(peer[0]) if isinstance(peer, tuple) and peer else "?"
+    return host.removeprefix("::ffff:") if "." in host else host
+
+
+# -- one connection ----------------------------------------------------------------------------
+
+
+class _Door(asyncssh.SSHServer):
+    """One SSH connection: who it is, and its sessions."""
+
+    def __init__(self, front: SSHFront) -> None:
+        self.front = front
+        self.conn: asyncssh.SSHServerConnection | None = None
+        self.address = "?"
+        self.port = 22
+        self.name = ""  # the user name asked for
+        self.player = ""  # the name as first claimed, once logged in
+        self.key: str | None = None  # the fingerprint of the key last found acceptable
+        self.logged_in = False
+        self.gone = False
+        self.told: set[str] = set()  # banners sent already
+        self.sessions: set[_Session] = set()  # channels open
+        self.live = 0  # of them, with a child
+        self.timer: asyncio.TimerHandle | None = None
+
+    def __repr__(self) -> str:
+        return f"{shown(self.name) or '(no name yet)'} from {self.address}"
+
+    def broken(self, where: str, exc: Exception) -> None:
+        self.front.refused(f"Internal error in {where} for {self!r}: {exc!r}; the connection is closed.", ("internal error", "internal errors"))
+        self.end()
+
+    def end(self, reason: str | None = None) -> None:
+        """Close the connection, with ``reason`` for the client to read, or at once."""
+        if self.conn is None or self.gone:
+            return
+        self.gone = True
+        if reason is None:
+            self.conn.abort()
+        else:
+            self.conn.disconnect(asyncssh.DISC_BY_APPLICATION, reason)
+
+    # -- the connection comes and goes ------------------------------------------------------
+
+    @guarded()
+    def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
+        self.address = peer_address(conn)
+        sock = conn.get_extra_info("sockname")
+        if isinstance(sock, tuple) and len(sock) > 1:
+            self.port = sock[1]
+        self.front.arrived(self)
+        self.timer = asyncio.get_running_loop().call_later(self.front.limits.login_timeout, self.login_expired)
+
+    @guarded()
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.gone = True
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        was_pending = self.front.left(self)
+        if was_pending and exc is not None:
+            self.front.refused(f"Lost {self!r} before it logged in: {shown(str(exc), 80)}", ("connection lost before login", "connections lost before login"))
+
+    @guarded()
+    def login_expired(self) -> None:
+        self.timer = None
+        if not self.logged_in:
+            sentence = f"No login within {span(self.front.limits.login_timeout)}: the connection is closed."
+            self.front.refused(f"Closed {self!r}: {sentence}", ("login timed out", "logins timed out"))
+            self.end(sentence)
+
+    # -- authentication: public keys, nothing else ------------------------------------------
+
+    @guarded(True)
+    def begin_auth(self, username: str) -> bool:
+        self.name = username
+        why = valid_name(username)
+        if why is not None:
+            self.refuse_login(why, ("login refused: a name that cannot be", "logins refused: names that cannot be"))
+        return True  # authentication is always required
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def password_auth_supported(self) -> bool:
+        return False
+
+    def kbdint_auth_supported(self) -> bool:
+        return False
+
+    def host_based_auth_supported(self) -> bool:
+        return False
+
+    @guarded(False)
+    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+        """May this key log in as ``username``?  Asked once for each key the client
+        offers, and once more with the signature: the name is claimed only when the
+        login succeeds (``auth_completed``), not for a key merely offered."""
+        front = self.front
+        if valid_name(username) is not None:
+            return False  # told at begin_auth
+        if front.allow is not None and not front.allow.admits(key, self.address):
+            self.refuse_login(NOT_LISTED, ("login refused: a key not on the list", "logins refused: keys not on the list"))
+            return False
+        fingerprint = key.get_fingerprint("sha256")
+        assert front.identities is not None
+        why = front.identities.check(username, fingerprint, claim=False)
+        if why is not None:
+            self.refuse_login(why, ("login refused: a name held by another key", "logins refused: names held by other keys"))
+            return False
+        self.key = fingerprint
+        return True
+
+    def refuse_login(self, sentence: str, kind: tuple[str, str]) -> None:
+        """A banner the client shows before its "Permission denied", once a connection."""
+        if sentence in self.told:
+            return
+        self.told.add(sentence)
+        assert self.conn is not None
+        with contextlib.suppress(OSError):
+            self.conn.send_auth_banner(sentence + "\r\n")
+        self.front.refused(f"Refused {self!r}: {sentence}", kind)
+
+    @guarded()
+    def auth_completed(self) -> None:
+        front = self.front
+        assert front.identities is not None
+        why = "Cabinet takes public keys only." if self.key is None else front.identities.check(self.name, self.key)
+        if why is not None:  # the name was claimed by another key meanwhile
+            front.refused(f"Refused {self!r}: {why}", ("login refused: a name held by another key", "logins refused: names held by other keys"))
+            self.end(why)
+            return
+        self.logged_in = True
+        self.player = front.identities.spelling(self.name)
+        front.logged_in(self)
+        self.wait_for_session()
+
+    def wait_for_session(self) -> None:
+        """A connection with no terminal session running gets ``login_timeout`` seconds to
+        open one (``ssh -N`` would hold its place for ever)."""
+        if self.timer is not None:
+            self.timer.cancel()
+        self.timer = asyncio.get_running_loop().call_later(self.front.limits.login_timeout, self.no_session)
+
+    @guarded()
+    def no_session(self) -> None:
+        self.timer = None
+        if self.live == 0:
+            self.front.refused(f"Closed {self!r}: it opened no terminal session.", ("connection closed without a session", "connections closed without a session"))
+            self.end(NO_TERMINAL)
+
+    # -- what it asks for -------------------------------------------------------------------
+
+    @guarded(False)
+    def session_requested(self) -> _Session | bool:
+        limit = self.front.limits.sessions_per_key
+        if len(self.sessions) >= limit:  # channels, with a child or not yet
+            self.front.refused(f"Refused a session to {self!r}: {per_key(limit)}", ("session refused by the per-key limit", "sessions refused by the per-key limit"))
+            raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, per_key(limit))
+        session = _Session(self)
+        self.sessions.add(session)
+        return session
+
+    def forwarding(self, what: str) -> None:
+        self.front.refused(f"Refused {what} to {self!r}: Cabinet forwards nothing.", ("forwarding refused", "forwardings refused"))
+
+    @guarded(False)
+    def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
+        self.forwarding(f"a connection forwarded to {shown(dest_host)} port {dest_port}")
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
+
+    @guarded(False)
+    def server_requested(self, listen_host: str, listen_port: int) -> bool:
+        self.forwarding(f"a port forwarded from {shown(listen_host)} port {listen_port}")
+        return False
+
+    @guarded(False)
+    def unix_connection_requested(self, dest_path: str) -> bool:
+        self.forwarding(f"a connection forwarded to the socket {shown(dest_path)}")
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
+
+    @guarded(False)
+    def unix_server_requested(self, listen_path: str) -> bool:
+        self.forwarding(f"a socket forwarded from {shown(listen_path)}")
+        return False
+
+    @guarded(False)
+    def tun_requested(self, unit: int | None) -> bool:
+        self.forwarding("a tunnel device")
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
+
+    @guarded(False)
+    def tap_requested(self, unit: int | None) -> bool:
+        self.forwarding("a tap device")
+        raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, NO_FORWARDING)
+
+
+# -- one session -------------------------------------------------------------------------------
+
+
+class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
+    """One channel: refused in a sentence, or a child in its terminal."""
+
+    def __init__(self, door: _Door) -> None:
+        self.door = door
+        self.front = door.front
+        self.chan: asyncssh.SSHServerChannel | None = None  # type: ignore[type-arg]
+        self.term: str | None = None  # None: no pty asked for
+        self.size = DEFAULT_SIZE
+        self.modes: dict[int, int] = {}
+        self.kind = ""  # "shell", "exec" or "subsystem"
+        self.what = ""  # the command, or the subsystem
+        self.child: PtyChild | None = None
+        self.login: Login | None = None
+        self.closed = False  # the channel is closed: nobody reads
+        self.ending: str | None = None  # why the server ends it, told once the child is gone
+        self.last_key = time.monotonic()
+        self.idle_handle: asyncio.TimerHandle | None = None
+
+    def __repr__(self) -> str:
+        return repr(self.door)
+
+    def broken(self, where: str, exc: Exception) -> None:
+        self.front.refused(f"Internal error in {where} for {self!r}: {exc!r}; the session is closed.", ("internal error", "internal errors"))
+        if self.child is not None:
+            self.child.hang_up(keep_output=False)
+        elif self.chan is not None:
+            with contextlib.suppress(Exception):
+                self.chan.abort()
+
+    # -- what the client asks for -----------------------------------------------------------
+
+    @guarded()
+    def connection_made(self, chan: asyncssh.SSHServerChannel) -> None:  # type: ignore[type-arg]
+        self.chan = chan
+        chan.set_write_buffer_limits(high=OUTPUT_HIGH)
+
+    @guarded(False)
+    def pty_requested(self, term_type: str, term_size: tuple[int, int, int, int], term_modes: Any) -> bool:
+        self.term = terminal_name(term_type)
+        self.size = terminal_size(term_size[0], term_size[1])
+        self.modes = dict(term_modes)
+        return True
+
+    @guarded(False)
+    def shell_requested(self) -> bool:
+        self.kind = "shell"
+        return True  # refused or started in session_started: a sentence needs the session open
+
+    @guarded(False)
+    def exec_requested(self, command: str) -> bool:
+        self.kind, self.what = "exec", command
+        return True
+
+    @guarded(False)
+    def subsystem_requested(self, subsystem: str) -> bool:
+        self.kind, self.what = "subsystem", subsystem
+        return True
+
+    @guarded()
+    def session_started(self) -> None:
+        if self.kind == "exec":
+            self.refuse(no_command(self.door.port), f"the command {shown(self.what)!r}", ("command refused", "commands refused"))
+        elif self.kind == "subsystem":
+            name = shown(self.what, 20)
+            self.refuse(f"Cabinet offers no {name}: connect without -s.", f"the subsystem {name!r}", ("subsystem refused", "subsystems refused"))
+        elif self.term is None:
+            self.refuse(NO_TERMINAL, "a session without a terminal", ("session refused: no terminal", "sessions refused: no terminal"))
+        else:
+            self.front.open_session(self)
+
+    def refuse(self, sentence: str, what: str, kind: tuple[str, str]) -> None:
+        """The sentence on the client's stderr, exit status 1, and a line in the log."""
+        self.front.refused(f"Refused {what} to {self!r}: {sentence}", kind)
+        self.finish(1, sentence)
+
+    def finish(self, status: int | str, sentence: str | None = None) -> None:
+        """Tell the client the session's end (``sentence`` on its stderr, then the exit
+        status, or the signal's name) and close the channel; if it does not read, the
+        channel is dropped after CLOSE_LINGER seconds."""
+        chan = self.chan
+        if chan is None or self.closed:
+            return
+        try:
+            if sentence:  # on a line of its own, after whatever the child left on the screen
+                chan.write_stderr((("\r\n" if self.child is not None else "") + sentence + "\r\n").encode())
+            if isinstance(status, str):
+                chan.exit_with_signal(status)
+            else:
+                chan.exit(status)
+        except OSError:
+            chan.abort()
+            return
+        asyncio.get_running_loop().call_later(CLOSE_LINGER, self.drop)
+
+    def drop(self) -> None:
+        if not self.closed and self.chan is not None:
+            with contextlib.suppress(Exception):
+                self.chan.abort()
+
+    # -- while the child runs -------------------------------------------------------------
+
+    def output(self, data: bytes) -> None:
+        if not self.closed and self.chan is not None:
+            self.chan.write(data)
+
+    @guarded()
+    def data_received(self, data: bytes, datatype: Any) -> None:
+        self.last_key = time.monotonic()
+        if self.child is not None and datatype is None:
+            self.child.write(data)
+
+    def input_full(self, waiting: bool) -> None:
+        """The child does not read what is typed: the client waits (the SSH window
+        stays shut) until it has."""
+        if self.chan is not None and not self.closed:
+            with contextlib.suppress(Exception):
+                self.chan.pause_reading() if waiting else self.chan.resume_reading()
+
+    @guarded(True)
+    def eof_received(self) -> bool:
+        return True  # nothing more will be typed; the child's output still goes
+
+    @guarded()
+    def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
+        self.size = terminal_size(width, height)
+        if self.child is not None:
+            self.child.resize(*self.size)
+
+    @guarded()
+    def pause_writing(self) -> None:
+        if self.child is not None:
+            self.child.pause()
+
+    @guarded()
+    def resume_writing(self) -> None:
+        if self.child is not None:
+            self.child.resume()
+
+    def watch_idle(self) -> None:
+        due = self.last_key + self.front.limits.idle - time.monotonic()
+        self.idle_handle = asyncio.get_running_loop().call_later(max(0.0, due), self.idle_check)
+
+    @guarded()
+    def idle_check(self) -> None:
+        self.idle_handle = None
+        if self.child is None or self.child.returncode is not None:
+            return
+        if time.monotonic() - self.last_key >= self.front.limits.idle:
+            self.front.refused(f"Closed the session of {self!r}: idle.", ("session closed for being idle", "sessions closed for being idle"))
+            self.end(idle_sentence(self.front.limits.idle))
+        else:
+            self.watch_idle()
+
+    def end(self, sentence: str) -> None:
+        """The server ends the session: the child is hung up, its last output still
+        relayed, then ``sentence`` is told."""
+        if self.child is None or self.child.returncode is not None:
+            return
+        if self.ending is None:
+            self.ending = sentence
+        self.child.hang_up(keep_output=not self.closed)
+
+    @guarded()
+    def child_exited(self, returncode: int) -> None:
+        if self.idle_handle is not None:
+            self.idle_handle.cancel()
+            self.idle_handle = None
+        self.front.over(self, returncode)
+        if self.ending is not None:
+            self.finish(1, self.ending)
+        elif returncode >= 0:
+            self.finish(returncode)
+        else:  # the signal's name as RFC 4254 spells it: HUP, SEGV...
+            self.finish(signal_name(-returncode).removeprefix("SIG"))
+
+    @guarded()
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The channel is closed: the client went, or the session finished."""
+        self.closed = True
+        self.door.sessions.discard(self)
+        if self.child is not None and self.child.returncode is None:
+            self.child.hang_up(keep_output=False)
+
+
+# -- the front ---------------------------------------------------------------------------------
+
+
+class SSHFront:
+    """``cabinet serve``'s SSH server.  ``child(login)`` gives the argv and extra
+    environment of each session's program; ``on_end(login)`` is told when a session
+    that had one has ended (its child reaped), whatever the reason.  Both are called
+    on the event loop, and must not block it; an exception out of either costs that
+    session only (and is logged)."""
+
+    def __init__(
+        self,
+        data_dir: Path,
+        *,
+        allow: Path | None,
+        child: Callable[[Login], tuple[list[str], dict[str, str]]],
+        on_end: Callable[[Login], None] | None = None,
+        limits: FrontLimits = FrontLimits(),
+        log: Callable[[str], None] = print,
+    ) -> None:
+        self.data_dir = Path(data_dir)
+        self.allow_path = None if allow is None else Path(allow)
+        self.child = child
+        self.on_end = on_end
+        self.limits = limits
+        self.log = log
+        self.host_fingerprint = ""  # SHA256:... of the host key, once started
+        self.identities: Identities | None = None
+        self.allow: AllowList | None = None
+        self.doors: set[_Door] = set()
+        self.pending: dict[_Door, None] = {}  # not logged in yet, oldest first
+        self.pending_by_address: Counter[str] = Counter()
+        self.live: set[_Session] = set()  # sessions with a child running
+        self.live_by_key: Counter[str] = Counter()
+        self.acceptors: list[asyncssh.SSHAcceptor] = []
+        self.tally: Tally | None = None
+        self.stopping = False
+        self.quiet = asyncio.Event()  # no child running
+        self.quiet.set()
+
+    @property
+    def sessions(self) -> int:
+        """Sessions open now: those with a child running."""
+        return len(self.live)
+
+    async def start(self, host: str, port: int) -> tuple[str, int]:
+        """Listen on ``host`` (every address it names) and ``port`` (0: any free one);
+        the host and the port bound.  Raises OSError (its ``strerror`` a sentence's
+        end) when it cannot: the port is taken, a file in the data directory is not
+        what it should be."""
+        self.tally = Tally(self.log)
+        key = load_or_make_host_key(self.data_dir / HOST_KEY, self.log)
+        self.host_fingerprint = key.get_fingerprint("sha256")
+        self.identities = Identities(self.data_dir / PLAYERS)
+        if self.allow_path is not None:
+            self.allow = AllowList(self.allow_path, self.log)
+        options = asyncssh.SSHServerConnectionOptions(
+            server_factory=lambda: _Door(self),
+            server_host_keys=[key],
+            server_version="Cabinet",
+            encoding=None,  # bytes both ways: the child's terminal output is not ours to decode
+            line_editor=False,
+            public_key_auth=True,
+            password_auth=False,
+            kbdint_auth=False,
+            host_based_auth=False,
+            gss_host=None,  # no GSS key exchange or authentication
+            x11_forwarding=False,
+            agent_forwarding=False,
+            allow_scp=False,
+            login_timeout=self.limits.login_timeout + LOGIN_SLACK,
+            keepalive_interval=KEEPALIVE[0],
+            keepalive_count_max=KEEPALIVE[1],
+        )
+        sockets = await bind_tcp(host, port)
+        try:
+            for sock in sockets:
+                self.acceptors.append(await asyncssh.listen(sock=sock, options=options))
+        except BaseException:
+            for acceptor in self.acceptors:
+                acceptor.close()
+            for sock in sockets:
+                sock.close()
+            raise
+        return host, sockets[0].getsockname()[1]
+
+    async def close(self) -> None:
+        """Stop listening, end every session (each player told why), kill and reap
+        every child, close every connection."""
+        self.stopping = True
+        for acceptor in self.acceptors:
+            acceptor.close()
+        for session in list(self.live):
+            with contextlib.suppress(Exception):
+                session.end(STOPPING)
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self.quiet.wait(), GRACE + 2.0)
+        # the players' last words and exit statuses reach them before the connections close
+        channels = [s.chan.wait_closed() for d in self.doors for s in d.sessions if s.chan is not None]
+        if channels:
+            await asyncio.wait([asyncio.ensure_future(c) for c in channels], timeout=1.0)
+        doors = list(self.doors)
+        for door in doors:
+            with contextlib.suppress(Exception):  # one gone meanwhile
+                door.end(STOPPING if door.logged_in else None)
+        waits = [door.conn.wait_closed() for door in doors if door.conn is not None]
+        if waits:
+            await asyncio.wait([asyncio.ensure_future(w) for w in waits], timeout=2.0)
+        for acceptor in self.acceptors:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(acceptor.wait_closed(), 2.0)
+        self.acceptors = []
+        if self.tally is not None:
+            self.tally.close()
+
+    # -- connections ----------------------------------------------------------------------
+
+    def arrived(self, door: _Door) -> None:
+        """A new connection: room is made for it among those not logged in yet."""
+        if self.stopping:
+            door.end()
+            return
+        self.doors.add(door)
+        if self.pending_by_address[door.address] >= PENDING_PER_ADDRESS:
+            oldest = next(d for d in self.pending if d.address == door.address)
+            self.drop(oldest, f"{PENDING_PER_ADDRESS} at most from one address")
+        if len(self.pending) >= PENDING_MAX:
+            self.drop(next(iter(self.pending)), f"{PENDING_MAX} at most")
+        self.pending[door] = None
+        self.pending_by_address[door.address] += 1
+
+    def drop(self, door: _Door, why: str) -> None:
+        self.unpend(door)
+        self.refused(
+            f"Dropped {door!r}, not logged in yet, to make room ({why} wait to log in).",
+            ("connection dropped to make room", "connections dropped to make room"),
+        )
+        door.end()
+
+    def unpend(self, door: _Door) -> bool:
+        if door not in self.pending:
+            return False
+        del self.pending[door]
+        self.pending_by_address[door.address] -= 1
+        if self.pending_by_address[door.address] <= 0:
+            del self.pending_by_address[door.address]
+        return True
+
+    def logged_in(self, door: _Door) -> None:
+        self.unpend(door)
+        self.log(f"{door.player} logged in from {door.address} ({door.key}).")
+
+    def left(self, door: _Door) -> bool:
+        """A connection is closed; was it still waiting to log in?"""
+        self.doors.discard(door)
+        return self.unpend(door)
+
+    def refused(self, line: str, kind: tuple[str, str]) -> None:
+        """Something refused: logged once, then counted (``Tally``)."""
+        if self.tally is not None:
+            self.tally.note(line, kind)
+        else:
+            self.log(line)
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def open_session(self, session: _Session) -> None:
+        """A terminal session asked for: within the limits, its child is started."""
+        door = session.door
+        limits = self.limits
+        assert door.key is not None and session.term is not None
+        if self.stopping:
+            session.refuse(STOPPING, "a session", ("session refused: stopping", "sessions refused: stopping"))
+            return
+        if self.live_by_key[door.key] >= limits.sessions_per_key:
+            session.refuse(per_key(limits.sessions_per_key), "a session", ("session refused by the per-key limit", "sessions refused by the per-key limit"))
+            return
+        if len(self.live) >= limits.sessions:
+            session.refuse(FULL, "a session", ("session refused: the server was full", "sessions refused: the server was full"))
+            return
+        assert session.chan is not None
+        login = Login(
+            name=door.player,
+            key=door.key,
+            term=session.term,
+            env=client_environment(session.chan.get_environment()),
+            size=session.size,
+        )
+        try:
+            argv, extra = self.child(login)
+            env = child_environment(login, dict(extra))
+            child = PtyChild(argv, env, session.size, session.modes, session.output, session.child_exited, session.input_full)
+        except Exception as exc:  # noqa: BLE001 - the caller's function, the system: this session only
+            self.log(f"Could not start a session for {session!r}: {exc!r}")
+            session.finish(1, NO_START)
+            return
+        session.child, session.login = child, login
+        self.live.add(session)
+        self.live_by_key[door.key] += 1
+        self.quiet.clear()
+        door.live += 1
+        if door.timer is not None:
+            door.timer.cancel()
+            door.timer = None
+        session.watch_idle()
+        self.log(f"{login.name} from {door.address}: session started ({login.size[0]}x{login.size[1]} {login.term}, pid {child.pid}).")
+
+    def over(self, session: _Session, returncode: int) -> None:
+        """A session's child has ended and is reaped."""
+        door = session.door
+        if session not in self.live:
+            return
+        self.live.discard(session)
+        key = door.key or ""
+        self.live_by_key[key] -= 1
+        if self.live_by_key[key] <= 0:
+            del self.live_by_key[key]
+        if not self.live:
+            self.quiet.set()
+        door.live -= 1
+        if door.live == 0 and not door.gone:
+            door.wait_for_session()
+        how = f"exit status {returncode}" if returncode >= 0 else f"killed by {signal_name(-returncode)}"
+        because = f"; {session.ending}" if session.ending else ""
+        self.log(f"{door.player} from {door.address}: session ended ({how}{because}).")
+        if self.on_end is not None and session.login is not None:
+            try:
+                self.on_end(session.login)
+            except Exception as exc:  # noqa: BLE001 - the caller's: it costs nobody's session
+                self.log(f"on_end failed for {session!r}: {exc!r}")

@@ -1,0 +1,309 @@
+"""Driving ``net.ssh``'s front with the real OpenSSH client, for the tests.
+
+Three parts, one file:
+
+* the stand-in child (``python ssh_helpers.py child DIR``): what the front starts
+  for each session instead of the Cabinet app.  It says who it is, its terminal
+  and its size, echoes every line typed, says its new size on SIGWINCH, and
+  writes its pid to DIR/NAME.pid, so that a test can see it end;
+* the launcher (``python ssh_helpers.py front CONFIG``): a front in a process of
+  its own, as ``cabinet serve`` runs it, that prints its log (``LOG ...``), each
+  session's Login and end, and ``READY PORT FINGERPRINT``; SIGTERM closes it;
+* for the tests: ``Front`` runs a launcher and reads its lines; ``Player`` is an
+  ``ssh -tt`` under pexpect; ``run_ssh`` runs ssh to its end.
+
+Everything waits on a condition with a deadline, never on a fixed sleep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve()
+REPO = HERE.parent.parent
+WAIT = 10.0  # seconds any one thing may take before a test fails
+
+
+# -- the stand-in child -----------------------------------------------------------------------
+
+
+def stand_in(directory: str) -> None:
+    name = os.environ.get("STAND_IN_NAME", "?")
+    Path(directory, f"{name}.pid").write_text(str(os.getpid()))
+
+    def size() -> str:
+        cols, rows = os.get_terminal_size(0)
+        return f"{cols}x{rows}"
+
+    try:
+        foreground = "yes" if os.tcgetpgrp(0) == os.getpgrp() else "no"  # ENOTTY: no controlling terminal
+    except OSError:
+        foreground = "none"
+    print(
+        f"NAME={name} TERM={os.environ.get('TERM')} COLORTERM={os.environ.get('COLORTERM', '-')} "
+        f"SIZE={size()} PID={os.getpid()} FOREGROUND={foreground}",
+        flush=True,
+    )
+    print("ENV=" + ",".join(sorted(os.environ)), flush=True)
+    signal.signal(signal.SIGWINCH, lambda *_: print(f"RESIZED={size()}", flush=True))
+    for line in sys.stdin:
+        line = line.rstrip("\r\n")
+        if line.startswith("exit "):
+            sys.exit(int(line[5:]))
+        if line.startswith("flood "):  # lines numbered 0 to N-1, as fast as the terminal takes them
+            out = sys.stdout.buffer
+            for start in range(0, int(line[6:]), 1000):
+                out.write(b"".join(b"%08d\n" % i for i in range(start, min(start + 1000, int(line[6:])))))
+            out.flush()
+            print("FLOOD DONE", flush=True)
+            continue
+        print(f"GOT:{line}", flush=True)
+
+
+# -- the launcher -----------------------------------------------------------------------------
+
+
+def launch(config_path: str) -> None:
+    import asyncio
+    from dataclasses import asdict
+
+    sys.path.insert(0, str(REPO))
+    from net.ssh import FrontLimits, Login, SSHFront
+
+    config = json.loads(Path(config_path).read_text())
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    def child(login: Login) -> tuple[list[str], dict[str, str]]:
+        say("LOGIN " + json.dumps(asdict(login)))
+        return [sys.executable, str(HERE), "child", config["pids"]], {"STAND_IN_NAME": login.name}
+
+    async def main() -> None:
+        front = SSHFront(
+            Path(config["data"]),
+            allow=Path(config["allow"]) if config.get("allow") else None,
+            child=child,
+            on_end=lambda login: say(f"END {login.name}"),
+            limits=FrontLimits(**config.get("limits", {})),
+            log=lambda line: say("LOG " + line),
+        )
+        _, port = await front.start("127.0.0.1", 0)
+        say(f"READY {port} {front.host_fingerprint}")
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+
+        def command() -> None:
+            line = sys.stdin.readline()
+            if not line:
+                stop.set()
+            elif line.strip() == "sessions":
+                say(f"SESSIONS {front.sessions}")
+
+        loop.add_reader(sys.stdin.fileno(), command)
+        await stop.wait()
+        loop.remove_reader(sys.stdin.fileno())
+        await front.close()
+        say(f"CLOSED {front.sessions}")
+
+    asyncio.run(main())
+
+
+# -- for the tests ----------------------------------------------------------------------------
+
+
+def until(condition: Callable[[], Any], timeout: float = WAIT, what: str = "a condition") -> Any:
+    """Poll ``condition`` until it is true (its value returned), or fail at the deadline."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout} s")
+        time.sleep(0.02)
+
+
+def keygen(directory: Path, name: str) -> Path:
+    """A new ed25519 key pair, DIRECTORY/NAME and NAME.pub, without a passphrase."""
+    path = directory / name
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    return path
+
+
+def fingerprint(key: Path) -> str:
+    out = subprocess.run(["ssh-keygen", "-l", "-E", "sha256", "-f", str(key)], check=True, capture_output=True, text=True).stdout
+    return out.split()[1]
+
+
+def client_env(home: Path, **more: str) -> dict[str, str]:
+    """The ssh client's environment: none of the tester's (no agent, no config)."""
+    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8", **more}
+
+
+def ssh_args(port: int, key: Path, user: str, *extra: str, tty: bool = True, command: list[str] | None = None) -> list[str]:
+    return [
+        "ssh", "-F", "/dev/null", "-p", str(port), "-i", str(key),
+        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+        "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "PasswordAuthentication=no",
+        "-o", "SendEnv=LANG LC_* COLORTERM NO_COLOR SECRET",
+        *(["-tt"] if tty else []), *extra, f"{user}@127.0.0.1", *(command or []),
+    ]  # fmt: skip
+
+
+def run_ssh(port: int, key: Path, user: str, *extra: str, home: Path, tty: bool = True, command: list[str] | None = None, timeout: float = WAIT) -> subprocess.CompletedProcess[str]:
+    """ssh to its end, with nothing to read on its stdin; its output and status."""
+    return subprocess.run(
+        ssh_args(port, key, user, *extra, tty=tty, command=command),
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=client_env(home), timeout=timeout,
+    )
+
+
+class Front:
+    """A front in a process of its own (the launcher), and the lines it prints."""
+
+    def __init__(self, root: Path, allow: Path | None = None, **limits: Any) -> None:
+        self.root = root
+        self.data = root / "data"
+        self.pids = root / "pids"
+        self.pids.mkdir(parents=True, exist_ok=True)
+        self.config = root / "front.json"
+        self.config.write_text(json.dumps({"data": str(self.data), "pids": str(self.pids), "allow": str(allow) if allow else None, "limits": limits}))
+        self.lines: list[str] = []
+        self.lock = threading.Lock()
+        self.proc: subprocess.Popen[str] | None = None
+        self.port = 0
+        self.fingerprint = ""
+
+    def start(self) -> Front:
+        self.stderr = open(self.root / "front.stderr", "w")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            [sys.executable, str(HERE), "front", str(self.config)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1, cwd=REPO,
+        )  # fmt: skip
+        threading.Thread(target=self._read, daemon=True).start()
+        ready = self.wait_line(r"READY (\d+) (\S+)", timeout=20)
+        self.port, self.fingerprint = int(ready.group(1)), ready.group(2)
+        return self
+
+    def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self.lock:
+                self.lines.append(line.rstrip("\n"))
+
+    def find(self, pattern: str, start: int = 0) -> re.Match[str] | None:
+        with self.lock:
+            lines = list(self.lines[start:])
+        for line in lines:
+            found = re.search(pattern, line)
+            if found:
+                return found
+        return None
+
+    def wait_line(self, pattern: str, timeout: float = WAIT, start: int = 0) -> re.Match[str]:
+        try:
+            return until(lambda: self.find(pattern, start), timeout, f"the front printing {pattern!r}")
+        except AssertionError:
+            raise AssertionError(f"no line {pattern!r} from the front; it printed:\n" + "\n".join(self.lines) + "\n" + self.errors()) from None
+
+    def errors(self) -> str:
+        with open(self.root / "front.stderr") as f:
+            return f.read()
+
+    def mark(self) -> int:
+        """Where its output is now, for ``wait_line(start=...)``."""
+        with self.lock:
+            return len(self.lines)
+
+    def sessions(self) -> int:
+        assert self.proc is not None and self.proc.stdin is not None
+        start = self.mark()
+        self.proc.stdin.write("sessions\n")
+        self.proc.stdin.flush()
+        return int(self.wait_line(r"^SESSIONS (\d+)", start=start).group(1))
+
+    def pid_of(self, name: str) -> int:
+        path = self.pids / f"{name}.pid"
+        until(lambda: path.exists() and path.read_text().strip(), what=f"{path} written")
+        return int(path.read_text())
+
+    def check_clean(self) -> None:
+        """Nothing got out of the front's callbacks: no traceback, no internal error."""
+        errors = self.errors()
+        assert "Traceback" not in errors and "Exception" not in errors, errors
+        assert not [line for line in self.lines if "Internal error" in line], self.lines
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.stderr.close()
+        self.proc = None
+
+
+def gone(pid: int) -> bool:
+    """Is there no process ``pid`` any more (not even a zombie waiting to be reaped)?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+class Player:
+    """``ssh -tt`` at a terminal of ``rows`` x ``cols``, under pexpect."""
+
+    def __init__(self, front: Front, key: Path, user: str, *extra: str, rows: int = 24, cols: int = 80, **env: str) -> None:
+        import pexpect
+
+        self.pexpect = pexpect
+        argv = ssh_args(front.port, key, user, *extra)
+        self.child = pexpect.spawn(
+            argv[0], argv[1:], dimensions=(rows, cols), env=client_env(front.root, **env),
+            timeout=WAIT, encoding="utf-8", codec_errors="replace",
+        )  # fmt: skip
+
+    def expect(self, pattern: str, timeout: float = WAIT) -> re.Match[str]:
+        try:
+            self.child.expect(pattern, timeout=timeout)
+        except (self.pexpect.TIMEOUT, self.pexpect.EOF) as exc:
+            raise AssertionError(f"{pattern!r} not seen ({type(exc).__name__}); the client showed:\n{self.child.before}") from None
+        return self.child.match
+
+    def send_line(self, text: str) -> None:
+        self.child.send(text + "\r")
+
+    def ends(self, timeout: float = WAIT) -> int | None:
+        """Wait for ssh to exit; its exit status (None if killed by a signal)."""
+        self.child.expect(self.pexpect.EOF, timeout=timeout)
+        self.child.close()
+        return self.child.exitstatus
+
+    def close(self) -> None:
+        if self.child.isalive():
+            self.child.terminate(force=True)
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "child":
+        stand_in(sys.argv[2])
+    elif sys.argv[1] == "front":
+        launch(sys.argv[2])

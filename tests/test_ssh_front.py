@@ -1,0 +1,349 @@
+"""``cabinet serve``'s SSH front, driven by the real OpenSSH client.
+
+Each front runs in a process of its own (``tests/ssh_helpers.py``'s launcher) on
+127.0.0.1, with a stand-in for the Cabinet app as each session's child, and the
+client is ``ssh`` itself, at a terminal under pexpect or run to its end.  What a
+player sees is what is checked: the child's words, the sentences of refusals, the
+exit statuses; and, of the processes, that none is left behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.ssh_helpers import WAIT, Front, Player, client_env, fingerprint, gone, keygen, run_ssh, ssh_args, until
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["which", "ssh"], capture_output=True).returncode != 0, reason="needs the OpenSSH client"
+)
+
+PERMISSION_DENIED = "Permission denied (publickey)"
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("keys")
+    return {name: keygen(directory, name) for name in ("a", "b", "c", "d")}
+
+
+@pytest.fixture(scope="module")
+def front(tmp_path_factory: pytest.TempPathFactory):
+    """One front for the tests that need no limits of their own; a login (and then a
+    terminal session) must come within 3 s, so that an ``ssh -N`` is closed soon."""
+    running = Front(tmp_path_factory.mktemp("front"), login_timeout=3.0).start()
+    yield running
+    running.stop()
+    running.check_clean()
+
+
+def player(front: Front, key: Path, name: str, **kw) -> tuple[Player, dict[str, str]]:
+    """A player at their terminal, once the child has said who it is (its words, as a dict)."""
+    p = Player(front, key, name, **kw)
+    found = p.expect(r"NAME=(\S+) TERM=(\S+) COLORTERM=(\S+) SIZE=(\d+x\d+) PID=(\d+) FOREGROUND=(\w+)")
+    return p, dict(zip(("name", "term", "colorterm", "size", "pid", "foreground"), found.groups()))
+
+
+# -- a session ---------------------------------------------------------------------------------
+
+
+def test_a_session_reaches_its_child_in_a_terminal_and_back(front: Front, keys: dict[str, Path]) -> None:
+    mark = front.mark()
+    p, said = player(front, keys["a"], "ann", rows=30, cols=100, COLORTERM="truecolor", SECRET="hunter2")
+    assert said["name"] == "ann" and said["term"] == "xterm-256color" and said["colorterm"] == "truecolor"
+    assert said["size"] == "100x30"
+    assert said["foreground"] == "yes", "the pty is the child's controlling terminal, and it leads its group there"
+    env = set(p.expect(r"ENV=(\S+)").group(1).split(","))
+    assert env == {"COLORTERM", "HOME", "LANG", "PATH", "STAND_IN_NAME", "TERM"}, "a small environment, nothing of the server's"
+
+    p.send_line("hello, héllo")  # UTF-8 both ways, bytes untouched
+    p.expect("GOT:hello, héllo")
+    p.child.setwinsize(40, 120)
+    p.expect(r"RESIZED=120x40")
+    p.send_line("exit 3")
+    assert p.ends() == 3, "the child's exit status is the client's"
+
+    login = json.loads(front.wait_line(r"^LOGIN (.*)", start=mark).group(1))
+    assert login["name"] == "ann" and login["key"] == fingerprint(keys["a"])
+    assert login["term"] == "xterm-256color" and login["size"] == [100, 30]
+    assert login["env"] == {"LANG": "C.UTF-8", "COLORTERM": "truecolor"}, "SECRET was sent, and filtered out"
+    front.wait_line(r"ann from 127\.0\.0\.1: session ended \(exit status 3\)", start=mark)
+    front.wait_line(r"^END ann", start=mark)
+    assert not any("hunter2" in line for line in front.lines)
+
+
+def test_a_name_belongs_to_the_first_key_that_uses_it(front: Front, keys: dict[str, Path]) -> None:
+    for _ in range(2):  # the same key gets the same name again
+        p, said = player(front, keys["b"], "bob")
+        assert said["name"] == "bob"
+        p.send_line("exit 0")
+        assert p.ends() == 0
+    for name in ("bob", "BOB"):  # names are the same whatever their case
+        other = run_ssh(front.port, keys["c"], name, home=front.root)
+        assert "The name bob belongs to another key." in other.stderr
+        assert PERMISSION_DENIED in other.stderr and other.returncode == 255
+    p, said = player(front, keys["b"], "Bob")
+    assert said["name"] == "bob", "the name as first claimed"
+    p.send_line("exit 0")
+    assert p.ends() == 0
+
+    bad = run_ssh(front.port, keys["c"], "b!b", home=front.root)
+    assert "A name has only letters, digits, '-', '_' and '.' in it." in bad.stderr and bad.returncode == 255
+
+    players = front.data / "players.json"
+    assert stat.S_IMODE(players.stat().st_mode) == 0o600
+    kept = json.loads(players.read_text())["players"]
+    assert kept["bob"]["key"] == fingerprint(keys["b"])
+    assert "b!b" not in kept and "BOB" not in kept
+
+
+# -- what it refuses ---------------------------------------------------------------------------
+
+
+def test_commands_subsystems_and_sessions_without_a_terminal_are_refused(front: Front, keys: dict[str, Path]) -> None:
+    command = run_ssh(front.port, keys["a"], "ann", home=front.root, tty=False, command=["ls", "/"])
+    assert f"Cabinet runs no commands: connect without one (ssh -p {front.port} host)." in command.stderr
+    assert command.returncode == 1 and command.stdout == ""
+
+    command = run_ssh(front.port, keys["a"], "ann", home=front.root, command=["ls"])  # with a terminal too
+    assert "Cabinet runs no commands" in command.stdout + command.stderr and command.returncode == 1
+
+    sftp = run_ssh(front.port, keys["a"], "ann", "-s", home=front.root, tty=False, command=["sftp"])
+    assert "Cabinet offers no sftp: connect without -s." in sftp.stderr and sftp.returncode == 1
+
+    plain = run_ssh(front.port, keys["a"], "ann", "-T", home=front.root, tty=False)
+    assert "Cabinet needs a terminal: connect with ssh -t." in plain.stderr and plain.returncode == 1
+
+
+def test_port_forwarding_is_refused_both_ways(front: Front, keys: dict[str, Path]) -> None:
+    remote = run_ssh(front.port, keys["a"], "ann", "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9", home=front.root, tty=False)
+    assert remote.returncode == 255 and "remote port forwarding failed" in remote.stderr
+
+    with socket.socket() as probe:  # a free port for -L to listen on
+        probe.bind(("127.0.0.1", 0))
+        local_port = probe.getsockname()[1]
+    args = ["-N", "-o", "ExitOnForwardFailure=yes", "-L", f"{local_port}:127.0.0.1:9"]
+    client = subprocess.Popen(ssh_args(front.port, keys["a"], "ann", *args, tty=False), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=client_env(front.root))  # fmt: skip
+    try:
+
+        def forwarded() -> bytes | None:
+            try:
+                with socket.create_connection(("127.0.0.1", local_port), timeout=5) as s:
+                    return s.recv(100) or b"closed"  # the client closes it: the server refused the channel
+            except ConnectionRefusedError:
+                return None  # not listening yet
+
+        assert until(forwarded, what="a connection through -L") == b"closed"
+        # and the connection, with no terminal session, is closed within the login timeout
+        assert client.wait(timeout=10) == 255
+        err = client.stderr.read() if client.stderr else ""
+        assert "open failed: administratively prohibited: Cabinet forwards no connections." in err
+        assert "Cabinet needs a terminal: connect with ssh -t." in err
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+
+
+def test_an_allow_list_admits_its_keys_only(tmp_path: Path, keys: dict[str, Path]) -> None:
+    allow = tmp_path / "authorized_keys"
+    allow.write_text("# the operator's friends\n" + Path(str(keys["a"]) + ".pub").read_text())
+    listed = Front(tmp_path, allow=allow).start()
+    try:
+        stranger = run_ssh(listed.port, keys["b"], "bob", home=tmp_path)
+        assert "Your key is not on this server's list of players; ask its operator to add it." in stranger.stderr
+        assert PERMISSION_DENIED in stranger.stderr and stranger.returncode == 255
+        listed.wait_line(r"Refused bob from 127\.0\.0\.1: Your key is not on this server's list")
+
+        p, said = player(listed, keys["a"], "ann")
+        assert said["name"] == "ann"
+        p.send_line("exit 0")
+        assert p.ends() == 0
+
+        allow.write_text(allow.read_text() + Path(str(keys["b"]) + ".pub").read_text())  # read again when it changes
+        p, said = player(listed, keys["b"], "bob")
+        p.send_line("exit 0")
+        assert p.ends() == 0
+    finally:
+        listed.stop()
+    listed.check_clean()
+
+
+def test_sessions_per_key_and_in_all_are_limited(tmp_path: Path, keys: dict[str, Path]) -> None:
+    limited = Front(tmp_path, sessions_per_key=2, sessions=3).start()
+    players: list[Player] = []
+    try:
+        for key, name in ((keys["a"], "ann"), (keys["a"], "ann")):
+            players.append(player(limited, key, name)[0])
+        third = run_ssh(limited.port, keys["a"], "ann", home=tmp_path)
+        assert "You have 2 Cabinet sessions open already; close one first." in third.stdout + third.stderr
+        assert third.returncode == 1
+        players.append(player(limited, keys["b"], "bob")[0])  # another key: its own two
+        assert limited.sessions() == 3
+        full = run_ssh(limited.port, keys["c"], "cid", home=tmp_path)
+        assert "The server is full; try again later." in full.stdout + full.stderr and full.returncode == 1
+
+        players[0].send_line("exit 0")
+        assert players[0].ends() == 0
+        until(lambda: limited.sessions() == 2, what="a session over")
+        p, said = player(limited, keys["c"], "cid")  # room again
+        players.append(p)
+    finally:
+        for p in players:
+            p.close()
+        limited.stop()
+    limited.check_clean()
+
+
+def test_slow_logins_idle_sessions_and_sessionless_connections_are_closed(tmp_path: Path, keys: dict[str, Path]) -> None:
+    quick = Front(tmp_path, login_timeout=2.0, idle=2.5).start()  # short, yet room for a loaded machine
+    try:
+        with socket.create_connection(("127.0.0.1", quick.port)) as silent:
+            silent.sendall(b"SSH-2.0-Silent\r\n")  # then nothing
+            silent.settimeout(8)
+            received = b""
+            while chunk := silent.recv(4096):
+                received += chunk
+        assert b"No login within 2 seconds: the connection is closed." in received
+        quick.wait_line(r"Closed \(no name yet\) from 127\.0\.0\.1: No login within 2 seconds")
+
+        idle = run_ssh(quick.port, keys["a"], "ann", "-N", home=tmp_path, tty=False)
+        assert idle.returncode == 255 and "Cabinet needs a terminal: connect with ssh -t." in idle.stderr
+
+        p, _ = player(quick, keys["a"], "ann")
+        p.send_line("still here")  # a key pressed puts the idle time off
+        p.expect("GOT:still here")
+        p.expect("Closed after 2.5 seconds without a key pressed; your seats wait for you.", timeout=8)
+        assert p.ends() == 1
+        until(lambda: gone(quick.pid_of("ann")), what="the idle child gone")
+    finally:
+        quick.stop()
+    quick.check_clean()
+
+
+# -- the end of a session ----------------------------------------------------------------------
+
+
+def test_a_client_killed_takes_its_child_with_it(front: Front, keys: dict[str, Path]) -> None:
+    mark = front.mark()
+    p, said = player(front, keys["d"], "dee")
+    pid = front.pid_of("dee")
+    assert int(said["pid"]) == pid
+    os.kill(p.child.pid, signal.SIGKILL)  # the ssh client, not a word to the server
+    until(lambda: gone(pid), what="the child killed and reaped")
+    front.wait_line(r"dee from 127\.0\.0\.1: session ended \(killed by SIGHUP\)", start=mark)
+    p.close()
+
+
+def test_a_crashing_child_ends_its_own_session_only(front: Front, keys: dict[str, Path]) -> None:
+    a, _ = player(front, keys["a"], "ann")
+    b, said = player(front, keys["b"], "bob")
+    os.kill(int(said["pid"]), signal.SIGSEGV)
+    assert b.ends() == 255, "ssh's status for a session ended by a signal"
+    a.send_line("unharmed")
+    a.expect("GOT:unharmed")
+    a.send_line("exit 0")
+    assert a.ends() == 0
+
+
+def test_a_flood_of_output_arrives_whole_and_in_order(front: Front, keys: dict[str, Path]) -> None:
+    """Nine megabytes from the child, to a client that reads nothing for a moment (the
+    front stops reading the pty while the channel's buffer is full, then goes on)."""
+    client = subprocess.Popen(ssh_args(front.port, keys["a"], "ann"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=client_env(front.root))
+    try:
+        assert client.stdin is not None and client.stdout is not None
+        client.stdin.write(b"flood 1000000\n")
+        client.stdin.flush()
+        time.sleep(0.5)  # pacing, not an assertion: a terminal that does not read yet
+        out = bytearray()
+        while b"FLOOD DONE" not in out[-64:]:
+            chunk = client.stdout.read1(1 << 16)
+            assert chunk, "the flood cut short"
+            out += chunk
+        numbers = [line for line in out.replace(b"\r", b"").split(b"\n") if len(line) == 8 and line.isdigit()]
+        assert numbers == [b"%08d" % i for i in range(1000000)]
+        client.stdin.write(b"exit 0\n")
+        client.stdin.flush()
+        client.stdout.read()
+        assert client.wait(timeout=WAIT) == 0
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+
+
+def test_garbage_and_a_crowd_that_never_logs_in_leave_sessions_working(front: Front, keys: dict[str, Path]) -> None:
+    p, _ = player(front, keys["a"], "ann")
+    rng = random.Random(7)
+    for opening in (b"", b"SSH-2.0-Garbage\r\n", b"GET / HTTP/1.0\r\n\r\n"):
+        with socket.create_connection(("127.0.0.1", front.port)) as s:
+            s.sendall(opening + rng.randbytes(3000))
+    with socket.create_connection(("127.0.0.1", front.port)) as s:  # gone in the middle of the handshake
+        s.sendall(b"SSH-2.0-Gone\r\n")
+        s.recv(100)
+    crowd = [socket.create_connection(("127.0.0.1", front.port)) for _ in range(100)]
+    try:
+        p.send_line("still working")
+        p.expect("GOT:still working")
+        q, said = player(front, keys["b"], "bob")  # a newcomer gets in: the oldest of the crowd made room
+        assert said["name"] == "bob"
+
+        closed: set[int] = set()
+
+        def dropped() -> int:
+            for i, s in enumerate(crowd):
+                s.setblocking(False)
+                try:
+                    while i not in closed:  # the server's version line, then its end
+                        if not s.recv(65536):
+                            closed.add(i)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    closed.add(i)
+            return len(closed)
+
+        assert until(lambda: dropped() >= 100 - 16, what="the crowd cut to 16 from one address")
+        for who in (p, q):
+            who.send_line("exit 0")
+            assert who.ends() == 0
+    finally:
+        for s in crowd:
+            s.close()
+
+
+def test_the_host_key_is_kept_and_closing_ends_every_session(tmp_path: Path, keys: dict[str, Path]) -> None:
+    first = Front(tmp_path).start()
+    try:
+        host_key = first.data / "host_key"
+        assert stat.S_IMODE(host_key.stat().st_mode) == 0o600
+        assert fingerprint(host_key) == first.fingerprint
+        p, said = player(first, keys["a"], "ann")
+        pid = first.pid_of("ann")
+    finally:
+        first.stop()  # with ann playing
+    p.expect("The server is stopping; your seats wait for you.")
+    assert p.ends() == 1
+    assert gone(pid)
+    assert first.find(r"^CLOSED 0$")
+
+    again = Front(tmp_path).start()
+    try:
+        assert again.fingerprint == first.fingerprint, "the same host key after a restart"
+        p, said = player(again, keys["a"], "ann")
+        p.send_line("exit 0")
+        assert p.ends() == 0
+    finally:
+        again.stop()
+    first.check_clean()
+    again.check_clean()
