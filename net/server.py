@@ -58,7 +58,7 @@ LINGER = 2.0  # seconds a client told bye has to read it and close, before the s
 PRESENCE_DELAY = 0.1  # seconds: seats' comings and goings are told at most this often
 FAN_OUT = 100  # spectators sent an update in one turn of the event loop
 HELLO_GRACE = 1.0  # seconds a new connection has to say hello before its address's limit may drop it
-LOG_INTERVAL = 10.0  # seconds: a kind of line logged once, then counted, one summary per interval
+LOG_INTERVAL = 10.0  # seconds: lines that may come in crowds are logged, then counted, one summary per interval
 QUIET = 10.0  # seconds without an accept failure that end an episode of them
 ACCEPT_BACKOFF = (0.05, 1.0)  # seconds: first and longest wait before accepting again after a failure
 BACKLOG = 1024  # connections the system queues while the server is busy (or out of descriptors)
@@ -184,20 +184,24 @@ class Limits:
 
 
 class Tally:
-    """Lines that could come by the thousand: the first of a kind is logged, the next are
-    counted, and one line per ``LOG_INTERVAL`` says how many came."""
+    """Lines that could come by the thousand: the first ``burst`` of an interval are
+    logged, the next are counted, and one line per ``LOG_INTERVAL`` says how many came."""
 
-    def __init__(self, log: Callable[[str], None]) -> None:
+    def __init__(self, log: Callable[[str], None], burst: int = 1) -> None:
         self.log = log
+        self.burst = burst
+        self.logged = 0  # lines logged in this interval
         self.counts: Counter[tuple[str, str]] = Counter()
         self.handle: asyncio.TimerHandle | None = None
 
     def note(self, line: str, kind: tuple[str, str]) -> None:
-        """``line`` if nothing was logged in the last interval; else one more ``kind``
-        (its words for one, and for more)."""
+        """``line`` if fewer than ``burst`` were logged in this interval; else one more
+        ``kind`` (its words for one, and for more)."""
         if self.handle is None:
-            self.log(line)
             self.handle = asyncio.get_running_loop().call_later(LOG_INTERVAL, self.flush)
+        if self.logged < self.burst:
+            self.logged += 1
+            self.log(line)
         else:
             self.counts[kind] += 1
 
@@ -206,7 +210,9 @@ class Tally:
 
     def flush(self) -> None:
         self.handle = None
-        if self.counts:
+        busy = bool(self.counts)
+        self.logged = self.burst if busy else 0  # a crowd still coming is counted, not logged
+        if busy:
             self.log(f"In the last {LOG_INTERVAL:g} s: {self.summary()}.")
             self.counts.clear()
             self.handle = asyncio.get_running_loop().call_later(LOG_INTERVAL, self.flush)

@@ -28,8 +28,9 @@ without a key pressed for ``FrontLimits.idle`` seconds.  X11 and agent forwardin
 are refused by asyncssh's options, inside asyncssh, which tells us nothing of
 them.  Connections that have not logged in yet are bounded: past
 ``PENDING_PER_ADDRESS`` from one address, or ``PENDING_MAX`` in all, the oldest
-is dropped.  Refusals go through a ``Tally``: a crowd of them is counted, not
-logged line by line.  No callback of ours lets an exception out into asyncssh:
+is dropped.  Refusals go through a ``Tally``: each is a line in the log, and
+past ``REFUSALS_LOGGED`` in an interval a crowd of them is counted instead.
+No callback of ours lets an exception out into asyncssh:
 one is logged, and costs its own session or connection at most.
 """
 
@@ -63,6 +64,7 @@ HOST_KEY = "host_key"  # in the data directory: the server's ed25519 key, made o
 PLAYERS = "players.json"  # in the data directory: who holds which name
 PENDING_MAX = 64  # connections not logged in yet; past it the oldest is dropped
 PENDING_PER_ADDRESS = 16  # of them, from one address (so one address cannot push out the others)
+REFUSALS_LOGGED = 20  # refusals logged line by line in an interval of the log; past it they are counted
 GRACE = 2.0  # seconds a hung-up child has to end before it is killed
 LOGIN_SLACK = 5.0  # asyncssh's own login timer, behind ours: only if ours somehow did not fire
 CLOSE_LINGER = 30.0  # seconds a finished session's last output may wait for a client that does not read
@@ -1025,7 +1027,7 @@ class SSHFront:
         the host and the port bound.  Raises OSError (its ``strerror`` a sentence's
         end) when it cannot: the port is taken, a file in the data directory is not
         what it should be."""
-        self.tally = Tally(self.log)
+        self.tally = Tally(self.log, burst=REFUSALS_LOGGED)
         key = load_or_make_host_key(self.data_dir / HOST_KEY, self.log)
         self.host_fingerprint = key.get_fingerprint("sha256")
         self.identities = Identities(self.data_dir / PLAYERS)
@@ -1133,7 +1135,7 @@ class SSHFront:
         return self.unpend(door)
 
     def refused(self, line: str, kind: tuple[str, str]) -> None:
-        """Something refused: logged once, then counted (``Tally``)."""
+        """Something refused: a line in the log, or counted in a crowd (``Tally``)."""
         if self.tally is not None:
             self.tally.note(line, kind)
         else:
