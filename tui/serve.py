@@ -61,10 +61,51 @@ def parse_listen(parser: argparse.ArgumentParser, text: str) -> tuple[str, int]:
     return address.host, address.port if has_port else DEFAULT_PORT
 
 
+class Server:
+    """The hall and its SSH front, wired together: a session's login opens a hall session
+    whose token its app is given; the session's end closes it."""
+
+    def __init__(self, data: Path, log: Any, allow: Path | None = None, limits: Any = None, **hall: Any) -> None:
+        from net.hall import Hall
+        from net.ssh import FrontLimits, Login, SSHFront
+
+        self.hall = Hall(data, log=log, **hall)
+        self.tokens: dict[int, str] = {}
+
+        def child(login: Login) -> tuple[list[str], dict[str, str]]:
+            token = self.hall.open_session(login.name)
+            self.tokens[id(login)] = token
+            return child_command(), {ENV_HALL: str(self.hall.socket_path), ENV_TOKEN: token}
+
+        def ended(login: Login) -> None:
+            token = self.tokens.pop(id(login), None)
+            if token is not None:
+                self.hall.close_session(token)
+
+        self.front = SSHFront(data, allow=allow, child=child, on_end=ended, limits=limits or FrontLimits(), log=log)
+
+    async def start(self, host: str, port: int) -> tuple[str, int]:
+        """The hall resumed, then the front listening; the address it listens on.
+        OSError says which of them could not start."""
+        try:
+            await self.hall.start()
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot open the hall in {self.hall.data_dir}: {exc.strerror or exc}") from exc
+        try:
+            return await self.front.start(host, port)
+        except OSError as exc:
+            await self.hall.close()
+            raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.front.close()
+        await self.hall.close()
+
+
 def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from net.hall import Hall
     from net.server import is_loopback
-    from net.ssh import FrontLimits, Login, SSHFront
+    from net.ssh import FrontLimits
 
     host, port = parse_listen(parser, args.listen)
     for flag, value in (("--max-sessions", args.max_sessions), ("--sessions-per-key", args.sessions_per_key)):
@@ -85,40 +126,21 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(line, flush=True)
 
     async def serve() -> int:
-        hall = Hall(data, log=log, bot_delay=max(0.0, args.bot_delay))
-        tokens: dict[int, str] = {}
-
-        def child(login: Login) -> tuple[list[str], dict[str, str]]:
-            token = hall.open_session(login.name)
-            tokens[id(login)] = token
-            return child_command(), {ENV_HALL: str(hall.socket_path), ENV_TOKEN: token}
-
-        def ended(login: Login) -> None:
-            token = tokens.pop(id(login), None)
-            if token is not None:
-                hall.close_session(token)
-
         limits = FrontLimits(sessions_per_key=args.sessions_per_key, sessions=args.max_sessions, idle=args.idle)
-        front = SSHFront(data, allow=args.allow, child=child, on_end=ended, limits=limits, log=log)
+        server = Server(data, log, allow=args.allow, limits=limits, bot_delay=max(0.0, args.bot_delay))
         try:
-            await hall.start()
+            bound_host, bound_port = await server.start(host, port)
         except OSError as exc:
-            print(f"cabinet serve: cannot open the hall in {data}: {exc.strerror or exc}.", file=sys.stderr)
-            return 1
-        try:
-            bound_host, bound_port = await front.start(host, port)
-        except OSError as exc:
-            await hall.close()
-            print(f"cabinet serve: cannot listen on {host}:{port}: {exc.strerror or exc}.", file=sys.stderr)
+            print(f"cabinet serve: {exc.strerror or exc}.", file=sys.stderr)
             return 1
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-        tables = len(hall.tables)
+        tables = len(server.hall.tables)
         log(f"Cabinet serves on {shown}:{bound_port} ({tables} table{'s' if tables != 1 else ''} resumed; data in {data}).")
-        log(f"  host key: {front.host_fingerprint}")
+        log(f"  host key: {server.front.host_fingerprint}")
         log(f"  players: ssh -p {bound_port} NAME@{'THIS-MACHINE' if not is_loopback(bound_host) else shown}")
         if args.allow is not None:
             log(f"  admitting only the keys in {args.allow}")
@@ -133,9 +155,7 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             await stop.wait()
         finally:
             log("Stopping: every table is saved.")
-            with contextlib.suppress(Exception):
-                await front.close()
-            await hall.close()
+            await server.close()
         return 0
 
     return asyncio.run(serve())
