@@ -1,0 +1,333 @@
+"""``cabinet serve`` end to end: the real server, the real OpenSSH client, the real app.
+
+Each test starts ``cabinet serve`` on 127.0.0.1 (port 0) with a data directory and
+keys of its own, and its players are ``ssh -tt`` in a pseudo-terminal, read as a
+screen (``tests.terminal``): what is checked is what a player sees and what the
+operator reads in the server's log.  The leak test runs the same server
+(``tui.serve.Server``) in a thread of the test, so that every message its tables
+send can be checked as it is sent; the players are still ``ssh`` and each
+session's app is still the process ``cabinet serve`` starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from tests.ssh_helpers import WAIT, client_env, keygen, run_ssh, ssh_args, until
+from tests.terminal import CABINET, Terminal
+from tests.test_hall import Audit
+from tui.serve import Server
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["which", "ssh"], capture_output=True).returncode != 0, reason="needs the OpenSSH client"
+)
+
+START = 60.0  # seconds for a session's app to come up on a loaded machine
+
+
+@pytest.fixture(scope="module")
+def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    directory = tmp_path_factory.mktemp("keys")
+    return {name: keygen(directory, name) for name in ("ann", "bob", "eve")}
+
+
+class Serve:
+    """``cabinet serve`` in a process of its own, and the lines it prints."""
+
+    def __init__(self, data: Path, *args: str) -> None:
+        self.data = data
+        self.args = args
+        self.lines: list[str] = []
+        self.proc: subprocess.Popen[str] | None = None
+        self.port = 0
+
+    def start(self) -> Serve:
+        command = [str(CABINET), "serve", "--listen", "127.0.0.1:0", "--data", str(self.data), "--bot-delay", "0", *self.args]
+        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        threading.Thread(target=self._read, daemon=True).start()
+        self.port = int(self.wait_line(r"^Cabinet serves on 127\.0\.0\.1:(\d+) ").group(1))
+        return self
+
+    def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def find(self, pattern: str) -> re.Match[str] | None:
+        return next((m for m in (re.search(pattern, line) for line in list(self.lines)) if m), None)
+
+    def wait_line(self, pattern: str, timeout: float = START) -> re.Match[str]:
+        try:
+            return until(lambda: self.find(pattern), timeout, f"cabinet serve printing {pattern!r}")
+        except AssertionError:
+            raise AssertionError(f"no line {pattern!r}; cabinet serve printed:\n" + "\n".join(self.lines)) from None
+
+    def stop(self) -> int:
+        """Ctrl-C, as the operator stops it; its exit status."""
+        assert self.proc is not None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=WAIT * 3)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise AssertionError("cabinet serve did not stop on Ctrl-C:\n" + "\n".join(self.lines)) from None
+        return self.proc.returncode
+
+    def check_clean(self) -> None:
+        text = "\n".join(self.lines)
+        assert "Traceback" not in text and "Internal error" not in text, text
+
+
+class InProcess:
+    """The same server as ``cabinet serve``, in a thread of the test, with an audit of
+    everything its tables send."""
+
+    def __init__(self, data: Path) -> None:
+        self.audit = Audit()
+        self.lines: list[str] = []
+        self.server = Server(data, self.lines.append, bot_delay=0.0, on_send=self.audit)
+        self.audit.hall = self.server.hall
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.port = 0
+
+    def start(self) -> InProcess:
+        self.thread.start()
+        _, self.port = asyncio.run_coroutine_threadsafe(self.server.start("127.0.0.1", 0), self.loop).result(START)
+        return self
+
+    def stop(self) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(START)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(WAIT)
+        self.loop.close()
+
+
+def player(port: int, key: Path, name: str, home: Path, *extra: str, rows: int = 24, cols: int = 80, env: dict[str, str] | None = None) -> Terminal:
+    """``ssh -tt NAME@127.0.0.1`` at a terminal, once the lobby is on its screen."""
+    args = ssh_args(port, key, name, *extra)
+    t = Terminal(args[1:], home, rows=rows, cols=cols, program=args[0], env=client_env(home, **(env or {}))).start()
+    try:
+        t.wait_for(f"Cabinet · {name}", timeout=START)
+    except BaseException:
+        t.close()
+        raise
+    return t
+
+
+SEAT_CHOICES = ["You", "A player", "Bot: random", "Bot: easy", "Bot: normal", "Bot: hard"]
+
+
+def pick(t: Terminal, wanted: str, current: str) -> None:
+    """In the seat's open drop-down, from ``current`` to the option ``wanted``."""
+    steps = SEAT_CHOICES.index(wanted) - SEAT_CHOICES.index(current)
+    t.press(*(["down"] * steps if steps > 0 else ["up"] * -steps), "enter")
+
+
+def new_table(t: Terminal, second_seat: str) -> None:
+    """L'Agent Jean! for two: this player in seat 1, ``second_seat`` ("A player", "Bot: easy"...) in seat 2."""
+    t.press("n")
+    t.wait_for("New table")
+    t.wait_line("Game", "L'Agent Jean!")
+    t.tab_to(lambda row, text: "Bot: normal" in text, "seat 2's choice")
+    t.press("enter")
+    pick(t, second_seat, "Bot: normal")
+    t.wait_line("Seat 2", second_seat)
+    t.press("ctrl+s")
+
+
+def hand(t: Terminal) -> list[str]:
+    """The cards in the "Your hand" box, in a row of labels (80x24) or of drawn cards."""
+    t.wait_for("Your hand")
+    lines = t.lines()
+    top = next(i for i, line in enumerate(lines) if "Your hand" in line)
+    bottom = next(i for i in range(top + 1, len(lines)) if lines[i].lstrip().startswith("╰"))
+    column = lines[top].index("╭")
+    return re.findall(r"\b[PBGY]\d{1,2}\b", "\n".join(line[column:] for line in lines[top + 1 : bottom]))
+
+
+def play_first_card(t: Terminal, name: str, cards_before: int) -> None:
+    t.wait_for(f"{name}, your move")
+    t.press("1")
+    t.wait_line(f" {name} ", f"{cards_before - 1}+6")
+
+
+def whose_move(*seats: tuple[Terminal, str], timeout: float = 60.0) -> tuple[Terminal, str]:
+    """Read every seat's terminal until one of them is asked for a move; that seat."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for t, name in seats:
+            t.pump(0.05)
+            if t.shows(f"{name}, your move"):
+                return t, name
+    raise AssertionError("nobody was asked for a move:\n" + "\n".join(t.report(name) for t, name in seats))
+
+
+# -- a player --------------------------------------------------------------------------------
+
+
+def test_a_player_plays_a_bot_leaves_and_finds_the_seat_again_after_a_restart(tmp_path: Path, keys: dict[str, Path]) -> None:
+    serve = Serve(tmp_path / "data").start()
+    try:
+        serve.wait_line(r"^  host key: SHA256:")
+        assert (tmp_path / "data" / "host_key").exists()
+        with closing(player(serve.port, keys["ann"], "ann", tmp_path)) as ann:
+            ann.wait_for("No tables yet")
+            new_table(ann, "Bot: easy")
+            ann.wait_for("You: ann")
+            assert len(hand(ann)) == 6
+            play_first_card(ann, "ann", 6)
+            ann.wait_for("ann plays")
+            ann.press("q")  # leave the table: back in the lobby, the table waits
+            ann.wait_line("L'Agent Jean!", "you, Bot 2 (easy)")
+        # the connection dropped (the ssh client killed): the seat waits
+        serve.wait_line(r"ann is away")
+
+        with closing(player(serve.port, keys["ann"], "ann", tmp_path)) as again:
+            again.wait_line("Your move", "L'Agent Jean!")
+            again.press("enter")
+            again.wait_for("You: ann")
+            again.wait_line(" ann ", "5+6")
+            assert serve.stop() == 0
+            # the player is told, in one sentence, and the session ends
+            again.wait_exit(timeout=WAIT)
+            assert "The server is stopping; your seats wait for you." in again.raw.decode(errors="replace")
+        serve.wait_line(r"^Stopping: every table is saved\.")
+        serve.check_clean()
+
+        serve = Serve(tmp_path / "data").start()
+        serve.wait_line(r"\(1 table resumed; ")
+        with closing(player(serve.port, keys["ann"], "ann", tmp_path)) as resumed:
+            resumed.wait_line("Your move", "L'Agent Jean!")
+            resumed.press("enter")
+            resumed.wait_line(" ann ", "5+6")
+            resumed.wait_for("ann plays")
+            play_first_card(resumed, "ann", 5)
+            resumed.press("q")
+            resumed.wait_for("Cabinet · ann")
+            resumed.press("q")
+            assert resumed.wait_exit(timeout=WAIT) == 0
+    finally:
+        serve.stop()
+    serve.check_clean()
+
+
+def test_two_keys_at_one_table_each_see_only_their_own_hand(tmp_path: Path, keys: dict[str, Path]) -> None:
+    server = InProcess(tmp_path / "data").start()
+    try:
+        with closing(player(server.port, keys["ann"], "ann", tmp_path)) as ann, closing(player(server.port, keys["bob"], "bob", tmp_path, rows=40, cols=120)) as bob:
+            new_table(ann, "A player")
+            ann.wait_for("Your table is open")
+            bob.wait_line("Waiting", "L'Agent Jean!", "ann, — free")
+            bob.press("enter")
+            ann.wait_for("has started")
+            ann.press("enter")  # ann opens her table from the lobby
+            bob.wait_for("You: bob")
+            ann.wait_for("You: ann")
+            for _ in range(4):  # two cards each, whoever leads
+                t, name = whose_move((ann, "ann"), (bob, "bob"))
+                play_first_card(t, name, len(hand(t)))
+                # each sees its own hand, never the other's
+                mine, theirs = hand(ann), hand(bob)
+                assert mine and theirs
+                assert not any(re.search(rf"\b{card}\b", bob.screen_text()) for card in mine), bob.screen_text()
+                assert not any(re.search(rf"\b{card}\b", ann.screen_text()) for card in theirs), ann.screen_text()
+            # and what the server sent each seat held that seat's view only
+            assert server.audit.sent > 4 and not server.audit.failures, server.audit.failures[:3]
+    finally:
+        server.stop()
+    assert not [line for line in server.lines if "Internal error" in line], server.lines
+
+
+# -- the operator ------------------------------------------------------------------------------
+
+
+def test_what_is_not_a_game_is_refused_in_a_sentence_and_logged(tmp_path: Path, keys: dict[str, Path]) -> None:
+    allow = tmp_path / "authorized_keys"
+    allow.write_text("".join(Path(f"{keys[n]}.pub").read_text() for n in ("ann", "bob")))
+    serve = Serve(tmp_path / "data", "--allow", str(allow)).start()
+    try:
+        serve.wait_line(rf"admitting only the keys in {re.escape(str(allow))}")
+        stranger = run_ssh(serve.port, keys["eve"], "eve", home=tmp_path)
+        assert "Your key is not on this server's list of players; ask its operator to add it." in stranger.stderr
+        assert stranger.returncode == 255
+        serve.wait_line(r"^Refused eve from 127\.0\.0\.1: Your key is not on this server's list")
+
+        command = run_ssh(serve.port, keys["ann"], "ann", home=tmp_path, tty=False, command=["sh", "-c", "id"])
+        assert f"Cabinet runs no commands: connect without one (ssh -p {serve.port} host)." in command.stderr
+        assert command.returncode == 1 and command.stdout == ""
+        serve.wait_line(r"^Refused the command 'sh -c id' to ann from 127\.0\.0\.1: Cabinet runs no commands")
+
+        shell = run_ssh(serve.port, keys["ann"], "ann", "-T", home=tmp_path, tty=False)
+        assert "Cabinet needs a terminal: connect with ssh -t." in shell.stderr and shell.returncode == 1
+
+        forward = run_ssh(serve.port, keys["ann"], "ann", "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9", home=tmp_path, tty=False)
+        assert forward.returncode == 255 and "remote port forwarding failed" in forward.stderr
+
+        sftp = run_ssh(serve.port, keys["ann"], "ann", "-s", home=tmp_path, tty=False, command=["sftp"])
+        assert "Cabinet offers no sftp: connect without -s." in sftp.stderr
+
+        # a name held by another listed key
+        taken = run_ssh(serve.port, keys["bob"], "ann", home=tmp_path)
+        assert "The name ann belongs to another key." in taken.stderr and taken.returncode == 255
+
+        # and after all that, a listed key still plays
+        with closing(player(serve.port, keys["bob"], "bob", tmp_path)) as bob:
+            bob.press("q")
+            assert bob.wait_exit(timeout=WAIT) == 0
+    finally:
+        serve.stop()
+    refused = [line for line in serve.lines if line.startswith("Refused")]
+    assert len(refused) >= 5, serve.lines  # the stranger, the command, the shell, the forwarding, sftp, the name
+    serve.check_clean()
+
+
+def colours(t: Terminal) -> set[str]:
+    return {c for row in t.screen.buffer.values() for cell in row.values() for c in (cell.fg, cell.bg)}
+
+
+def grey(colour: str) -> bool:
+    """No hue: the terminal's own colours, black, white, or a shade between."""
+    return colour in ("default", "black", "white") or (len(colour) == 6 and colour[0:2] == colour[2:4] == colour[4:6])
+
+
+def test_colours_follow_the_players_terminal(tmp_path: Path, keys: dict[str, Path]) -> None:
+    serve = Serve(tmp_path / "data").start()
+    try:
+        with closing(player(serve.port, keys["ann"], "ann", tmp_path, env={"COLORTERM": "truecolor"})) as ann:
+            ann.press("n")
+            ann.wait_for("Start  (ctrl+s)")
+            until(lambda: b"38;2;" in ann.raw, what="24-bit colour codes")
+            assert not all(grey(c) for c in colours(ann)), colours(ann)
+            ann.press("escape")
+            ann.wait_gone("Start  (ctrl+s)")
+            ann.press("q")
+            ann.wait_exit(timeout=WAIT)
+        # NO_COLOR: shades of grey only (Textual's monochrome)
+        with closing(player(serve.port, keys["ann"], "ann", tmp_path, env={"NO_COLOR": "1"})) as plain:
+            plain.press("n")
+            plain.wait_for("Start  (ctrl+s)")
+            assert all(grey(c) for c in colours(plain)), colours(plain)
+            plain.press("escape")
+            plain.wait_gone("Start  (ctrl+s)")
+            plain.press("q")
+            plain.wait_exit(timeout=WAIT)
+    finally:
+        serve.stop()
+    serve.check_clean()
+
+
+if __name__ == "__main__":
+    sys.exit(pytest.main([__file__, "-n", "0", "-v"]))
