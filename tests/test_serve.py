@@ -170,7 +170,9 @@ def whose_move(*seats: tuple[Terminal, str], timeout: float = 60.0) -> tuple[Ter
     while time.monotonic() < deadline:
         for t, name in seats:
             t.pump(0.05)
-            if t.shows(f"{name}, your move"):
+            # the status line and the players' table (▶ the seat to move) agree: a frame whose
+            # status line is still the last one's is not taken for a move
+            if t.shows(f"{name}, your move") and any("▶" in line and f" {name} " in line for line in t.lines()):
                 return t, name
     raise AssertionError("nobody was asked for a move:\n" + "\n".join(t.report(name) for t, name in seats))
 
