@@ -49,7 +49,7 @@ TABLES = "tables"  # the folder of the tables, in the data directory
 SOCKET = "hall.sock"
 RECORD = ".table"
 SAVE = ".cabinet"
-LOBBY_DELAY = 0.2  # seconds: the lobby is told of changes at most this often
+LOBBY_DELAY = 0.5  # seconds: the lobby is told of changes at most this often (each lobby draws its list again)
 OPEN_TABLES = 20  # tables not yet finished a player may have created
 REQUEST_TIMEOUT = 10.0
 _ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -88,6 +88,7 @@ class BotPool:
         self.workers = workers or max(1, os.cpu_count() or 1)
         self.log = log or (lambda line: None)
         self.pool: ProcessPoolExecutor | None = None
+        self.unusable = False  # the workers could not be started here: the bots think in threads
 
     def executor(self) -> ProcessPoolExecutor:
         if self.pool is None:
@@ -103,12 +104,18 @@ class BotPool:
         level = str(match.header["seats"][seat].get("level") or "random")
         seed = (int(match.header.get("bot_seed", 0)) * 31 + seat) * 1_000_003 + len(match.events)
         loop = asyncio.get_running_loop()
+        if self.unusable:
+            return await think_in_thread(match, seat, bot, view, legal, known)
         try:
             return await loop.run_in_executor(self.executor(), _think, match.game.id, level, seed, view, legal, known)
         except BrokenProcessPool:
             self.log("A bot worker died; the pool starts again, and this move is thought of in a thread.")
             self.pool = None
-            return await think_in_thread(match, seat, bot, view, legal, known)
+        except (OSError, ValueError, RuntimeError) as exc:  # no worker can be started in this process
+            self.log(f"The bot workers cannot start here ({type(exc).__name__}: {exc}); the bots think in threads.")
+            self.close()
+            self.unusable = True
+        return await think_in_thread(match, seat, bot, view, legal, known)
 
     def close(self) -> None:
         if self.pool is not None:

@@ -137,6 +137,9 @@ class LobbyScreen(Screen):
         self.hall = hall
         self.shown: list[dict[str, Any]] = []
         self.known: dict[str, str] = {}  # table -> how it stood for the user when last listed
+        self.rows: list[tuple[str, tuple[str, ...]]] = []  # what the grid shows: each row's key and cells
+        self.columns: list[Any] = []
+        self.texts: dict[str, str] = {}  # what the title and the detail line show
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title", classes="title")
@@ -146,11 +149,20 @@ class LobbyScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("", "Game", "Seats", "Progress")
+        self.columns = table.add_columns("", "Game", "Seats", "Progress")
         self.refresh_list()
         table.focus()
 
     # -- the listing --------------------------------------------------------------------------
+
+    def listed(self) -> None:
+        """The hall sent its tables again.  The lobby in front shows them; behind a table
+        (where a session spends most of its time) only the news is told, and the list is
+        drawn when the lobby comes back to the front (``on_screen_resume``)."""
+        if self.app.screen is self:
+            self.refresh_list()
+        else:
+            self.tell_news(sorted_tables(self.hall.tables, self.hall.user))
 
     def refresh_list(self) -> None:
         user = self.hall.user
@@ -158,32 +170,47 @@ class LobbyScreen(Screen):
         self.tell_news(tables)
         grid = self.query_one(DataTable)
         current = self.current()
-        grid.clear()
-        for t in tables:
-            kind = kind_of(t, user)
-            if kind == "finished":
-                extra = str(t.get("outcome") or "")
-            elif kind == "waiting":
-                free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
-                extra = f"{free} seat{'s' if free > 1 else ''} free"
-            else:
-                extra = f"move {t.get('moves', 0)}"
-            grid.add_row(TAGS.get(kind, kind), t.get("title"), seats_text(t, user), extra, key=str(t["id"]))
+        rows = [(str(t["id"]), self.cells(t, user)) for t in tables]
+        if [key for key, _ in rows] == [key for key, _ in self.rows]:
+            # the same tables in the same order (a move was made): only the cells that changed
+            for (key, cells), (_, before) in zip(rows, self.rows):
+                for column, value, old in zip(self.columns, cells, before):
+                    if value != old:
+                        grid.update_cell(key, column, value, update_width=True)
+        else:
+            grid.clear()
+            for key, cells in rows:
+                grid.add_row(*cells, key=key)
+            if current is not None:
+                ids = [t["id"] for t in tables]
+                if current["id"] in ids:
+                    grid.move_cursor(row=ids.index(current["id"]))
+        self.rows = rows
         self.shown = tables
-        if current is not None:
-            ids = [t["id"] for t in tables]
-            if current["id"] in ids:
-                grid.move_cursor(row=ids.index(current["id"]))
         count = len(tables)
         mine = sum(1 for t in tables if kind_of(t, user) == "your move")
         news = f" · {mine} waiting for your move" if mine else ""
-        self.query_one("#lobby-title", Static).update(
-            f"Cabinet · {user} · {count} table{'s' if count != 1 else ''}{news}   (Enter opens)"
-        )
-        self.query_one("#lobby-detail", Static).update(
-            "No tables yet: n opens one (against bots, or with seats for friends)." if not tables else self.detail()
-        )
+        self.show("#lobby-title", f"Cabinet · {user} · {count} table{'s' if count != 1 else ''}{news}   (Enter opens)")
+        self.show("#lobby-detail", "No tables yet: n opens one (against bots, or with seats for friends)." if not tables else self.detail())
         self.refresh_bindings()
+
+    @staticmethod
+    def cells(t: dict[str, Any], user: str) -> tuple[str, ...]:
+        kind = kind_of(t, user)
+        if kind == "finished":
+            extra = str(t.get("outcome") or "")
+        elif kind == "waiting":
+            free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
+            extra = f"{free} seat{'s' if free > 1 else ''} free"
+        else:
+            extra = f"move {t.get('moves', 0)}"
+        return (TAGS.get(kind, kind), str(t.get("title")), seats_text(t, user), extra)
+
+    def show(self, selector: str, text: str) -> None:
+        """``text`` in the Static ``selector``, drawn again only when it changed."""
+        if self.texts.get(selector) != text:
+            self.texts[selector] = text
+            self.query_one(selector, Static).update(text)
 
     def tell_news(self, tables: list[dict[str, Any]]) -> None:
         """A table of yours that started, or came to your move, is said once."""
@@ -222,7 +249,7 @@ class LobbyScreen(Screen):
         return "   ".join(lines)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self.query_one("#lobby-detail", Static).update(self.detail())
+        self.show("#lobby-detail", self.detail())
         self.refresh_bindings()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -358,7 +358,47 @@ def test_bots_think_in_worker_processes(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+
+def test_bots_still_play_where_their_workers_cannot_start(tmp_path: Path) -> None:
+    """A process that cannot start workers (in a Textual app stderr has no file descriptor,
+    and the forkserver refuses to start) still has bots that move: in threads, said once."""
+    class NoWorkers(BotPool):
+        def executor(self):
+            raise ValueError("bad value(s) in fds_to_keep")
+
+    async def run() -> None:
+        lines: list[str] = []
+        pool = NoWorkers(workers=1, log=lines.append)
+        hall = await open_hall(tmp_path, pool=pool)
+        try:
+            ann, task = await lobby_of(hall, "ann")
+            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2,
+                                      "seats": [{"kind": "bot", "level": "easy"}, {}], "sit": 1})
+            table = hall.tables[made["table"]]
+            remote = ann.table(made["table"])
+            await remote.connect(timeout=STEP)
+            await asyncio.wait_for(play_random(remote, 5, stop_after=3), 60)
+            await remote.close()
+            assert sum(1 for m in table.match.moves[1:] if m.seat == 0) >= 2  # the bot moved, more than once
+            assert [line for line in lines if "cannot start here" in line] == [lines[0]]  # said once
+            await ann.close()
+            await asyncio.wait_for(task, STEP)
+        finally:
+            await hall.close()
+
+    asyncio.run(run())
+
 # -- the lobby screen ----------------------------------------------------------------------------
+
+
+async def settle(pilot, ready, what: str, tries: int = 500) -> None:
+    """Let the app run until ``ready()`` (the hall's news reaches it within LOBBY_DELAY); fail
+    naming ``what``, with the screen as it is then."""
+    for _ in range(tries):
+        if ready():
+            return
+        await pilot.pause(0.02)
+    assert ready(), f"waited for {what}; the screen:\n{screen_text(pilot.app)}"
 
 
 def footer_keys(screen) -> set[str]:
@@ -433,25 +473,28 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 assert isinstance(play, RemotePlayScreen) and play.remote.seat == 0
                 table_id = play.remote.table_id
                 before = hall.tables[table_id].match.move_count
+                await settle(pilot, lambda: "ann, your move" in screen_text(app), "ann's move on the screen")
                 await pilot.press("1")
                 await pilot.press("enter")
-                await pilot.pause(0.2)
-                assert hall.tables[table_id].match.move_count > before
+                await settle(pilot, lambda: hall.tables[table_id].match.move_count > before, "the move played")
+                # behind a table the lobby's list is not drawn at every listing; back in front it is current
+                await settle(pilot, lambda: (listed(client, table_id) or {}).get("moves", 0) > before, "the move listed")
+                assert table_id not in [key for key, _ in lobby.rows]
                 await pilot.press("q")
                 await pilot.pause()
                 assert app.screen is lobby
-                await pilot.pause(0.3)
-                assert len(lobby.shown) == 3
+                row = dict(lobby.rows)[table_id]
+                assert row[0] in ("▶ Your move", "In play") and row[3] == f"move {listed(client, table_id)['moves']}"
+                await settle(pilot, lambda: len(lobby.shown) == 3, "three tables listed")
                 # x gives up a seat at a waiting table of one's own
                 made = await client.request({"t": "create", "game": "agent-jean", "players": 3, "seats": [{}, {}, {}], "sit": 2})
-                await pilot.pause(0.4)
+                await settle(pilot, lambda: made["table"] in [t["id"] for t in lobby.shown], "the new table listed")
                 ids = [t["id"] for t in lobby.shown]
                 lobby.query_one("DataTable").move_cursor(row=ids.index(made["table"]))
                 await pilot.pause()
                 assert "x" in footer_keys(lobby)
                 await pilot.press("x")
-                await pilot.pause(0.4)
-                assert made["table"] not in hall.tables
+                await settle(pilot, lambda: made["table"] not in hall.tables, "the table given up")
                 await pilot.press("q")
             await bob.close()
             await asyncio.wait_for(bob_task, STEP)

@@ -164,17 +164,34 @@ def play_first_card(t: Terminal, name: str, cards_before: int) -> None:
     t.wait_line(f" {name} ", f"{cards_before - 1}+6")
 
 
-def whose_move(*seats: tuple[Terminal, str], timeout: float = 60.0) -> tuple[Terminal, str]:
-    """Read every seat's terminal until one of them is asked for a move; that seat."""
+def the_match(server: InProcess):
+    (table,) = server.server.hall.tables.values()
+    return table.match
+
+
+def shown_hand(t: Terminal) -> set[str] | None:
+    """The cards of the "Your hand" box, or None while it is not drawn whole."""
+    try:
+        return set(hand(t)) if t.shows("Your hand") else None
+    except (StopIteration, ValueError):
+        return None
+
+
+def settle(server: InProcess, *seats: tuple[Terminal, str], timeout: float = 60.0) -> None:
+    """Read every seat's terminal until each shows the hand the server holds for it, and
+    says whether it is that seat's move as the server does."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        for t, name in seats:
+        match = the_match(server)
+        state, active = match.state, match.active()
+        agreed = True
+        for i, (t, name) in enumerate(seats):
             t.pump(0.05)
-            # the status line and the players' table (▶ the seat to move) agree: a frame whose
-            # status line is still the last one's is not taken for a move
-            if t.shows(f"{name}, your move") and any("▶" in line and f" {name} " in line for line in t.lines()):
-                return t, name
-    raise AssertionError("nobody was asked for a move:\n" + "\n".join(t.report(name) for t, name in seats))
+            asked = t.shows(f"{name}, your move")
+            agreed = agreed and shown_hand(t) == set(state.hands[i]) and asked == (i in active)
+        if agreed and match.state is state:
+            return
+    raise AssertionError("the screens do not show the game as the server has it:\n" + "\n".join(t.report(name) for t, name in seats))
 
 
 # -- a player --------------------------------------------------------------------------------
@@ -238,14 +255,17 @@ def test_two_keys_at_one_table_each_see_only_their_own_hand(tmp_path: Path, keys
             ann.press("enter")  # ann opens her table from the lobby
             bob.wait_for("You: bob")
             ann.wait_for("You: ann")
-            for _ in range(4):  # two cards each, whoever leads
-                t, name = whose_move((ann, "ann"), (bob, "bob"))
-                play_first_card(t, name, len(hand(t)))
-                # each sees its own hand, never the other's
+            for _ in range(4):  # four moves, whoever is to make them
+                settle(server, (ann, "ann"), (bob, "bob"))
+                # each sees its own hand (the one the server holds), never the other's
                 mine, theirs = hand(ann), hand(bob)
-                assert mine and theirs
                 assert not any(re.search(rf"\b{card}\b", bob.screen_text()) for card in mine), bob.screen_text()
                 assert not any(re.search(rf"\b{card}\b", ann.screen_text()) for card in theirs), ann.screen_text()
+                match = the_match(server)
+                (seat,) = match.active()
+                before = match.move_count
+                (ann, bob)[seat].press("1")  # the first card (or choice) of whoever is to move
+                (ann, bob)[seat].wait_until(lambda: the_match(server).move_count > before, "the move to be made")
             # and what the server sent each seat held that seat's view only
             assert server.audit.sent > 4 and not server.audit.failures, server.audit.failures[:3]
     finally:

@@ -95,7 +95,7 @@ class CabinetApp(App[int]):
 
         def listed() -> None:
             if lobby.is_attached:
-                lobby.refresh_list()
+                lobby.listed()
 
         def gone(sentence: str) -> None:
             self.exit(0, message=sentence)
