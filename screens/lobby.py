@@ -171,20 +171,13 @@ class LobbyScreen(Screen):
         grid = self.query_one(DataTable)
         current = self.current()
         rows = [(str(t["id"]), self.cells(t, user)) for t in tables]
-        if [key for key, _ in rows] == [key for key, _ in self.rows]:
-            # the same tables in the same order (a move was made): only the cells that changed
-            for (key, cells), (_, before) in zip(rows, self.rows):
-                for column, value, old in zip(self.columns, cells, before):
-                    if value != old:
-                        grid.update_cell(key, column, value, update_width=True)
-        else:
-            grid.clear()
-            for key, cells in rows:
-                grid.add_row(*cells, key=key)
-            if current is not None:
-                ids = [t["id"] for t in tables]
-                if current["id"] in ids:
-                    grid.move_cursor(row=ids.index(current["id"]))
+        grid.clear()  # drawn whole: cells updated in place kept their columns too narrow
+        for key, cells in rows:
+            grid.add_row(*cells, key=key)
+        if current is not None:
+            ids = [t["id"] for t in tables]
+            if current["id"] in ids:
+                grid.move_cursor(row=ids.index(current["id"]))
         self.rows = rows
         self.shown = tables
         count = len(tables)

@@ -1,0 +1,1162 @@
+"""Cabinet's benchmarks of `cabinet serve` (net/ssh.py, net/hall.py): the real server
+as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
+
+    /work/main/.venv/bin/python bench/serve.py            (from the repo root; 6 to 8 minutes)
+    /work/main/.venv/bin/python bench/serve.py --quick    (shorter windows; about 3 minutes)
+    /work/main/.venv/bin/python bench/serve.py --figures 1   (only the start-up: about 1 minute)
+
+1. From `ssh` to the lobby's first frame, against the local `cabinet` to its main
+   menu.  Each side is a fresh process in a pty of 80x24 that this script reads:
+   the local side is the `cabinet` console script next to this Python, its saves
+   in a temporary directory; the SSH side is `ssh -tt NAME@127.0.0.1` to a
+   `cabinet serve` started once for the whole figure.  The time runs from the
+   spawn to the read that completes the first frame (Textual's synchronized
+   output: this terminal says it has it) in which the menu's text ("Join a hosted
+   game"), or the lobby's first line ("Cabinet · NAME ·"), is on the screen.
+   Then q ends the program and the next one starts once it has gone.  The two
+   sides alternate (A B, B A...); the figure is the ratio of the medians.  Both
+   sides have a bytecode cache (see the docs: the session's app gets the small
+   environment the SSH front makes, never the server's, so it writes its .pyc
+   beside the sources; the local side is given PYTHONPYCACHEPREFIX as in
+   bench/run.py).  Where the SSH side's time goes: the server's log lines
+   ("logged in", "session started") and the first byte either program writes
+   mark the handshake, the spawn and the imports.
+2. 50 SSH sessions, 25 tables of Ministères for 2, both seats human, made by keys
+   through the lobby and the New table form (a wave of 5 tables at a time).  Each
+   table moves every 1 to 2 s (uniform, staggered): the seat whose screen says
+   "your move." presses Enter, which takes the first choice of the list (in
+   Ministères the player to move always has one: every choice listed is legal).
+   The round trip runs from that key press to the read that completes the first
+   frame drawn on the other seat's pty after it.  The figure is the 95th
+   percentile, an absolute time: goal under 150 ms.  Memory: the sum of the PSS
+   (/proc/PID/smaps_rollup) of the server and of its session children, over the
+   sessions; the RSS of one child.
+3. The same load with 10 more tables of "You" against "Bot: hard" (the server
+   runs with --bot-delay 0, and at those tables the human seat moves as soon as
+   it may), so that the hall's bot workers think all the time: the human tables'
+   p95 with the bots busy, against the same load with them idle, in windows that
+   alternate (idle, busy, idle, busy...).  Goal: the same p95, under 150 ms.
+
+All the ssh clients and their ptys are this process's (one asyncio loop); the
+server is its own process tree.  Everything started is ended on the way out, on
+an error too.  Benchmarks are run on demand; nothing here is part of the test
+run.  See docs/PERFORMANCE.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import platform
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import ptyprocess
+import pyte
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+CABINET = Path(sys.executable).parent / "cabinet"  # the console script, as a player starts it
+GOAL_START = 1.5  # figure 1: x the local start
+GOAL_RT = 0.150  # s: figures 2 and 3, the 95th percentile of a move's round trip
+ROWS, COLS = 24, 80
+GAME = "Ministères"
+WAIT = 30.0  # s: one thing taking this long is a hang, not a measurement
+KEY_GAP = 0.06  # s between two keys while setting up (as tests/terminal.py)
+
+SYNC_QUERY = b"\x1b[?2026$p"
+SYNC_REPLY = b"\x1b[?2026;2$y"
+SYNC_START = b"\x1b[?2026h"
+SYNC_END = b"\x1b[?2026l"
+#: what the status line of a table says (screens/remote.py), found in the bytes as they come:
+#: each frame that draws that line draws it whole, in one style
+STATUS = {b"your move.": "mine", b"Waiting for ": "wait", b"Game over": "over"}
+MARKS = re.compile(b"|".join(re.escape(m) for m in (SYNC_END, *STATUS)))
+TAIL = max(len(m) for m in (SYNC_END, *STATUS)) - 1  # bytes kept from a read for a mark cut in two
+KEYS = {
+    "up": b"\x1b[A", "down": b"\x1b[B", "enter": b"\r", "escape": b"\x1b", "tab": b"\t",
+    "ctrl+s": b"\x13", "home": b"\x1b[H",
+}  # fmt: skip
+
+
+# -- helpers (as in bench/run.py and bench/net.py) ------------------------------------------
+
+
+def med(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))]
+
+
+def ms(seconds: float) -> str:
+    if abs(seconds) >= 0.01:
+        return f"{seconds * 1000:.0f} ms"
+    return f"{seconds * 1000:.1f} ms"
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "FAIL"
+
+
+def machine() -> str:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count()
+    ssh = subprocess.run(["ssh", "-V"], capture_output=True, text=True).stderr.strip().split(",")[0]
+    from importlib.metadata import version
+
+    return (
+        f"{platform.system()} {platform.machine()}, {cpus} CPUs (nproc), "
+        f"Python {platform.python_version()}, textual {version('textual')}, asyncssh {version('asyncssh')}, {ssh}"
+    )
+
+
+def tree() -> str:
+    def git(*a: str) -> str:
+        try:
+            return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    head = git("rev-parse", "--short", "HEAD") or "?"
+    dirty = [line.split(maxsplit=1)[-1] for line in git("status", "--porcelain", "--", "core", "net", "saves", "screens", "tui").splitlines()]
+    return f"commit {head}" + (f", with uncommitted changes to {', '.join(dirty)}" if dirty else "")
+
+
+def load_average() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+# -- processes: who they are, their memory and CPU -------------------------------------------------
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _stat(pid: int) -> list[str] | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()  # fields from the state on (field 3)
+
+
+def start_time(pid: int) -> int | None:
+    fields = _stat(pid)
+    return int(fields[19]) if fields else None  # field 22
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / TICK if fields else 0.0  # utime, stime
+
+
+def descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            fields = _stat(int(entry))
+            if fields:
+                children.setdefault(int(fields[1]), []).append(int(entry))
+    out, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def pss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def rss_kib(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+# -- a terminal: a program in a pty, read by the event loop --------------------------------------
+
+LIVE: set[Pty] = set()  # every pty's program still running: ended on the way out
+
+
+class Pty:
+    """A program in a pty of ROWS x COLS.  Every read is timestamped as it happens;
+    the end of each synchronized frame is noted (``frames``, the times of the reads
+    that completed them).  The screen (pyte) is fed whole frames, when asked
+    (``screen_text``), or at every read while ``watching`` (figure 1, exact times)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], name: str = "", cwd: Path | None = None) -> None:
+        self.argv, self.env, self.name, self.cwd = argv, env, name, cwd
+        self.screen = pyte.Screen(COLS, ROWS)
+        self.stream = pyte.ByteStream(self.screen)
+        self.pending = bytearray()
+        self.in_frame = False
+        self.tail = b""
+        self.answered = False
+        self.frames: list[float] = []  # when each frame was complete
+        #: the status line as last drawn: "mine" (NAME, your move.), "wait" (Waiting for...), "over"
+        self.status: str | None = None
+        self.drawing: str | None = None  # the status in the frame being read
+        self.status_frames: list[tuple[float, str]] = []  # frames that drew the status: when, which
+        self.first_byte: float | None = None
+        self.eof = False
+        self.changed = asyncio.Event()
+        self.watching: tuple[Callable[[], bool], list[float]] | None = None
+        self.raw_bytes = 0
+        self.proc: ptyprocess.PtyProcess | None = None
+
+    def start(self) -> Pty:
+        self.t_spawn = time.perf_counter()
+        self.proc = ptyprocess.PtyProcess.spawn(self.argv, env=self.env, dimensions=(ROWS, COLS), cwd=str(self.cwd) if self.cwd else None)
+        LIVE.add(self)
+        self.fd = self.proc.fd
+        os.set_blocking(self.fd, False)
+        asyncio.get_running_loop().add_reader(self.fd, self._readable)
+        return self
+
+    def _readable(self) -> None:
+        t = time.perf_counter()
+        try:
+            data = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError:  # EIO: the program has ended
+            data = b""
+        if not data:
+            self.eof = True
+            asyncio.get_running_loop().remove_reader(self.fd)
+            self.changed.set()
+            return
+        if self.first_byte is None:
+            self.first_byte = t
+        self.raw_bytes += len(data)
+        scan = self.tail + data
+        if not self.answered and SYNC_QUERY in scan:
+            self.answered = True
+            os.write(self.fd, SYNC_REPLY)
+        for found in MARKS.finditer(scan):
+            if found.end() <= len(self.tail):
+                continue  # read before, in the tail
+            mark = found.group()
+            if mark == SYNC_END:
+                self.frames.append(t)
+                if self.drawing is not None:
+                    self.status_frames.append((t, self.drawing))
+                    self.drawing = None
+            else:
+                self.status = self.drawing = STATUS[mark]
+        self.tail = scan[-TAIL:]
+        self.pending += data
+        if self.watching is not None:
+            condition, seen = self.watching
+            self.feed()
+            if not seen and condition():
+                seen.append(t)
+        self.changed.set()
+
+    def feed(self) -> None:
+        """Put on the screen what was written, but a frame not yet finished (tests/terminal.py)."""
+        pending = self.pending
+        while pending:
+            if self.in_frame:
+                end = pending.find(SYNC_END)
+                if end < 0:
+                    return
+                cut = end + len(SYNC_END)
+                self.in_frame = False
+            else:
+                start = pending.find(SYNC_START)
+                if start >= 0:
+                    cut = start + len(SYNC_START)
+                    self.in_frame = True
+                else:
+                    cut = len(pending)
+                    for keep in range(min(len(SYNC_START) - 1, len(pending)), 0, -1):
+                        if SYNC_START.startswith(bytes(pending[-keep:])):
+                            cut = len(pending) - keep
+                            break
+                    if cut == 0:
+                        return
+            self.stream.feed(bytes(pending[:cut]))
+            del pending[:cut]
+
+    def lines(self) -> list[str]:
+        self.feed()
+        return [line.rstrip() for line in self.screen.display]
+
+    def text(self) -> str:
+        return "\n".join(self.lines())
+
+    def focused(self) -> tuple[int, str]:
+        """The row drawn in reverse video (the focus, the cursor row), and its text there."""
+        self.feed()
+        for y in range(ROWS):
+            row = self.screen.buffer[y]
+            text = "".join(row[x].data for x in range(COLS) if row[x].reverse).strip()
+            if text:
+                return y, text
+        return -1, ""
+
+    def cursor_row(self) -> int:
+        """The lobby's cursor row (DataTable draws it bold on its own background), -1 if none."""
+        self.feed()
+        for y in range(2, ROWS - 1):
+            cell = self.screen.buffer[y][1]
+            if cell.bold and cell.bg != "default":
+                return y
+        return -1
+
+    async def select_row(self, wanted: Callable[[str], bool], what: str, limit: int = 40) -> None:
+        """Move the lobby's cursor with the arrows to the row wanted, watching it as a player would."""
+        await self.until(lambda: self.cursor_row() >= 0, "the lobby's cursor")
+        for _ in range(limit):
+            here = self.cursor_row()
+            lines = self.lines()
+            if here >= 0 and wanted(lines[here]):
+                return
+            target = next((y for y in range(2, ROWS - 1) if wanted(lines[y])), ROWS)
+            key = "up" if target < here else "down"
+            self.send(key)
+            with contextlib.suppress(RuntimeError):
+                await self.until(lambda: self.cursor_row() != here, f"{key} to move the cursor", timeout=2.0)
+        raise RuntimeError(self.report(f"{self.name}: the cursor never reached {what}"))
+
+    async def until(self, condition: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
+        deadline = time.monotonic() + timeout
+        while True:
+            value = condition()
+            if value:
+                return value
+            if self.eof:
+                raise RuntimeError(self.report(f"{self.name}: the program ended while waiting for {what}"))
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise RuntimeError(self.report(f"{self.name}: waited {timeout:.0f} s for {what}"))
+            self.changed.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+
+    async def wait_for(self, text: str, timeout: float = WAIT) -> None:
+        await self.until(lambda: text in self.text(), repr(text), timeout)
+
+    async def wait_line(self, *parts: str, timeout: float = WAIT) -> str:
+        def found() -> str | None:
+            return next((line for line in self.lines() if all(p in line for p in parts)), None)
+
+        return await self.until(found, f"a line with {parts!r}", timeout)
+
+    def report(self, what: str) -> str:
+        return f"{what}\n-- the screen --\n{self.text()}\n-- end of screen --"
+
+    def send(self, key: str) -> None:
+        os.write(self.fd, KEYS.get(key, key.encode()))
+
+    async def press(self, *keys: str) -> None:
+        for key in keys:
+            self.send(key)
+            await asyncio.sleep(KEY_GAP)
+
+    async def focus_to(self, wanted: Callable[[str], bool], what: str, key: str = "tab", limit: int = 40) -> None:
+        """Press ``key`` until the focused row is the one wanted (its whole line)."""
+        await self.until(lambda: self.focused()[0] >= 0, "the focus to show")
+        for _ in range(limit):
+            here = self.focused()
+            if here[0] >= 0 and wanted(self.lines()[here[0]]):
+                return
+            self.send(key)
+            with contextlib.suppress(RuntimeError):
+                await self.until(lambda: self.focused() != here, f"{key} to move the focus", timeout=2.0)
+        raise RuntimeError(self.report(f"{self.name}: {limit} presses of {key} never reached {what}"))
+
+    async def ends(self, timeout: float = 10.0) -> bool:
+        """Wait for the program to end (its pty to close); False if it did not."""
+        with contextlib.suppress(RuntimeError):
+            await self.until(lambda: self.eof, "the end", timeout)
+        self.close()
+        return self.eof
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.isalive()
+
+    def close(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if not self.eof:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(self.fd)
+        with contextlib.suppress(Exception):
+            if proc.isalive():
+                proc.terminate(force=True)
+        with contextlib.suppress(Exception):
+            proc.close(force=True)
+        LIVE.discard(self)
+        self.proc = None
+
+    def cpu(self) -> float:
+        return cpu_seconds(self.proc.pid) if self.proc is not None else 0.0
+
+
+def kill_ptys() -> None:
+    for p in list(LIVE):
+        with contextlib.suppress(Exception):
+            if p.proc is not None and p.proc.isalive():
+                p.proc.kill(signal.SIGKILL)
+        LIVE.discard(p)
+
+
+# -- the server ------------------------------------------------------------------------------------
+
+SERVERS: list[Server] = []  # every server started: stopped on the way out
+
+
+class Server:
+    """``cabinet serve`` on 127.0.0.1, a port of its own, in a process group of its own; its
+    log lines, each with the time it was read."""
+
+    def __init__(self, data: Path, env: dict[str, str], bot_delay: float = 0.0, sessions: int = 200, per_key: int = 4) -> None:
+        self.data, self.env = data, env
+        self.argv = [
+            sys.executable, "-m", "tui", "serve", "--listen", "127.0.0.1:0", "--data", str(data),
+            "--bot-delay", str(bot_delay), "--max-sessions", str(sessions), "--sessions-per-key", str(per_key),
+        ]  # fmt: skip
+        self.lines: list[tuple[float, str]] = []
+        self.port = 0
+        self.proc: asyncio.subprocess.Process | None = None
+        self.known: dict[int, int | None] = {}  # pids of its tree seen, with their start times
+
+    async def start(self) -> Server:
+        self.data.mkdir(parents=True, exist_ok=True)
+        self.stderr = open(self.data.parent / f"{self.data.name}.stderr", "w")  # noqa: SIM115 - closed in stop()
+        self.proc = await asyncio.create_subprocess_exec(
+            *self.argv, cwd=ROOT, env=self.env, stdout=asyncio.subprocess.PIPE, stderr=self.stderr, start_new_session=True
+        )
+        SERVERS.append(self)
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+        deadline = time.monotonic() + WAIT
+        while not self.port:
+            if self.proc.returncode is not None or time.monotonic() > deadline:
+                raise RuntimeError("cabinet serve did not start:\n" + "\n".join(l for _, l in self.lines) + self.errors())
+            await asyncio.sleep(0.02)
+        return self
+
+    async def _read(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                return
+            text = line.decode(errors="replace").rstrip("\n")
+            self.lines.append((time.perf_counter(), text))
+            found = re.match(r"Cabinet serves on \S+:(\d+) ", text)
+            if found:
+                self.port = int(found.group(1))
+
+    def errors(self) -> str:
+        with contextlib.suppress(OSError):
+            return (self.data.parent / f"{self.data.name}.stderr").read_text()
+        return ""
+
+    def line_after(self, t: float, pattern: str) -> float | None:
+        """When the first log line matching ``pattern`` read after ``t`` was read."""
+        return next((when for when, line in self.lines if when >= t and re.search(pattern, line)), None)
+
+    def tree(self) -> dict[str, list[int]]:
+        """The server's processes by kind: the server, its session children, the rest
+        (the bot pool's forkserver and workers, multiprocessing's resource tracker)."""
+        assert self.proc is not None
+        kinds: dict[str, list[int]] = {"server": [self.proc.pid], "sessions": [], "helpers": []}
+        for pid in descendants(self.proc.pid):
+            self.known.setdefault(pid, start_time(pid))
+            kinds["sessions" if " tui lobby" in cmdline(pid) else "helpers"].append(pid)
+        return kinds
+
+    async def stop(self) -> None:
+        proc = self.proc
+        if proc is None:
+            return
+        if proc.returncode is None:
+            self.tree()
+            proc.send_signal(signal.SIGTERM)
+            try:
+                await asyncio.wait_for(proc.wait(), 15)
+            except asyncio.TimeoutError:
+                proc.kill()
+                await proc.wait()
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and any(start_time(p) == s for p, s in self.known.items()):
+            await asyncio.sleep(0.1)
+        self.kill_left()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self.reader, 5)
+        self.stderr.close()
+        self.proc = None
+        SERVERS.remove(self)
+
+    def kill_left(self) -> None:
+        """Kill what is left of the server's tree (only processes it started: same pid, same start)."""
+        if self.proc is not None and self.proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.kill()
+        for pid, started in self.known.items():
+            if started is not None and start_time(pid) == started:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+def server_env(tmp: Path) -> dict[str, str]:
+    """The server's environment, as bench/run.py's children with a bytecode cache.  (The
+    session children do not get it: the SSH front gives them PATH, HOME, TERM and LANG
+    only, so they write and read their .pyc beside the sources, a bytecode cache too.)"""
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(tmp / "pycache")}
+    for name in ("PYTHONDONTWRITEBYTECODE", "TEXTUAL", "NO_COLOR"):
+        env.pop(name, None)
+    return env
+
+
+# -- players ------------------------------------------------------------------------------------------
+
+
+def keygen(directory: Path, name: str) -> Path:
+    path = directory / f"key-{name}"
+    if not path.exists():
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(path)], check=True)
+    return path
+
+
+def ssh_argv(port: int, key: Path, name: str, *command: str) -> list[str]:
+    return [
+        "ssh", "-F", "/dev/null", "-p", str(port), "-i", str(key),
+        "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "IdentitiesOnly=yes",
+        "-o", "BatchMode=yes", "-o", "LogLevel=ERROR", *([] if command else ["-tt"]), f"{name}@127.0.0.1", *command,
+    ]  # fmt: skip
+
+
+def terminal_env(home: Path, **more: str) -> dict[str, str]:
+    """A player's terminal: none of this shell's environment (no agent, no config)."""
+    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8", **more}
+
+
+def player(port: int, keys: Path, name: str) -> Pty:
+    return Pty(ssh_argv(port, keygen(keys, name), name), terminal_env(keys), name=name)
+
+
+# -- 1. start-up -----------------------------------------------------------------------------------
+
+MENU_TEXT = "Join a hosted game"  # an option of the main menu (screens/menu.py)
+
+
+def local_env(tmp: Path) -> dict[str, str]:
+    """The local `cabinet`'s terminal: a bytecode cache under ``tmp`` (as bench/run.py), an
+    empty save directory; and this tree's Cabinet, should the console script's be another."""
+    env = terminal_env(tmp, CABINET_SAVE_DIR=str(tmp / "local-saves"), PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
+    found = subprocess.run([sys.executable, "-c", "import tui; print(tui.__file__)"], cwd="/", capture_output=True, text=True, env=env)
+    if Path(found.stdout.strip()).resolve().parent.parent != ROOT:
+        env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+async def start_local(tmp: Path, env: dict[str, str]) -> dict[str, float]:
+    p = Pty([str(CABINET)], env, name="cabinet", cwd=tmp)
+    seen: list[float] = []
+    p.watching = (lambda: MENU_TEXT in p.text(), seen)
+    p.start()
+    try:
+        await p.until(lambda: seen, "the main menu")
+        p.watching = None
+        p.send("q")
+        if not await p.ends():
+            raise RuntimeError("cabinet did not end on q")
+    finally:
+        p.close()
+    assert p.first_byte is not None
+    return {"frame": seen[0] - p.t_spawn, "first_byte": p.first_byte - p.t_spawn}
+
+
+async def start_ssh(server: Server, keys: Path, name: str) -> dict[str, float]:
+    p = player(server.port, keys, name)
+    seen: list[float] = []
+    title = f"Cabinet · {name} ·"
+    p.watching = (lambda: title in p.lines()[0], seen)
+    p.start()
+    try:
+        await p.until(lambda: seen, "the lobby")
+        p.watching = None
+        p.send("q")
+        if not await p.ends():
+            raise RuntimeError("the ssh session did not end on q")
+    finally:
+        p.close()
+    t0 = p.t_spawn
+    assert p.first_byte is not None
+    deadline = time.monotonic() + 10  # the server has ended the session before the next one starts
+    while server.line_after(t0, rf"^{name} from .*session ended") is None and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+    login = server.line_after(t0, rf"^{name} logged in")
+    started = server.line_after(t0, rf"^{name} from .*session started")
+    return {
+        "frame": seen[0] - t0, "first_byte": p.first_byte - t0,
+        "login": (login or float("nan")) - t0, "started": (started or float("nan")) - t0,
+    }
+
+
+async def start_probe(server: Server, keys: Path, name: str) -> float:
+    """``ssh NAME@host true``: the handshake, the login and a refused command (no child)."""
+    p = Pty(ssh_argv(server.port, keygen(keys, name), name, "true"), terminal_env(keys), name=name)
+    p.start()
+    try:
+        if not await p.ends():
+            raise RuntimeError("ssh with a command did not end")
+        return time.perf_counter() - p.t_spawn
+    finally:
+        p.close()
+
+
+async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
+    server = await Server(tmp / "data-start", server_env(tmp)).start()
+    keys = tmp / "keys"
+    keys.mkdir(exist_ok=True)
+    env = local_env(tmp)
+    try:
+        for _ in range(2):  # warm the caches (page cache, bytecode) of both sides
+            await start_local(tmp, env)
+            await start_ssh(server, keys, "starter")
+        local: list[dict[str, float]] = []
+        remote: list[dict[str, float]] = []
+        probe: list[float] = []
+        for i in range(reps):
+            sides = [
+                lambda: start_local(tmp, env),
+                lambda: start_ssh(server, keys, "starter"),
+                lambda: start_probe(server, keys, "starter"),
+            ]
+            for j in (range(3) if i % 2 == 0 else range(2, -1, -1)):
+                got = await sides[j]()
+                (local, remote, probe)[j].append(got)  # type: ignore[attr-defined]
+    finally:
+        await server.stop()
+    lf = [r["frame"] for r in local]
+    sf = [r["frame"] for r in remote]
+    paired = sorted(s / l for s, l in zip(sf, lf))
+    return {
+        "local": lf, "ssh": sf, "ratio": med(sf) / med(lf), "paired": med(paired),
+        "local_first_byte": med([r["first_byte"] for r in local]),
+        "ssh_login": med([r["login"] for r in remote]),
+        "ssh_started": med([r["started"] for r in remote]),
+        "ssh_first_byte": med([r["first_byte"] for r in remote]),
+        "probe": med(probe),
+    }
+
+
+
+# -- 2 and 3. tables made by keys, moves paced like humans ------------------------------------------
+
+
+def game_choices() -> tuple[int, list[str], str]:
+    """Where GAME is in the form's list of games; the choices of a seat there; its default."""
+    from core.games import all_games
+
+    games = list(all_games().values())
+    game = next(g for g in games if g.title == GAME)
+    choices = ["You", "A player"] + [f"Bot: {level}" for level in game.bot_levels]
+    return games.index(game), choices, f"Bot: {game.default_bot_level}"
+
+
+async def open_table(p: Pty, seat2: str) -> None:
+    """At the lobby: n, the game, seat 2's player ("A player", "Bot: hard"), ctrl+s."""
+    index, choices, default = game_choices()
+    await p.wait_line(f"Cabinet · {p.name} ·")
+    p.send("n")
+    await p.wait_for("Start  (ctrl+s)")
+    await p.press("enter")  # the list of games
+    await p.wait_for(GAME)
+    await p.press(*["down"] * index, "enter")
+    await p.wait_line("Game", GAME)
+    await p.wait_line("Players", "2")
+    await p.focus_to(lambda line: line.strip().startswith("Seat 2"), "seat 2's player")
+    await p.press("enter")  # its list
+    await p.wait_for("Bot: easy")
+    step = choices.index(seat2) - choices.index(default)
+    await p.press(*(["down"] * step if step > 0 else ["up"] * -step), "enter")
+    await p.wait_line("Seat 2", seat2)
+    p.send("ctrl+s")
+    if seat2.startswith("Bot"):
+        await p.wait_line(f"{GAME} · You: {p.name}")  # it starts at once, and opens
+    else:
+        await p.wait_line("Waiting", GAME, "you, — free")
+
+
+async def take_seat(p: Pty, host: str) -> None:
+    """At the lobby: the arrows to ``host``'s waiting table, Enter: the table starts and opens."""
+    row = f"{host}, — free"
+    await p.wait_line("Waiting", row)
+    await p.select_row(lambda line: row in line, f"{host}'s table")
+    p.send("enter")
+    await p.wait_line(f"{GAME} · You: {p.name}")
+
+
+async def open_own(p: Pty, guest: str) -> None:
+    """At the lobby, the host of a table that has started: the arrows to it, Enter."""
+    row = f"you, {guest}"
+    await p.wait_line(row)
+    await p.select_row(lambda line: row in line, "the table")
+    p.send("enter")
+    await p.wait_line(f"{GAME} · You: {p.name}")
+
+
+@dataclass
+class Move:
+    table: int
+    t0: float  # the key press
+    mover: Pty
+    other: Pty
+    window: str  # which window it was pressed in ("" outside the windows measured)
+    until: float = 0.0  # the next key press at that table
+
+
+@dataclass
+class Load:
+    """The tables, their moves, and which window is being measured."""
+
+    humans: list[tuple[Pty, Pty]] = field(default_factory=list)
+    bots: list[Pty] = field(default_factory=list)  # the human seat of each table against a bot
+    moves: list[Move] = field(default_factory=list)
+    window: str = ""
+    bots_on: bool = False
+    stop: bool = False
+    bot_presses: dict[str, int] = field(default_factory=dict)
+    stuck: int = 0
+    over: int = 0
+
+
+async def make_tables(server: Server, keys: Path, load: Load, tables: int, prefix: str, wave: int = 5) -> list[float]:
+    """``tables`` tables of two human seats, by keys, ``wave`` at a time (10 logins at once:
+    the front drops past 16 connections not yet logged in from one address); the time each
+    wave's sessions took to show their lobbies."""
+    logins = []
+    for first in range(0, tables, wave):
+        pairs = []
+        for i in range(first, min(tables, first + wave)):
+            pairs.append((player(server.port, keys, f"{prefix}{i:02d}a"), player(server.port, keys, f"{prefix}{i:02d}b")))
+        t0 = time.perf_counter()
+        for a, b in pairs:
+            a.start()
+            b.start()
+        await asyncio.gather(*(p.wait_line(f"Cabinet · {p.name} ·") for pair in pairs for p in pair))
+        logins.append(time.perf_counter() - t0)
+        await asyncio.gather(*(open_table(a, "A player") for a, _ in pairs))
+        await asyncio.gather(*(take_seat(b, a.name) for a, b in pairs))
+        await asyncio.gather(*(open_own(a, b.name) for a, b in pairs))
+        load.humans += pairs
+    return logins
+
+
+async def make_bot_tables(server: Server, keys: Path, load: Load, tables: int, prefix: str) -> None:
+    ps = [player(server.port, keys, f"{prefix}{i:02d}") for i in range(tables)]
+    for p in ps:
+        p.start()
+    await asyncio.gather(*(p.wait_line(f"Cabinet · {p.name} ·") for p in ps))
+    for p in ps:  # one form at a time: under the load, ten forms at once take seconds a key
+        await open_table(p, "Bot: hard")
+    load.bots += ps
+
+
+async def whose_move(a: Pty, b: Pty, timeout: float = 10.0) -> Pty | None:
+    """The seat whose status line says "your move." while the other's says it waits; None
+    at the end of the game (or if the two screens never agree: counted as stuck)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if "over" in (a.status, b.status):
+            return None
+        if a.status == "mine" and b.status == "wait":
+            return a
+        if b.status == "mine" and a.status == "wait":
+            return b
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        await asyncio.sleep(0.05)  # rare: a move's update on its way
+
+
+async def play_humans(load: Load, i: int, rng: random.Random) -> None:
+    """Table ``i``: every 1 to 2 s, the seat to move presses Enter (the first choice listed)."""
+    a, b = load.humans[i]
+    await asyncio.sleep(rng.uniform(0.0, 2.0))  # staggered
+    last: Move | None = None
+    while not load.stop:
+        t_next = time.perf_counter() + rng.uniform(*PACE)
+        try:
+            mover = await whose_move(a, b)
+        except TimeoutError:
+            load.stuck += 1
+            continue
+        if mover is None:
+            load.over += 1
+            return
+        other = b if mover is a else a
+        t0 = time.perf_counter()
+        mover.send("enter")
+        if last is not None:
+            last.until = t0
+        last = Move(i, t0, mover, other, load.window)
+        load.moves.append(last)
+        await asyncio.sleep(max(0.0, t_next - time.perf_counter()))
+    if last is not None:
+        last.until = time.perf_counter()
+
+
+async def play_bot(load: Load, p: Pty) -> None:
+    """A table against a hard bot: while the bots are on, the human seat moves as soon as its
+    screen says it may (a frame drawn since its last key)."""
+    pressed = 0.0
+    while not load.stop:
+        if not load.bots_on:
+            await asyncio.sleep(0.1)
+            continue
+        if p.status == "over":
+            load.over += 1
+            return
+        ready = bool(p.status_frames) and p.status_frames[-1][0] > pressed and p.status == "mine"
+        if not ready:
+            p.changed.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(p.changed.wait(), 0.5)
+            continue
+        pressed = time.perf_counter()
+        p.send("enter")
+        load.bot_presses[load.window] = load.bot_presses.get(load.window, 0) + 1
+
+
+PACE = (1.0, 2.0)  # s between two moves at a human table
+
+
+def round_trips(load: Load, window: str) -> dict[str, Any]:
+    """The moves pressed in ``window`` that passed the turn: the time from the key to the
+    first frame on the other seat's pty whose status line says "your move." (a repaint of the
+    old screen cannot say it), and to the mover's own "Waiting for"."""
+    rts, own, kept, lost = [], [], 0, 0
+    for m in load.moves:
+        if m.window != window:
+            continue
+        end = m.until or m.t0 + 10
+        flip = next((t for t, st in m.other.status_frames if m.t0 < t <= end and st == "mine"), None)
+        if flip is None:
+            if any(m.t0 < t <= end and st == "mine" for t, st in m.mover.status_frames):
+                kept += 1  # the same seat moves again: its partner's status line does not change
+            else:
+                lost += 1
+            continue
+        rts.append(flip - m.t0)
+        mine = next((t for t, st in m.mover.status_frames if m.t0 < t <= end and st == "wait"), None)
+        if mine is not None:
+            own.append(mine - m.t0)
+    return {"rt": rts, "own": own, "kept": kept, "lost": lost}
+
+
+class Usage:
+    """CPU seconds of each kind of process, from one moment to another."""
+
+    def __init__(self, server: Server, load: Load) -> None:
+        self.server, self.load = server, load
+        self.t = time.perf_counter()
+        self.start = self.sample()
+
+    def sample(self) -> dict[str, float]:
+        kinds = self.server.tree()
+        out = {k: sum(cpu_seconds(p) for p in pids) for k, pids in kinds.items()}
+        ptys = [p for pair in self.load.humans for p in pair] + self.load.bots
+        out["ssh"] = sum(p.cpu() for p in ptys)
+        out["driver"] = time.process_time()
+        out["bytes"] = sum(p.raw_bytes for p in ptys)
+        out["frames"] = sum(len(p.frames) for p in ptys)
+        return out
+
+    def since(self) -> dict[str, float]:
+        now = self.sample()
+        span = time.perf_counter() - self.t
+        return {k: (now[k] - self.start[k]) / span for k in now}
+
+
+def memory(server: Server) -> dict[str, Any]:
+    kinds = server.tree()
+    return {
+        "server_pss": sum(pss_kib(p) for p in kinds["server"]),
+        "sessions_pss": sum(pss_kib(p) for p in kinds["sessions"]),
+        "helpers_pss": sum(pss_kib(p) for p in kinds["helpers"]),
+        "child_rss": [rss_kib(p) for p in kinds["sessions"]],
+        "sessions": len(kinds["sessions"]),
+        "helpers": len(kinds["helpers"]),
+    }
+
+
+async def window(load: Load, server: Server, name: str, seconds: float) -> dict[str, float]:
+    load.window = name
+    usage = Usage(server, load)
+    await asyncio.sleep(seconds)
+    load.window = ""
+    return usage.since()
+
+
+async def drain_bots(load: Load, timeout: float = 20.0) -> float:
+    """Bots off: wait until every table against a bot waits for its human (no bot thinking)."""
+    load.bots_on = False
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if all(p.status in ("mine", "over") for p in load.bots):
+            break
+        await asyncio.sleep(0.1)
+    return time.perf_counter() - t0
+
+
+async def bench_load(tmp: Path, quick: bool, figures: set[int]) -> dict[str, Any]:
+    server = await Server(tmp / "data-load", server_env(tmp), bot_delay=0.0).start()
+    keys = tmp / "keys"
+    keys.mkdir(exist_ok=True)
+    load = Load()
+    rng = random.Random(18)
+    out: dict[str, Any] = {}
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        t0 = time.perf_counter()
+        out["logins"] = await make_tables(server, keys, load, HUMAN_TABLES, "h")
+        out["setup"] = time.perf_counter() - t0
+        tasks += [asyncio.ensure_future(play_humans(load, i, rng)) for i in range(len(load.humans))]
+        await asyncio.sleep(WARM)
+        # 2: the 50 sessions alone
+        out["usage2"] = await window(load, server, "fig2", FIG2 if not quick else FIG2_QUICK)
+        out["memory"] = memory(server)
+        out["fig2"] = round_trips(load, "fig2")
+        if 3 in figures:
+          try:
+            t0 = time.perf_counter()
+            await make_bot_tables(server, keys, load, BOT_TABLES, "bot")
+            out["bot_setup"] = time.perf_counter() - t0
+            tasks += [asyncio.ensure_future(play_bot(load, p)) for p in load.bots]
+            out["windows"] = []
+            pairs = FIG3_PAIRS if not quick else 1
+            length = FIG3 if not quick else FIG3_QUICK
+            for k in range(pairs):
+                for busy in ((False, True) if k % 2 == 0 else (True, False)):
+                    name = f"{'busy' if busy else 'idle'}{k}"
+                    if busy:
+                        load.bots_on = True
+                        await asyncio.sleep(RAMP)
+                        drained = 0.0
+                    else:
+                        drained = await drain_bots(load)
+                    use = await window(load, server, name, length)
+                    out["windows"].append((name, busy, use, round_trips(load, name), drained))
+            load.bots_on = False
+            out["memory3"] = memory(server)
+          except RuntimeError as exc:  # figure 3 could not be set up: figure 2 is still reported
+            out.pop("windows", None)
+            out["fig3_error"] = str(exc).splitlines()[0]
+    finally:
+        load.stop = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for p in [p for pair in load.humans for p in pair] + load.bots:
+            p.close()
+        await server.stop()
+    out["stuck"], out["over"] = load.stuck, load.over
+    out["bot_presses"] = load.bot_presses
+    out["log_errors"] = [line for _, line in server.lines if "rror" in line or "Traceback" in line][:5]
+    out["stderr"] = server.errors()[-2000:]
+    return out
+
+
+HUMAN_TABLES = 25  # figure 2: 50 sessions
+BOT_TABLES = 10  # figure 3
+WARM = 8.0  # s of play before the first window (the toasts of the tables' start have gone)
+FIG2, FIG2_QUICK = 60.0, 20.0  # s measured
+FIG3, FIG3_QUICK = 30.0, 15.0  # s a window of figure 3
+FIG3_PAIRS = 3  # idle and busy windows, alternated
+RAMP = 3.0  # s for the bots to get busy before a busy window
+
+
+# -- report -------------------------------------------------------------------------------------------
+
+
+def report_start(s: dict[str, Any], reps: int) -> None:
+    print(f"1. From the start to the first frame, fresh process in a pty of {COLS}x{ROWS}, {reps} runs each, alternated (medians)")
+    print(f"     local cabinet to its menu   {ms(med(s['local']))}   (min {ms(min(s['local']))}, max {ms(max(s['local']))})")
+    print(f"     ssh to the lobby            {ms(med(s['ssh']))}   (min {ms(min(s['ssh']))}, max {ms(max(s['ssh']))})")
+    print(f"     ratio                       {s['ratio']:.2f}x   goal <= {GOAL_START}x   {verdict(s['ratio'] <= GOAL_START)}")
+    print(f"     cross-check: median of the side-by-side ratios {s['paired']:.2f}x")
+    print(
+        f"     where the ssh side's time goes: logged in at {ms(s['ssh_login'])} (ssh true, handshake and a refused "
+        f"command, ends at {ms(s['probe'])}), child started {ms(s['ssh_started'])}, its first byte {ms(s['ssh_first_byte'])}, "
+        f"lobby {ms(med(s['ssh']))};"
+    )
+    print(f"       the local cabinet's first byte at {ms(s['local_first_byte'])}, its menu {ms(med(s['local']))}")
+
+
+
+def rt_line(r: dict[str, Any]) -> str:
+    rt = r["rt"]
+    if not rt:
+        return "no round trip timed"
+    return (
+        f"p95 {ms(pct(rt, 0.95))}, median {ms(med(rt))}, p99 {ms(pct(rt, 0.99))}, max {ms(max(rt))} "
+        f"({len(rt)} moves that passed the turn; {r['kept']} kept it, {r['lost']} lost)"
+    )
+
+
+def usage_line(u: dict[str, float], sessions: int) -> str:
+    return (
+        f"CPU (cores): server {u['server']:.2f}, its {sessions} session children {u['sessions']:.2f}, "
+        f"bot workers & co {u['helpers']:.2f}, ssh clients {u['ssh']:.2f}, this driver {u['driver']:.2f}; "
+        f"to the terminals {u['bytes'] / 1e6:.2f} MB/s, {u['frames']:.0f} frames/s"
+    )
+
+
+def report_load(r: dict[str, Any], quick: bool) -> None:
+    n = 2 * HUMAN_TABLES
+    print(
+        f"2. {n} SSH sessions, {HUMAN_TABLES} tables of {GAME} for 2 made by keys (set up in {r['setup']:.0f} s; "
+        f"10 logins at once reach their lobbies in {', '.join(f'{x:.1f}' for x in r['logins'])} s)"
+    )
+    print(f"   a move every {PACE[0]:g}-{PACE[1]:g} s at each table, {FIG2 if not quick else FIG2_QUICK:.0f} s measured:")
+    f2 = r["fig2"]
+    ok = bool(f2["rt"]) and pct(f2["rt"], 0.95) < GOAL_RT
+    print(f"     key press to the other seat's screen   {rt_line(f2)}")
+    print(f"     goal p95 < {ms(GOAL_RT)}   {verdict(ok)}")
+    if f2["own"]:
+        print(f"     (the mover's own screen: p95 {ms(pct(f2['own'], 0.95))}, median {ms(med(f2['own']))})")
+    print(f"     {usage_line(r['usage2'], n)}")
+    m = r["memory"]
+    total = m["server_pss"] + m["sessions_pss"]
+    print(
+        f"     memory: (server PSS {m['server_pss'] / 1024:.0f} MiB + {m['sessions']} children's PSS "
+        f"{m['sessions_pss'] / 1024:.0f} MiB) / {m['sessions']} sessions = {total / 1024 / max(1, m['sessions']):.1f} MiB a session; "
+        f"a child's RSS {med(m['child_rss']) / 1024:.0f} MiB (median); {m['helpers']} helper processes "
+        f"{m['helpers_pss'] / 1024:.0f} MiB"
+    )
+    if "fig3_error" in r:
+        print(f"3. not measured: {r['fig3_error']}")
+    if "windows" not in r:
+        return
+    print()
+    print(
+        f"3. The same load and {BOT_TABLES} tables of You against Bot: hard (set up in {r['bot_setup']:.0f} s), "
+        f"the bots idle and busy in alternate windows of {FIG3 if not quick else FIG3_QUICK:.0f} s:"
+    )
+    idle = [x for name, busy, _, res, _ in r["windows"] if not busy for x in res["rt"]]
+    busy = [x for name, b, _, res, _ in r["windows"] if b for x in res["rt"]]
+    for name, b, use, res, drained in r["windows"]:
+        presses = r["bot_presses"].get(name, 0)
+        extra = f", {presses} moves against the bots" if b else f" (bots done {drained:.1f} s after)"
+        print(f"     {name:<6} {rt_line(res)}{extra}")
+        print(f"            {usage_line(use, n + BOT_TABLES)}")
+    if idle and busy:
+        pi, pb = pct(idle, 0.95), pct(busy, 0.95)
+        print(f"     all idle windows: p95 {ms(pi)} ({len(idle)} moves); all busy windows: p95 {ms(pb)} ({len(busy)} moves); ratio {pb / pi:.2f}x")
+        print(f"     goal: the same p95, under {ms(GOAL_RT)}   {verdict(pb < GOAL_RT)} (busy p95 {ms(pb)})")
+    m = r["memory3"]
+    print(f"     memory with {m['sessions']} sessions: helpers (bot pool) {m['helpers']} processes, {m['helpers_pss'] / 1024:.0f} MiB PSS")
+    if r["stuck"] or r["over"]:
+        print(f"   tables stuck (screens not agreeing for 10 s): {r['stuck']}; games that ended: {r['over']}")
+    if r["log_errors"] or "Traceback" in r["stderr"]:
+        print("   the server said:", r["log_errors"], r["stderr"][-500:])
+
+
+def cleanup() -> None:
+    """Whatever is still running of ours, ended (on an error, an interrupt)."""
+    kill_ptys()
+    for server in list(SERVERS):
+        server.kill_left()
+
+
+async def amain(args: argparse.Namespace) -> int:
+    figures = {int(f) for f in args.figures.split(",")}
+    quick = args.quick
+    t_all = time.perf_counter()
+    print("Cabinet serve benchmarks (bench/serve.py)" + (" --quick" if quick else ""))
+    print("machine:", machine())
+    print("tree:", tree(), "; load average at the start:", load_average())
+    print()
+    with tempfile.TemporaryDirectory(prefix="cabinet-serve-bench-") as name:
+        tmp = Path(name)
+        try:
+            if 1 in figures:
+                reps = 7 if quick else 21
+                s = await bench_start(tmp, reps)
+                report_start(s, reps)
+                print()
+            if figures & {2, 3}:
+                r = await bench_load(tmp, quick, figures)
+                report_load(r, quick)
+                print()
+        finally:
+            kill_ptys()
+            for server in list(SERVERS):
+                await server.stop()
+    print(f"bench run took {time.perf_counter() - t_all:.0f} s; load average at the end: {load_average()}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="shorter windows, fewer runs (a rough look)")
+    ap.add_argument("--figures", default="1,2,3", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load)")
+    ap.add_argument("--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})")
+    ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})")
+    args = ap.parse_args(argv)
+    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables)
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(amain(args))
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        return loop.run_until_complete(task)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("interrupted", file=sys.stderr)
+        return 130
+    finally:
+        cleanup()
+        loop.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
