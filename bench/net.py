@@ -113,6 +113,9 @@ def machine() -> str:
     )
 
 
+CODE = ("core", "net", "saves", "screens", "tui")  # the folders of the code a benchmark runs
+
+
 def tree() -> str:
     """The commit measured, and the files changed since (but not committed) in the code it runs."""
     import subprocess
@@ -124,7 +127,7 @@ def tree() -> str:
             return ""
 
     head = git("rev-parse", "--short", "HEAD") or "?"
-    dirty = [line.split(maxsplit=1)[-1] for line in git("status", "--porcelain", "--", "core", "saves", "tui").splitlines()]
+    dirty = [line.split(maxsplit=1)[-1] for line in git("status", "--porcelain", "--", *CODE).splitlines()]
     return f"commit {head}" + (f", with uncommitted changes to {', '.join(dirty)}" if dirty else "")
 
 

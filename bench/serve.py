@@ -49,11 +49,9 @@ import argparse
 import asyncio
 import contextlib
 import os
-import platform
 import random
 import re
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,6 +69,9 @@ ROOT = BENCH.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from bench.net import machine as host_machine, med, pct, tree  # noqa: E402
+from tests.terminal import SYNC_END, SYNC_START, draw_whole_frames  # noqa: E402
+
 CABINET = Path(sys.executable).parent / "cabinet"  # the console script, as a player starts it
 GOAL_START = 1.5  # figure 1: x the local start
 GOAL_RT = 0.150  # s: figures 2 and 3, the 95th percentile of a move's round trip
@@ -81,8 +82,6 @@ KEY_GAP = 0.06  # s between two keys while setting up (as tests/terminal.py)
 
 SYNC_QUERY = b"\x1b[?2026$p"
 SYNC_REPLY = b"\x1b[?2026;2$y"
-SYNC_START = b"\x1b[?2026h"
-SYNC_END = b"\x1b[?2026l"
 #: what the status line of a table says (screens/remote.py), found in the bytes as they come:
 #: each frame that draws that line draws it whole, in one style
 STATUS = {b"your move.": "mine", b"Waiting for ": "wait", b"Game over": "over"}
@@ -97,15 +96,6 @@ KEYS = {
 # -- helpers (as in bench/run.py and bench/net.py) ------------------------------------------
 
 
-def med(xs: list[float]) -> float:
-    return statistics.median(xs)
-
-
-def pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * (len(s) - 1) + 0.5))]
-
-
 def ms(seconds: float) -> str:
     if abs(seconds) >= 0.01:
         return f"{seconds * 1000:.0f} ms"
@@ -117,29 +107,10 @@ def verdict(ok: bool) -> str:
 
 
 def machine() -> str:
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:
-        cpus = os.cpu_count()
-    ssh = subprocess.run(["ssh", "-V"], capture_output=True, text=True).stderr.strip().split(",")[0]
     from importlib.metadata import version
 
-    return (
-        f"{platform.system()} {platform.machine()}, {cpus} CPUs (nproc), "
-        f"Python {platform.python_version()}, textual {version('textual')}, asyncssh {version('asyncssh')}, {ssh}"
-    )
-
-
-def tree() -> str:
-    def git(*a: str) -> str:
-        try:
-            return subprocess.run(["git", *a], cwd=ROOT, capture_output=True, text=True, timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-
-    head = git("rev-parse", "--short", "HEAD") or "?"
-    dirty = [line.split(maxsplit=1)[-1] for line in git("status", "--porcelain", "--", "core", "net", "saves", "screens", "tui").splitlines()]
-    return f"commit {head}" + (f", with uncommitted changes to {', '.join(dirty)}" if dirty else "")
+    ssh = subprocess.run(["ssh", "-V"], capture_output=True, text=True).stderr.strip().split(",")[0]
+    return f"{host_machine()}, textual {version('textual')}, asyncssh {version('asyncssh')}, {ssh}"
 
 
 def load_average() -> str:
@@ -295,30 +266,8 @@ class Pty:
         self.changed.set()
 
     def feed(self) -> None:
-        """Put on the screen what was written, but a frame not yet finished (tests/terminal.py)."""
-        pending = self.pending
-        while pending:
-            if self.in_frame:
-                end = pending.find(SYNC_END)
-                if end < 0:
-                    return
-                cut = end + len(SYNC_END)
-                self.in_frame = False
-            else:
-                start = pending.find(SYNC_START)
-                if start >= 0:
-                    cut = start + len(SYNC_START)
-                    self.in_frame = True
-                else:
-                    cut = len(pending)
-                    for keep in range(min(len(SYNC_START) - 1, len(pending)), 0, -1):
-                        if SYNC_START.startswith(bytes(pending[-keep:])):
-                            cut = len(pending) - keep
-                            break
-                    if cut == 0:
-                        return
-            self.stream.feed(bytes(pending[:cut]))
-            del pending[:cut]
+        """Put on the screen what was written, but a frame not yet finished."""
+        self.in_frame = draw_whole_frames(self.pending, self.in_frame, self.stream.feed)
 
     def lines(self) -> list[str]:
         self.feed()
@@ -598,35 +547,32 @@ def local_env(tmp: Path) -> dict[str, str]:
 
 async def start_local(tmp: Path, env: dict[str, str]) -> dict[str, float]:
     p = Pty([str(CABINET)], env, name="cabinet", cwd=tmp)
+    frame = await first_frame(p, lambda: MENU_TEXT in p.text(), "the main menu")
+    assert p.first_byte is not None
+    return {"frame": frame - p.t_spawn, "first_byte": p.first_byte - p.t_spawn}
+
+
+async def first_frame(p: Pty, shows: Callable[[], bool], what: str) -> float:
+    """Start ``p``; when the read that completed the first frame where ``shows()`` came;
+    then q, and ``p`` has ended."""
     seen: list[float] = []
-    p.watching = (lambda: MENU_TEXT in p.text(), seen)
+    p.watching = (shows, seen)
     p.start()
     try:
-        await p.until(lambda: seen, "the main menu")
+        await p.until(lambda: seen, what)
         p.watching = None
         p.send("q")
         if not await p.ends():
-            raise RuntimeError("cabinet did not end on q")
+            raise RuntimeError(f"{p.name} did not end on q")
     finally:
         p.close()
-    assert p.first_byte is not None
-    return {"frame": seen[0] - p.t_spawn, "first_byte": p.first_byte - p.t_spawn}
+    return seen[0]
 
 
 async def start_ssh(server: Server, keys: Path, name: str) -> dict[str, float]:
     p = player(server.port, keys, name)
-    seen: list[float] = []
     title = f"Cabinet · {name} ·"
-    p.watching = (lambda: title in p.lines()[0], seen)
-    p.start()
-    try:
-        await p.until(lambda: seen, "the lobby")
-        p.watching = None
-        p.send("q")
-        if not await p.ends():
-            raise RuntimeError("the ssh session did not end on q")
-    finally:
-        p.close()
+    frame = await first_frame(p, lambda: title in p.lines()[0], "the lobby")
     t0 = p.t_spawn
     assert p.first_byte is not None
     deadline = time.monotonic() + 10  # the server has ended the session before the next one starts
@@ -635,7 +581,7 @@ async def start_ssh(server: Server, keys: Path, name: str) -> dict[str, float]:
     login = server.line_after(t0, rf"^{name} logged in")
     started = server.line_after(t0, rf"^{name} from .*session started")
     return {
-        "frame": seen[0] - t0, "first_byte": p.first_byte - t0,
+        "frame": frame - t0, "first_byte": p.first_byte - t0,
         "login": (login or float("nan")) - t0, "started": (started or float("nan")) - t0,
     }
 
@@ -967,30 +913,30 @@ async def bench_load(tmp: Path, quick: bool, figures: set[int]) -> dict[str, Any
         out["memory"] = memory(server)
         out["fig2"] = round_trips(load, "fig2")
         if 3 in figures:
-          try:
-            t0 = time.perf_counter()
-            await make_bot_tables(server, keys, load, BOT_TABLES, "bot")
-            out["bot_setup"] = time.perf_counter() - t0
-            tasks += [asyncio.ensure_future(play_bot(load, p)) for p in load.bots]
-            out["windows"] = []
-            pairs = FIG3_PAIRS if not quick else 1
-            length = FIG3 if not quick else FIG3_QUICK
-            for k in range(pairs):
-                for busy in ((False, True) if k % 2 == 0 else (True, False)):
-                    name = f"{'busy' if busy else 'idle'}{k}"
-                    if busy:
-                        load.bots_on = True
-                        await asyncio.sleep(RAMP)
-                        drained = 0.0
-                    else:
-                        drained = await drain_bots(load)
-                    use = await window(load, server, name, length)
-                    out["windows"].append((name, busy, use, round_trips(load, name), drained))
-            load.bots_on = False
-            out["memory3"] = memory(server)
-          except RuntimeError as exc:  # figure 3 could not be set up: figure 2 is still reported
-            out.pop("windows", None)
-            out["fig3_error"] = str(exc).splitlines()[0]
+            try:
+                t0 = time.perf_counter()
+                await make_bot_tables(server, keys, load, BOT_TABLES, "bot")
+                out["bot_setup"] = time.perf_counter() - t0
+                tasks += [asyncio.ensure_future(play_bot(load, p)) for p in load.bots]
+                out["windows"] = []
+                pairs = FIG3_PAIRS if not quick else 1
+                length = FIG3 if not quick else FIG3_QUICK
+                for k in range(pairs):
+                    for busy in ((False, True) if k % 2 == 0 else (True, False)):
+                        name = f"{'busy' if busy else 'idle'}{k}"
+                        if busy:
+                            load.bots_on = True
+                            await asyncio.sleep(RAMP)
+                            drained = 0.0
+                        else:
+                            drained = await drain_bots(load)
+                        use = await window(load, server, name, length)
+                        out["windows"].append((name, busy, use, round_trips(load, name), drained))
+                load.bots_on = False
+                out["memory3"] = memory(server)
+            except RuntimeError as exc:  # figure 3 could not be set up: figure 2 is still reported
+                out.pop("windows", None)
+                out["fig3_error"] = str(exc).splitlines()[0]
     finally:
         load.stop = True
         for task in tasks:

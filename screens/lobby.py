@@ -137,8 +137,6 @@ class LobbyScreen(Screen):
         self.hall = hall
         self.shown: list[dict[str, Any]] = []
         self.known: dict[str, str] = {}  # table -> how it stood for the user when last listed
-        self.rows: list[tuple[str, tuple[str, ...]]] = []  # what the grid shows: each row's key and cells
-        self.columns: list[Any] = []
         self.texts: dict[str, str] = {}  # what the title and the detail line show
 
     def compose(self) -> ComposeResult:
@@ -149,7 +147,7 @@ class LobbyScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        self.columns = table.add_columns("", "Game", "Seats", "Progress")
+        table.add_columns("", "Game", "Seats", "Progress")
         self.refresh_list()
         table.focus()
 
@@ -170,15 +168,13 @@ class LobbyScreen(Screen):
         self.tell_news(tables)
         grid = self.query_one(DataTable)
         current = self.current()
-        rows = [(str(t["id"]), self.cells(t, user)) for t in tables]
-        grid.clear()  # drawn whole: cells updated in place kept their columns too narrow
-        for key, cells in rows:
-            grid.add_row(*cells, key=key)
+        grid.clear()  # drawn whole, so that each column is as wide as its longest cell
+        for t in tables:
+            grid.add_row(*self.cells(t, user), key=str(t["id"]))
         if current is not None:
             ids = [t["id"] for t in tables]
             if current["id"] in ids:
                 grid.move_cursor(row=ids.index(current["id"]))
-        self.rows = rows
         self.shown = tables
         count = len(tables)
         mine = sum(1 for t in tables if kind_of(t, user) == "your move")

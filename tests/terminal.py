@@ -53,6 +53,35 @@ SYNC_REPLY = "\x1b[?2026;2$y"
 SYNC_START = b"\x1b[?2026h"
 SYNC_END = b"\x1b[?2026l"
 
+
+def draw_whole_frames(pending: bytearray, in_frame: bool, draw: Callable[[bytes], None]) -> bool:
+    """Give ``draw`` what ``pending`` holds of the output, except a synchronized frame not
+    yet finished (and what may be the beginning of one's start), which stays in ``pending``;
+    whether the output is inside a frame when it stops."""
+    while pending:
+        if in_frame:
+            end = pending.find(SYNC_END)
+            if end < 0:
+                return in_frame
+            cut = end + len(SYNC_END)
+            in_frame = False
+        else:
+            start = pending.find(SYNC_START)
+            if start >= 0:
+                cut = start + len(SYNC_START)
+                in_frame = True
+            else:
+                cut = len(pending)
+                for keep in range(min(len(SYNC_START) - 1, len(pending)), 0, -1):
+                    if SYNC_START.startswith(bytes(pending[-keep:])):
+                        cut = len(pending) - keep
+                        break
+                if cut == 0:
+                    return in_frame
+        draw(bytes(pending[:cut]))
+        del pending[:cut]
+    return in_frame
+
 #: a pause between two keys, as a quick typist leaves; it also keeps a lone
 #: Esc from being read as the start of the next key's escape sequence
 KEY_GAP = 0.06
@@ -130,30 +159,7 @@ class Terminal:
 
     def _draw(self) -> None:
         """Put on the screen what was written, except a frame not yet finished."""
-        pending = self.pending
-        while pending:
-            if self.in_frame:
-                end = pending.find(SYNC_END)
-                if end < 0:
-                    return
-                cut = end + len(SYNC_END)
-                self.in_frame = False
-            else:
-                start = pending.find(SYNC_START)
-                if start >= 0:
-                    cut = start + len(SYNC_START)
-                    self.in_frame = True
-                else:
-                    # keep back what may be the beginning of a frame's start
-                    cut = len(pending)
-                    for keep in range(min(len(SYNC_START) - 1, len(pending)), 0, -1):
-                        if SYNC_START.startswith(bytes(pending[-keep:])):
-                            cut = len(pending) - keep
-                            break
-                    if cut == 0:
-                        return
-            self.stream.feed(bytes(pending[:cut]))
-            del pending[:cut]
+        self.in_frame = draw_whole_frames(self.pending, self.in_frame, self.stream.feed)
 
     def screen_text(self) -> str:
         return "\n".join(line.rstrip() for line in self.screen.display)

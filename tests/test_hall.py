@@ -479,11 +479,12 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 await settle(pilot, lambda: hall.tables[table_id].match.move_count > before, "the move played")
                 # behind a table the lobby's list is not drawn at every listing; back in front it is current
                 await settle(pilot, lambda: (listed(client, table_id) or {}).get("moves", 0) > before, "the move listed")
-                assert table_id not in [key for key, _ in lobby.rows]
+                grid = lobby.query_one("DataTable")
+                assert table_id not in grid.rows
                 await pilot.press("q")
                 await pilot.pause()
                 assert app.screen is lobby
-                row = dict(lobby.rows)[table_id]
+                row = grid.get_row(table_id)
                 assert row[0] in ("▶ Your move", "In play") and row[3] == f"move {listed(client, table_id)['moves']}"
                 await settle(pilot, lambda: len(lobby.shown) == 3, "three tables listed")
                 # x gives up a seat at a waiting table of one's own
