@@ -165,24 +165,23 @@ def cmdline(pid: int) -> str:
         return ""
 
 
-def pss_kib(pid: int) -> int:
+def proc_kib(pid: int, file: str, field: str) -> int:
+    """A figure in KiB of /proc/PID/``file`` (its line ``field:``); 0 for a process gone."""
     try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
+        for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     except OSError:
         pass
     return 0
+
+
+def pss_kib(pid: int) -> int:
+    return proc_kib(pid, "smaps_rollup", "Pss")
 
 
 def rss_kib(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+    return proc_kib(pid, "status", "VmRSS")
 
 
 # -- a terminal: a program in a pty, read by the event loop --------------------------------------
