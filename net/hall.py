@@ -42,7 +42,7 @@ from core.engine import PUBLIC, Bot, Command, ConfigError, Match, Viewer
 from core.games import all_games, get_game
 from core.tables import new_match
 from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
-from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, outcome_text, think_in_thread
+from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, outcome_text, think_in_thread, unlink_if_same
 from saves import SaveError, SaveWriter, load
 
 TABLES = "tables"  # the folder of the tables, in the data directory
@@ -249,6 +249,7 @@ class Hall:
         self.data_dir = Path(data_dir)
         self.folder = self.data_dir / TABLES
         self.socket_path = self.data_dir / SOCKET
+        self.socket_id: tuple[int, int] | None = None  # the socket this hall bound there
         self.log = log or (lambda line: None)
         self.bot_delay = bot_delay
         self.bots = bots if bots is not None else BotPool(log=self.log)
@@ -290,6 +291,7 @@ class Hall:
         for path in sorted(self.folder.glob("*" + RECORD)):
             self.resume(path)
         sock = await bind_unix(self.socket_path)
+        self.socket_id = file_id(self.socket_path)
         self.listener = await asyncio.start_unix_server(self.connected, sock=sock, limit=CLIENT_MAX + 8)
         return self.socket_path
 
@@ -336,8 +338,7 @@ class Hall:
         if handlers:
             await asyncio.wait(handlers, timeout=5)
         self.bots.close()
-        with contextlib.suppress(OSError):
-            self.socket_path.unlink()
+        unlink_if_same(self.socket_path, self.socket_id)
 
     # -- tables ------------------------------------------------------------------------------------
 

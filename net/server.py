@@ -293,6 +293,23 @@ async def answers(path: Path, timeout: float = 2.0) -> bool:
     return True
 
 
+def file_id(path: Path) -> tuple[int, int] | None:
+    """Which file is at ``path`` now (device and inode), None if none."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def unlink_if_same(path: Path, ident: tuple[int, int] | None) -> None:
+    """Remove the socket at ``path`` if it is still the one bound there (``ident``): a
+    server that stops late never removes the socket of another that started since."""
+    if ident is not None and file_id(path) == ident:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
 async def bind_unix(path: Path) -> socket.socket:
     """A listening Unix socket at ``path`` that only the host's user can ever reach.
 
@@ -530,9 +547,7 @@ class GameServer:
         self.begin()
         if address.path is not None:
             sock = await bind_unix(address.path)
-            with contextlib.suppress(OSError):
-                st = address.path.stat()
-                self._unix_id = (st.st_dev, st.st_ino)
+            self._unix_id = file_id(address.path)
             self.listeners = [sock]
             self.address = address
         else:
@@ -569,10 +584,7 @@ class GameServer:
         if tasks:
             await asyncio.wait(tasks, timeout=LINGER + 1)
         if self.address is not None and self.address.path is not None:
-            with contextlib.suppress(OSError):
-                st = self.address.path.stat()
-                if (st.st_dev, st.st_ino) == self._unix_id:  # still ours: not another host's since
-                    self.address.path.unlink()
+            unlink_if_same(self.address.path, self._unix_id)
         for tally in (self.arrivals, self.refusals):
             if tally is not None:
                 tally.close()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from core.engine import Match
-from tui.widgets import Board, HistoryPanel, RoomyScreen, too_small_text
+from tui.widgets import Board, HistoryPanel, KeysFooter, RoomyScreen, too_small_text
 
 
 def board_for(game_id: str) -> Board:
@@ -44,7 +44,7 @@ class TableScreen(RoomyScreen):
             yield board_for(self.game_id())
             yield HistoryPanel(id="history")
         yield Static(too_small_text(0, 0), id="too-small")
-        yield Footer(show_command_palette=False)
+        yield KeysFooter(show_command_palette=False)
 
 
 class LiveTableScreen(TableScreen):

@@ -17,13 +17,14 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Footer, OptionList, Select, Static
+from textual.widgets import DataTable, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
 from core.engine import Match
 from core.games import get_game
 from net.client import HallClient
 from screens.new_game import NewGameScreen
+from tui.widgets import KeysFooter
 
 FINISHED_SHOWN = 30  # finished tables listed, the latest first
 ORDER = {"your move": 0, "waiting": 1, "playing": 2, "finished": 3}
@@ -143,7 +144,7 @@ class LobbyScreen(Screen):
         yield Static("", id="lobby-title", classes="title")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield Static("", id="lobby-detail")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

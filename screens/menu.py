@@ -5,10 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Center, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.games import game_titles
+from tui.widgets import KeysFooter
 
 TITLE_ART = "C A B I N E T"
 
@@ -34,7 +35,7 @@ class MainMenu(Screen):
                 )
             games = ", ".join(game_titles().values()) or "no games installed"
             yield Static(games, id="menu-games")
-        yield Footer()
+        yield KeysFooter()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         choice = event.option.id

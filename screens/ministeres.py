@@ -101,6 +101,7 @@ class MinisteresBoard(Board):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.choices: list[Command] = []
+        self.prompts: list[Text] = []  # the choices' lines as listed
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -128,13 +129,12 @@ class MinisteresBoard(Board):
             status.append(f"  Deck {view['deck']}", style="dim")
         if view["phase"] == "over" and view.get("scores"):
             status.append("  Final: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])), style="bold")
-        self.query_one("#mi-status", Static).update(status)
-        self.query_one("#mi-ministries", Static).update(self.ministries(view))
+        self.paint("#mi-status", status)
+        self.paint("#mi-ministries", self.ministries(view), same_as=(view["ministries"], view.get("hand")))
         table, more = self.table(view, names)
-        self.query_one("#mi-table", Static).update(table)
-        more_widget = self.query_one("#mi-more", Static)
-        more_widget.update(more)
-        more_widget.display = bool(more)
+        self.paint("#mi-table", table)
+        self.paint("#mi-more", more)
+        self.query_one("#mi-more", Static).display = bool(more)
 
         # Cards alike (three Or 1, say) are one choice: which of them goes
         # makes no difference to the game, so the list names each once.
@@ -142,19 +142,23 @@ class MinisteresBoard(Board):
         for command in legal or []:
             label = command_label(command, view)
             alike.setdefault(label.plain, [command, label, 0])[2] += 1
-        self.choices = [command for command, _, _ in alike.values()]
+        choices = [command for command, _, _ in alike.values()]
         options = self.query_one("#mi-choices", OptionList)
-        options.clear_options()
         where = {"Pay": "in your hand", "Take": "in the centre"}
-        options.add_options([
-            Option(label + Text(f"  ({count} {where.get(command['t'], 'alike')})", style="dim") if count > 1 else label)
+        prompts = [
+            label + Text(f"  ({count} {where.get(command['t'], 'alike')})", style="dim") if count > 1 else label
             for command, label, count in alike.values()
-        ])
-        options.display = bool(self.choices)
+        ]
+        if choices != self.choices or prompts != self.prompts:  # the same list keeps its place
+            self.choices, self.prompts = choices, prompts
+            options.clear_options()
+            options.add_options([Option(prompt) for prompt in prompts])
+            if choices:
+                options.highlighted = 0
+        options.display = bool(choices)
         options.border_title = self.prompt(view)
-        if self.choices:
+        if choices:
             self.take_focus(options)
-            options.highlighted = 0
 
     def ministries(self, view: dict[str, Any]) -> Table:
         """Each ministry's tokens, and your Gouvernement cards in it with their sum."""

@@ -8,12 +8,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets import Button, Input, Label, Select, Static
 
 from core.engine import ConfigError, Game
 from core.games import all_games
 from tui.cli import usual_players
 from tui.session import new_match, start_save
+from tui.widgets import KeysFooter
 
 DEFAULT_NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa"]
 
@@ -55,7 +56,7 @@ class NewGameScreen(Screen):
                     yield Label("Seed", classes="label")
                     yield Input(placeholder="random", id="seed", type="integer", compact=True)
             yield Button("Start  (ctrl+s)", id="start", variant="primary", compact=True)
-        yield Footer()
+        yield KeysFooter()
 
     async def on_mount(self) -> None:
         await self.rebuild(players_too=True)

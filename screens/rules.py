@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static, Tab, Tabs
+from textual.widgets import Static, Tab, Tabs
 
 from core.games import catalogue, game_titles
+from tui.widgets import KeysFooter
 
 
 def rules_text(game_id: str) -> str:
@@ -52,7 +53,7 @@ class RulesScreen(Screen):
         yield Tabs(*(Tab(title, id=f"rules-{gid}") for gid, title in game_titles().items()), id="rules-tabs")
         with VerticalScroll(id="rules-text"):
             yield Static(id="rules-body")
-        yield Footer(show_command_palette=False)
+        yield KeysFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         tabs = self.query_one(Tabs)

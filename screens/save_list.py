@@ -9,7 +9,9 @@ from typing import Any
 from textual.app import App, ComposeResult
 from textual.coordinate import Coordinate
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
+
+from tui.widgets import KeysFooter
 
 
 def when(moment: datetime.datetime | None) -> str:
@@ -67,7 +69,7 @@ class SaveListScreen(Screen):
         yield Static(f"{title}   (Enter opens; * marks a bot)", classes="title")
         yield DataTable(id="saves", cursor_type="row", zebra_stripes=True)
         yield Static("", id="saves-empty")
-        yield Footer()
+        yield KeysFooter()
 
     def on_mount(self) -> None:
         self.refresh_list()

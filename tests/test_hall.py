@@ -197,6 +197,24 @@ def test_two_players_meet_in_the_lobby_and_each_sees_only_their_seat(tmp_path: P
     assert audit.sent > 10
 
 
+def test_a_hall_that_stops_late_leaves_the_next_halls_socket_alone(tmp_path: Path) -> None:
+    """An operator clears the data directory and starts the server again while the old
+    one is still stopping: the old one's last act must not cut the new one off."""
+
+    async def run() -> None:
+        old = await open_hall(tmp_path)
+        old.socket_path.unlink()  # the directory cleared under the running server
+        new = await open_hall(tmp_path)
+        await old.close()
+        assert new.socket_path.exists()
+        ann, task = await lobby_of(new, "ann")  # the new hall still answers
+        task.cancel()
+        await new.close()
+        assert not new.socket_path.exists()  # its own socket it does remove
+
+    asyncio.run(run())
+
+
 def test_a_token_the_hall_does_not_know_is_refused(tmp_path: Path) -> None:
     async def run() -> None:
         hall = await open_hall(tmp_path)

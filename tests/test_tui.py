@@ -425,3 +425,41 @@ async def test_the_rules_screen_shows_each_game(tmp_path: Path) -> None:
         assert text.scroll_y == 0
         await pilot.press("q")
         assert not isinstance(app.screen, RulesScreen)
+
+
+@run_async
+async def test_the_footer_follows_the_focus_where_its_keys_differ() -> None:
+    """Where the focus brings other keys, the footer shows them; where it brings the
+    same, it stays as it is."""
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.widgets import Button
+    from textual.widgets._footer import FooterKey
+
+    from tui.widgets import KeysFooter
+
+    class Deal(Button):
+        BINDINGS = [Binding("d", "press", "Deal")]
+
+    class Fold(Button):
+        BINDINGS = [Binding("f", "press", "Fold")]
+
+    class Table(App):
+        def compose(self) -> ComposeResult:
+            yield Deal("deal", id="a")
+            yield Deal("deal again", id="b")
+            yield Fold("fold", id="c")
+            yield KeysFooter(show_command_palette=False)
+
+    app = Table()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one("#a").focus()
+        await pilot.pause()
+        first = list(app.query(FooterKey))
+        assert [k.description for k in first] == ["Deal"]
+        app.query_one("#b").focus()  # the same keys
+        await pilot.pause()
+        assert all(a is b for a, b in zip(app.query(FooterKey), first, strict=True))
+        app.query_one("#c").focus()  # others
+        await pilot.pause()
+        assert [k.description for k in app.query(FooterKey)] == ["Fold"]

@@ -14,10 +14,13 @@ from textual.message import Message
 from textual import events
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.engine import Command, ScoreSheet
+
+
+_NOTHING = object()
 
 
 class Board(Widget):
@@ -41,9 +44,27 @@ class Board(Widget):
         self.shown: tuple[dict[str, Any], list[Command] | None] | None = None
         #: the widget the player's choice lives in (focused again when the history is left)
         self.play_focus: Widget | None = None
+        #: what each Static was last given by paint(), or its key
+        self.painted: dict[str, Any] = {}
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         raise NotImplementedError
+
+    def paint(self, selector: str, content: Any, same_as: Any = None) -> None:
+        """Put ``content`` in the Static ``selector``, unless it shows that already.
+
+        A Static given anything, even what it shows, is laid out and drawn again, and
+        so is all that a layout moves. Most of a board stays as it was from one move
+        to the next: drawing only what changed is most of what a move costs a
+        screen. ``same_as`` stands for the content where that cannot be compared
+        (a Rich table): equal keys, same drawing.
+        """
+        widget = self.query_one(selector, Static)
+        key = content if same_as is None else same_as
+        if self.painted.get(selector, _NOTHING) == key:
+            return
+        self.painted[selector] = key
+        widget.update(content)
 
     def take_focus(self, widget: Widget) -> None:
         """Focus the widget of the player's choice, unless they are browsing the history."""
@@ -100,6 +121,41 @@ class RoomyScreen(Screen):
                 notice.update(too_small_text(width, height))
         for board in self.query(Board):
             board.refresh_view()
+
+
+class KeysFooter(Footer):
+    """The footer, built again only when the keys it shows change.
+
+    Textual's footer takes itself apart and mounts every key anew whenever the
+    screen's bindings may have changed (any change of focus, any
+    ``refresh_bindings``), keys alike or not. A move at a table moves the focus
+    to the new choice and back, so that was every move, on every screen at the
+    table: a served session's costliest part after drawing itself.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.shown_keys: tuple[Any, ...] | None = None
+
+    def keys_now(self) -> tuple[Any, ...]:
+        return tuple(
+            (binding.key, binding.description, binding.action, binding.group, enabled, tooltip)
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+            if binding.show
+        )
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True
+        if screen.app.app_focus and self.is_attached and screen is self.screen:
+            self.call_after_refresh(self.recompose_if_changed)
+
+    async def recompose_if_changed(self) -> None:
+        if not self.is_attached:
+            return
+        keys = self.keys_now()
+        if keys != self.shown_keys:
+            self.shown_keys = keys
+            await self.recompose()
 
 
 class HistoryPanel(OptionList):
