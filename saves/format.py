@@ -1421,6 +1421,8 @@ class Scan:
     result: dict[str, Any] | None
     last_at: str | None
     torn: Torn | None
+    #: how sentences name it ("g.cab", "table k7f3mb")
+    name: str = ""
 
 
 def scan(path: Source) -> Scan:
@@ -1474,6 +1476,7 @@ def _scan(f: BinaryIO, name: str) -> Scan:
         result=result.body if result is not None else None,
         last_at=last_at,
         torn=reader.torn,
+        name=name,
     )
 
 
@@ -1527,6 +1530,25 @@ def _seat_name(header: dict[str, Any], seat: int | None) -> str:
     return str(header["seats"][seat].get("name"))
 
 
+def _summary(title: str, header: dict[str, Any], moves: int, winners: list[int] | None) -> str:
+    """"Title: seats; N moves; in progress." (or "finished, won by ...")."""
+    seats = ", ".join(_seat_label(s) for s in header["seats"])
+    state = "in progress" if winners is None else f"finished, {_winners_text(header, winners)}"
+    return f"{title}: {seats}; {_moves_text(moves)}; {state}."
+
+
+def summary(source: Source, games: Mapping[str, Game] | None = None) -> str:
+    """The line :func:`verify` prints, read as a listing reads (see :func:`scan`):
+    nothing replayed.  Raises SaveError."""
+    s = scan(source)
+    game = _resolve_game(s.header["game"], games)
+    title = _title(game) if game is not None else s.header["game"]
+    line = _summary(title, s.header, max(0, s.moves - 1), None if s.result is None else list(s.result["winners"]))
+    if s.torn is not None:
+        line += " Warning: " + s.torn.warning(s.name)
+    return line
+
+
 def verify(path: Source, games: Mapping[str, Game] | None = None) -> str:
     """One line: game, seats, moves (what the players did, the setup not counted),
     finished or in progress.  Every move is decided again from the seed and its
@@ -1537,7 +1559,6 @@ def verify(path: Source, games: Mapping[str, Game] | None = None) -> str:
     loaded = load(path, games, rederive=True)
     match = loaded.match
     header = match.header
-    seats = ", ".join(_seat_label(s) for s in header["seats"])
     moves = len(match.moves) - 1
     outcome = match.outcome
     if outcome is None and not match.active():
@@ -1546,8 +1567,7 @@ def verify(path: Source, games: Mapping[str, Game] | None = None) -> str:
         )
     if loaded.unplayable is not None:
         raise SaveError(loaded.unplayable)
-    state = "in progress" if outcome is None else f"finished, {_winners_text(header, list(outcome.winners))}"
-    line = f"{_title(match.game)}: {seats}; {_moves_text(moves)}; {state}."
+    line = _summary(_title(match.game), header, moves, None if outcome is None else list(outcome.winners))
     for w in loaded.warnings:
         line += " Warning: " + w
     exposed = open_to_others(loaded.path) if loaded.path is not None else None
