@@ -73,10 +73,10 @@ import socket
 import struct
 import threading
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import msgpack
 
@@ -260,8 +260,7 @@ def encode_match(match: Match, times: list[str | None] | None = None, key: bytes
 # -- records as a store keeps them --------------------------------------------------
 
 
-@dataclass(frozen=True)
-class StoredRecord:
+class StoredRecord(NamedTuple):
     """One record of a log as a store other than a file keeps it (a database row):
     the frame's fields and the body's bytes, so that the log's bytes are given back
     exactly, checksum, link and seal included."""
@@ -272,9 +271,6 @@ class StoredRecord:
     link: bytes
     seal: bytes
     body: bytes
-
-    def framed(self) -> bytes:
-        return _FRAME.pack(self.kind, self.seq, len(self.body), self.crc, self.link, self.seal) + self.body
 
 
 def split_records(data: bytes, whole: bool = True) -> list[StoredRecord]:
@@ -300,9 +296,11 @@ def split_records(data: bytes, whole: bool = True) -> list[StoredRecord]:
     return records
 
 
-def join_records(records: list[StoredRecord]) -> bytes:
-    """A log's bytes (preamble and records), as a save file holds them."""
-    return preamble() + b"".join(r.framed() for r in records)
+def join_records(records: Iterable[tuple[int, bytes, int, bytes, bytes, bytes]]) -> bytes:
+    """A log's bytes (preamble and records), as a save file holds them, from
+    :class:`StoredRecord`'s fields (a table's rows as they are fetched)."""
+    pack = _FRAME.pack
+    return preamble() + b"".join([pack(kind, seq, len(body), crc, link, seal) + body for seq, kind, crc, link, seal, body in records])
 
 
 #: the bytes a log takes besides its records' bodies: the preamble, and a frame a record

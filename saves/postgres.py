@@ -189,9 +189,9 @@ class PostgresStore(Store):
         return rows[0][0] if rows else None
 
     def read(self, table: str) -> bytes:
-        # one statement, so that the rows are one snapshot of the log
+        # one statement, so that the rows are one snapshot of the log; the kind as bytes, as a frame holds it
         rows = self._query(
-            "SELECT e.seq, e.kind, e.crc, e.link, e.seal, e.body FROM cabinet.tables t "
+            "SELECT e.seq, convert_to(e.kind, 'UTF8'), e.crc, e.link, e.seal, e.body FROM cabinet.tables t "
             "LEFT JOIN cabinet.events e ON e.table_id = t.id WHERE t.name = %s ORDER BY e.seq",
             (table,),
             binary=True,
@@ -200,7 +200,7 @@ class PostgresStore(Store):
             raise SaveError(f"There is no table {table} in {self.where}.")
         if rows[0][0] is None:
             raise SaveError(f"table {table} is empty, not a Cabinet save.")
-        return join_records([StoredRecord(seq, kind.encode(), crc, link, seal, body) for seq, kind, crc, link, seal, body in rows])
+        return join_records(rows)
 
     def key(self) -> bytes | None:
         if self._key is None:
