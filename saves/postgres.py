@@ -60,7 +60,7 @@ from saves.store import Store
 DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
 
 #: the schema this Cabinet makes and reads
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: the first key of every advisory lock Cabinet takes ("CAB!"), so that they never meet another program's
 LOCK_SPACE = 0x43414221
 #: the second key of the lock under which the schema is made (table ids start at 1)
@@ -89,6 +89,8 @@ MIGRATIONS: dict[int, list[str]] = {
                table_id integer PRIMARY KEY REFERENCES cabinet.tables (id) ON DELETE CASCADE,
                holder jsonb NOT NULL)""",
     ],
+    # a server's tables are in its lobby before they have a log: who sits where, as the server keeps it
+    2: ["ALTER TABLE cabinet.tables ADD COLUMN lobby bytea"],
 }
 
 
@@ -179,7 +181,34 @@ class PostgresStore(Store):
             raise SaveError(f"Cannot read {self.where}: {_first_line(exc)}.") from None
 
     def tables(self) -> list[str]:
-        return [name for (name,) in self._query("SELECT name FROM cabinet.tables ORDER BY created, id")]
+        return [
+            name
+            for (name,) in self._query(
+                "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
+                "ORDER BY created, id"
+            )
+        ]
+
+    def lobby(self) -> list[tuple[str, bytes]]:
+        rows = self._query("SELECT name, lobby FROM cabinet.tables WHERE lobby IS NOT NULL ORDER BY created, id")
+        return [(name, bytes(record)) for name, record in rows]
+
+    def keep_lobby(self, table: str, record: bytes) -> None:
+        with _io(f"the lobby of table {table} cannot be written"):
+            self.conn.execute(
+                "INSERT INTO cabinet.tables (name, lobby) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET lobby = EXCLUDED.lobby",
+                (table, record),
+            )
+
+    def forget_lobby(self, table: str) -> None:
+        with _io(f"the lobby of table {table} cannot be written"):
+            with self.conn.transaction():
+                self.conn.execute("UPDATE cabinet.tables SET lobby = NULL WHERE name = %s", (table,))
+                self.conn.execute(
+                    "DELETE FROM cabinet.tables t WHERE name = %s "
+                    "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
+                    (table,),
+                )
 
     def source(self, table: str) -> Source:
         return InStore(self, table)
@@ -339,9 +368,9 @@ class TableLease(Log):
             try:
                 with conn.transaction():
                     conn.execute("DELETE FROM cabinet.writers WHERE table_id = %s", (self.id,))
-                    # a table whose first write failed is not left behind empty
+                    # a table whose first write failed is not left behind empty (unless a lobby lists it)
                     conn.execute(
-                        "DELETE FROM cabinet.tables t WHERE id = %s "
+                        "DELETE FROM cabinet.tables t WHERE id = %s AND lobby IS NULL "
                         "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
                         (self.id,),
                     )

@@ -37,6 +37,7 @@ from saves.format import (
 )
 
 EXTENSION = ".cab"
+LOBBY_EXTENSION = ".table"  # a table's lobby record, beside its log in a FileStore
 ENV_VAR = "CABINET_SAVE_DIR"
 
 
@@ -200,7 +201,7 @@ class Store:
     where: str = ""
 
     def tables(self) -> list[str]:
-        """Every table's name, the oldest first."""
+        """Every table with a log, the oldest first."""
         raise NotImplementedError
 
     def source(self, table: str) -> Source:
@@ -225,6 +226,22 @@ class Store:
         :class:`SaveError` when there is a table of that name already."""
         raise NotImplementedError
 
+    # A server's tables are listed in its lobby before their game starts (and so
+    # before they have a log): who created them, their seats, who sits where.  The
+    # store keeps that record too, as bytes it does not read.
+
+    def lobby(self) -> list[tuple[str, bytes]]:
+        """Every table's lobby record, the oldest first."""
+        raise NotImplementedError
+
+    def keep_lobby(self, table: str, record: bytes) -> None:
+        """Put ``record`` in place of the table's lobby record, all at once.  Raises OSError."""
+        raise NotImplementedError
+
+    def forget_lobby(self, table: str) -> None:
+        """The table's lobby record is gone (nobody sits there any more)."""
+        raise NotImplementedError
+
     def close(self) -> None:
         """Let go of what the store holds open (connections); idempotent."""
 
@@ -240,13 +257,36 @@ class FileStore(Store):
     def path(self, table: str) -> Path:
         return self.directory / (table + self.extension)
 
-    def tables(self) -> list[str]:
+    def _named(self, extension: str) -> list[Path]:
+        """The files of the directory with that extension, the oldest first."""
         try:
-            paths = [p for p in self.directory.iterdir() if p.suffix == self.extension and not p.name.startswith(".")]
+            paths = [p for p in self.directory.iterdir() if p.suffix == extension and not p.name.startswith(".")]
         except OSError:
             return []
         paths.sort(key=lambda p: (p.stat().st_mtime_ns if p.exists() else 0, p.name))
-        return [p.stem for p in paths]
+        return paths
+
+    def tables(self) -> list[str]:
+        return [p.stem for p in self._named(self.extension)]
+
+    def lobby(self) -> list[tuple[str, bytes]]:
+        records = []
+        for path in self._named(LOBBY_EXTENSION):
+            try:
+                records.append((path.stem, path.read_bytes()))
+            except OSError:
+                continue  # gone since it was listed
+        return records
+
+    def keep_lobby(self, table: str, record: bytes) -> None:
+        private_dir(self.directory)
+        atomic_write(self.directory / (table + LOBBY_EXTENSION), record)
+
+    def forget_lobby(self, table: str) -> None:
+        try:
+            (self.directory / (table + LOBBY_EXTENSION)).unlink()
+        except OSError:
+            pass
 
     def source(self, table: str) -> Source:
         return self.path(table)

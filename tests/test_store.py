@@ -287,6 +287,7 @@ def test_the_schema_is_made_once_and_numbered(pg) -> None:
 
 
 def test_a_newer_schema_is_refused_in_a_sentence(pg_url) -> None:  # noqa: F811
+    from saves.postgres import SCHEMA_VERSION
     from tests.pg import cluster, drop_database, fresh_database
 
     address = fresh_database(cluster())
@@ -296,7 +297,7 @@ def test_a_newer_schema_is_refused_in_a_sentence(pg_url) -> None:  # noqa: F811
             conn.execute("INSERT INTO cabinet.schema_version VALUES (99)")
         with pytest.raises(SaveError) as info:
             open_store(address)
-        assert str(info.value).endswith("was set up by a newer Cabinet (schema 99; this one knows schema 1).")
+        assert str(info.value).endswith(f"was set up by a newer Cabinet (schema 99; this one knows schema {SCHEMA_VERSION}).")
     finally:
         drop_database(cluster(), address)
 

@@ -74,6 +74,8 @@ def build_parser() -> Parser:
                        help="where SSH clients connect (default 127.0.0.1:2222; 0.0.0.0:2222 opens it to the network)")
     serve.add_argument("--allow", metavar="AUTHORIZED_KEYS", type=Path, help="admit only the public keys in this file")
     serve.add_argument("--data", metavar="DIR", type=Path, help="the server's tables, players and host key")
+    serve.add_argument("--store", metavar="URL",
+                       help="keep the tables in this PostgreSQL database (postgresql://USER@HOST/DB) rather than in --data")
     serve.add_argument("--bot-delay", type=float, default=0.6, metavar="S", help="seconds a bot waits before moving")
     serve.add_argument("--max-sessions", type=int, default=200, metavar="N", help="SSH sessions at once, in all")
     serve.add_argument("--sessions-per-key", type=int, default=4, metavar="N", help="SSH sessions at once of one key")
