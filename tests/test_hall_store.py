@@ -14,7 +14,7 @@ import pytest
 from net.hall import Hall
 from saves import load, open_store
 from tests.pg import pg_url  # noqa: F401  (the fixture)
-from tests.test_hall import STEP, lobby_of, play_random
+from tests.test_hall import STEP, lobby_of, play_random, two_tables_left
 
 pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
 
@@ -33,17 +33,7 @@ async def close_hall(hall: Hall) -> None:
 def test_tables_live_in_the_database_not_in_the_data_directory(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
     async def run() -> None:
         hall = await open_hall(tmp_path / "first", pg_url)
-        ann, task = await lobby_of(hall, "ann")
-        versus_bot = await ann.request({"t": "create", "game": "agent-jean", "players": 2,
-                                        "seats": [{}, {"kind": "bot", "level": "easy"}], "sit": 0})
-        waiting = await ann.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 1})
-        remote = ann.table(versus_bot["table"])
-        await remote.connect(timeout=STEP)
-        await asyncio.wait_for(play_random(remote, 5, stop_after=3), 60)
-        played = list(hall.tables[versus_bot["table"]].match.events)
-        await remote.close()
-        await ann.close()
-        await asyncio.wait_for(task, STEP)
+        versus_bot, waiting, played = await two_tables_left(hall)
         await close_hall(hall)
         assert not list((tmp_path / "first").rglob("*.cabinet")) and not list((tmp_path / "first").rglob("*.table"))
 

@@ -5,9 +5,6 @@ byte for byte, in both; one writer a table in both."""
 from __future__ import annotations
 
 import signal
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -16,10 +13,10 @@ from saves import SaveError, SaveLocked, SaveWriter, load, verify
 from saves import format as fmt
 from saves.store import FileStore, Store, export_table, import_save, open_store
 from tests.pg import pg_url  # noqa: F401  (the fixture)
+from tests.test_save_lock import holding_process
 from tests.test_saves import finished_save, new_match, step
 from tests.toygame import GAMES
 
-ROOT = Path(__file__).resolve().parent.parent
 
 psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
 
@@ -232,23 +229,8 @@ def test_a_writer_that_lost_its_connection_writes_nothing_more(pg) -> None:
 def test_the_lease_dies_with_its_process(pg) -> None:
     table = fresh()
     SaveWriter(pg.hold(table), new_match()).close()
-    holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
-            import sys
-            from saves import SaveWriter, load
-            from saves import format as fmt
-            from saves.store import open_store
-            from tests.toygame import GAMES
-            fmt.WRITER_COMMAND = "cabinet serve"
-            store = open_store({pg.url!r})
-            writer = SaveWriter.resume(load(store.source({table!r}), GAMES))
-            print("holding", flush=True)
-            sys.stdin.read()
-        """)],
-        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-    )
+    holder = holding_process("cabinet serve", f"open_store({pg.url!r}).source({table!r})")
     try:
-        assert holder.stdout.readline().strip() == "holding"
         with pytest.raises(SaveLocked) as info:
             pg.hold(table)
         assert str(info.value).endswith(f"is playing this game already (cabinet serve, pid {holder.pid}).")
