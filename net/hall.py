@@ -44,7 +44,7 @@ from core.games import all_games, get_game
 from core.tables import new_match
 from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
 from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, outcome_text, think_in_thread
-from saves import SaveError, SaveWriter, load
+from saves import SaveError, SaveLocked, SaveWriter, load
 from saves.store import FileStore, Store
 
 TABLES = "tables"  # the folder of the tables, in the data directory
@@ -247,11 +247,18 @@ class Hall:
         on_send: Callable[[str, Viewer, dict[str, Any]], None] | None = None,
         open_tables: int = OPEN_TABLES,
         store: Store | None = None,
+        take_over_every: float | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.folder = self.data_dir / TABLES
         #: where the tables' lobby records and saves are kept
         self.store = store if store is not None else FileStore(self.folder, SAVE)
+        #: seconds between looks for tables in play that no server holds (another server
+        #: sharing the store died): None, never (a store of this server alone)
+        self.take_over_every = take_over_every
+        self.watcher: asyncio.Task[None] | None = None
+        #: tables refused for good (damaged, an unknown game): not looked at again
+        self.left_out: set[str] = set()
         self.socket_path = self.data_dir / SOCKET
         self.log = log or (lambda line: None)
         self.bot_delay = bot_delay
@@ -296,18 +303,50 @@ class Hall:
             self.resume(table_id, record, saved)
         sock = await bind_unix(self.socket_path)
         self.listener = await asyncio.start_unix_server(self.connected, sock=sock, limit=CLIENT_MAX + 8)
+        if self.take_over_every is not None:
+            self.watcher = asyncio.get_running_loop().create_task(self.watch(self.take_over_every))
         return self.socket_path
 
-    def resume(self, table_id: str, record: bytes, saved: set[str]) -> None:
-        """The table of this lobby record, and its match if it has a save (``saved``: the tables that do)."""
+    async def watch(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.take_over()
+            except (OSError, SaveError) as exc:  # the store out of reach for a while: look again later
+                self.log(f"Cannot look for tables to take over: {exc}")
+
+    async def take_over(self) -> list[str]:
+        """Serve here, from their logs, the tables in play that no server holds and this
+        hall does not know (their server died: its leases went with its connections);
+        the tables taken.  A table another hall takes first is left to it."""
+        orphans = [t for t in await asyncio.to_thread(self.store.unheld) if t not in self.tables and t not in self.left_out]
+        if not orphans:
+            return []
+        records = dict(await asyncio.to_thread(self.store.lobby))
+        taken = []
+        for table_id in orphans:
+            if table_id in records and self.resume(table_id, records[table_id], set(orphans), quiet=True):
+                if self.tables[table_id].state() == "playing":
+                    self.log(f"[{table_id}] taken over from its log.")
+                taken.append(table_id)
+        if taken:
+            self.lobby_changed()
+        return taken
+
+    def resume(self, table_id: str, record: bytes, saved: set[str], quiet: bool = False) -> bool:
+        """The table of this lobby record, and its match if it has a save (``saved``: the
+        tables that do); whether it is served.  ``quiet``: a table another server holds is
+        left out without a word."""
         try:
             table = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False))
         except (ValueError, TypeError, KeyError, msgpack.UnpackException) as exc:
             self.log(f"Skipped table {table_id}: its lobby record is not one ({type(exc).__name__}).")
-            return
+            self.left_out.add(table_id)
+            return False
         if get_game(table.game) is None:
             self.log(f"Skipped table {table.id}: this Cabinet has no game {table.game!r}.")
-            return
+            self.left_out.add(table_id)
+            return False
         if table.id in saved:
             try:
                 loaded = load(self.store.source(table.id))
@@ -318,12 +357,20 @@ class Hall:
                     raise SaveError(loaded.unplayable)
                 else:
                     self.serve_table(table, SaveWriter.resume(loaded))
+            except SaveLocked as exc:
+                if not quiet:
+                    self.log(f"Table {table.id} is left out: {exc}")
+                return False
             except SaveError as exc:
                 self.log(f"Table {table.id} is left out: {exc}")
-                return
+                self.left_out.add(table.id)
+                return False
         self.tables[table.id] = table
+        return True
 
     async def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
         if self.listener is not None:
             self.listener.close()
         if self.lobby_handle is not None:

@@ -475,6 +475,25 @@ def _read_holder(fd: int) -> dict[str, Any]:
     return holder if isinstance(holder, dict) else {}
 
 
+def held(path: PathLike) -> bool:
+    """Whether a writer holds the save at ``path`` now (its lock file is locked).  The
+    probe takes a shared lock for an instant: a writer taking the save in that instant
+    is refused as if somebody held it."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(lock_path(path), os.O_RDONLY)
+    except OSError:
+        return False  # no lock file: nobody writes it (a writer that let go removed it)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
+    finally:
+        os.close(fd)  # and with it the probe's own lock
+    return False
+
+
 class _WriterLock:
     """An exclusive ``flock`` on ``SAVE.lock``, held as long as the writer lives.
 

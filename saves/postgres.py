@@ -189,6 +189,20 @@ class PostgresStore(Store):
             )
         ]
 
+    def unheld(self) -> list[str]:
+        # a lease is an advisory lock (LOCK_SPACE, table id): pg_locks shows it as classid, objid, objsubid 2
+        return [
+            name
+            for (name,) in self._query(
+                "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
+                "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
+                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "AND l.classid = %s::oid AND l.objid = t.id::oid AND l.objsubid = 2) "
+                "ORDER BY created, id",
+                (LOCK_SPACE,),
+            )
+        ]
+
     def lobby(self) -> list[tuple[str, bytes]]:
         rows = self._query("SELECT name, lobby FROM cabinet.tables WHERE lobby IS NOT NULL ORDER BY created, id")
         return [(name, bytes(record)) for name, record in rows]

@@ -30,6 +30,7 @@ from saves.format import (
     atomic_write,
     dir_key,
     encode_match,
+    held,
     load,
     private_dir,
     scan,
@@ -208,6 +209,11 @@ class Store:
         """What ``load``, ``verify`` and the exports take to read ``table``."""
         raise NotImplementedError
 
+    def unheld(self) -> list[str]:
+        """The tables with a log that no writer holds now (finished, let go, or
+        their writer's process died, however it died), the oldest first."""
+        raise NotImplementedError
+
     def read(self, table: str) -> bytes:
         """The table's log, as a save file holds it."""
         raise NotImplementedError
@@ -268,6 +274,9 @@ class FileStore(Store):
 
     def tables(self) -> list[str]:
         return [p.stem for p in self._named(self.extension)]
+
+    def unheld(self) -> list[str]:
+        return [p.stem for p in self._named(self.extension) if not held(p)]
 
     def lobby(self) -> list[tuple[str, bytes]]:
         records = []

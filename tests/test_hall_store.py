@@ -126,3 +126,77 @@ def test_cabinet_serve_refuses_a_store_it_cannot_use(tmp_path: Path, capsys) -> 
     assert main(["serve", "--data", str(tmp_path), "--store", f"postgresql://postgres@/cabinet?host={tmp_path}"]) == 1
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith(f"cabinet serve: Cannot reach PostgreSQL database cabinet on {tmp_path}: ")
+
+
+SERVER_THAT_DIES = """
+import asyncio, sys
+from pathlib import Path
+from net.hall import BotPool, Hall
+from saves import open_store
+from tests.test_hall import STEP, lobby_of, play_random
+
+async def main():
+    bots = BotPool()
+    bots.unusable = True  # bots think in threads: no worker left behind when this process is killed
+    hall = Hall(Path(sys.argv[1]), bot_delay=0.0, store=open_store(sys.argv[2]), bots=bots)
+    await hall.start()
+    cyd, _ = await lobby_of(hall, "cyd")
+    made = await cyd.request({"t": "create", "game": "agent-jean", "players": 2,
+                              "seats": [{}, {"kind": "bot", "level": "easy"}], "sit": 0})
+    remote = cyd.table(made["table"])
+    await remote.connect(timeout=STEP)
+    await play_random(remote, 3, stop_after=4)
+    print(made["table"], flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def test_when_a_server_dies_another_takes_its_tables_over_from_the_log(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_hall import until
+
+    root = Path(__file__).resolve().parent.parent
+    dying = subprocess.Popen([sys.executable, "-c", SERVER_THAT_DIES, str(tmp_path / "a"), pg_url],
+                             cwd=root, stdout=subprocess.PIPE, text=True)
+
+    async def run() -> None:
+        log: list[str] = []
+        survivor = Hall(tmp_path / "b", bot_delay=0.0, store=open_store(pg_url), log=log.append, take_over_every=0.1)
+        await survivor.start()
+        try:
+            assert dying.stdout is not None
+            table_id = (await asyncio.to_thread(dying.stdout.readline)).strip()
+            await asyncio.sleep(0.3)  # a few looks: the table is held, so left alone, without a word
+            assert table_id not in survivor.tables and not any(table_id in line for line in log), log
+            dying.send_signal(signal.SIGKILL)
+            killed = time.monotonic()
+            assert await until(lambda: table_id in survivor.tables, tries=250)
+            assert time.monotonic() - killed < 5.0
+            assert f"[{table_id}] taken over from its log." in log
+            store = open_store(pg_url)
+            committed = load(store.source(table_id)).match.events
+            store.close()
+            match = survivor.tables[table_id].match
+            assert match is not None and match.events[: len(committed)] == committed and len(match.moves) >= 5
+            cyd, task = await lobby_of(survivor, "cyd")  # the player comes back, to this server
+            remote = cyd.table(table_id)
+            await remote.connect(timeout=STEP)
+            assert remote.seat == 0
+            await asyncio.wait_for(play_random(remote, 4, stop_after=2), 60)  # and plays on
+            await remote.close()
+            await cyd.close()
+            await asyncio.wait_for(task, STEP)
+        finally:
+            await close_hall(survivor)
+
+    try:
+        asyncio.run(run())
+    finally:
+        dying.kill()
+        dying.wait(10)

@@ -298,3 +298,15 @@ def test_without_the_driver_a_sentence_names_the_extra(monkeypatch) -> None:
     with pytest.raises(SaveError) as info:
         open_store("postgresql://postgres@/cabinet")
     assert str(info.value) == "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
+
+
+def test_the_tables_nobody_holds_are_listed(store) -> None:
+    held, free = fresh(), fresh()
+    SaveWriter(store.hold(free), new_match()).close()
+    writer = SaveWriter(store.hold(held), new_match())
+    try:
+        unheld = store.unheld()
+        assert free in unheld and held not in unheld
+    finally:
+        writer.close()
+    assert held in store.unheld()

@@ -22,6 +22,7 @@ from typing import Any
 ENV_HALL = "CABINET_HALL"
 ENV_TOKEN = "CABINET_TOKEN"
 DEFAULT_PORT = 2222
+TAKE_OVER_EVERY = 1.0  # seconds between looks for tables in play that no server holds (--store)
 
 
 def data_dir_of(args: argparse.Namespace) -> Path:
@@ -139,7 +140,8 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     async def serve() -> int:
         limits = FrontLimits(sessions_per_key=args.sessions_per_key, sessions=args.max_sessions, idle=args.idle)
-        hall = {"store": store} if store is not None else {}
+        # a store other servers may share: the tables of one that dies are taken over within a second or so
+        hall = {"store": store, "take_over_every": TAKE_OVER_EVERY} if store is not None else {}
         server = Server(data, log, allow=args.allow, limits=limits, bot_delay=max(0.0, args.bot_delay), **hall)
         try:
             bound_host, bound_port = await server.start(host, port)
