@@ -12,10 +12,11 @@ apart: the chain and the unique (table, sequence) cover them too.
 The primary key (table, sequence) is what keeps two writers from ever
 interleaving a log, whatever happens: a record numbered where another already
 is cannot be written.  Above it, one writer a table at a time: a writer holds a
-session-level advisory lock on the table (its *lease*) on a connection of its
-own, which the server drops the moment that connection ends, however the
-process died; ``writers`` says who holds it, for the sentence that refuses a
-second writer.
+session-level advisory lock on the table (its *lease*) on its store's connection
+for leases (one a process, whatever the number of tables: a database allows
+few connections), which the server drops the moment that connection ends,
+however the process died; ``writers`` says who holds it, for the sentence that
+refuses a second writer.
 
 The store's seal key is kept in the database (``settings``), so that the
 tables its writers wrote are folded when loaded rather than decided again.
@@ -31,6 +32,7 @@ from __future__ import annotations
 import errno
 import json
 import secrets
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -131,6 +133,12 @@ class PostgresStore(Store):
         self.where = describe(url)
         self._key: bytes | None = None
         self.conn = self.connect()
+        #: the connection the leases are held on and the writers write through, made with the first
+        self._leases: psycopg.Connection[Any] | None = None
+        #: the tables leased on it (an advisory lock is taken again by the session holding it)
+        self.leased: set[int] = set()
+        #: one transaction at a time on it: the writers of a server's tables may be in several threads
+        self.lock = threading.RLock()
         try:
             self._make_schema()
         except psycopg.Error as exc:
@@ -166,10 +174,18 @@ class PostgresStore(Store):
                 (secrets.token_bytes(32),),
             )
 
+    def lease_connection(self) -> psycopg.Connection[Any]:
+        """The connection the leases are held on, made again if it was lost (and its leases with it)."""
+        with self.lock:
+            if self._leases is None or self._leases.closed:
+                self._leases = self.connect()
+                self.leased = set()
+            return self._leases
+
     def close(self) -> None:
-        conn = getattr(self, "conn", None)
-        if conn is not None:
-            conn.close()
+        for conn in (getattr(self, "conn", None), getattr(self, "_leases", None)):
+            if conn is not None:
+                conn.close()
 
     # -- the interface ------------------------------------------------------------------------
 
@@ -287,12 +303,13 @@ def _insert(conn: psycopg.Connection[Any], table_id: int, records: list[StoredRe
 class TableLease(Log):
     """A table of a PostgreSQL store, held by its one writer.
 
-    The lease is a session-level advisory lock on the table, taken on a connection
-    of the writer's own and held as long as that connection lives: a process that
-    dies, however it dies, loses its connections and so its leases, and another
-    process may take the table over from its log.  The writer's records go
-    through that same connection, so a writer whose lease was lost can write
-    nothing more."""
+    The lease is a session-level advisory lock on the table, held on the store's
+    connection for leases (one a process, however many tables it holds: a
+    database's connections are few) as long as that connection lives: a process
+    that dies, however it dies, loses its connections and so its leases, and
+    another process may take its tables over from their logs.  The writers'
+    records go through that same connection, so a writer whose lease was lost
+    can write nothing more."""
 
     def __init__(self, store: PostgresStore, table: str) -> None:
         """Raises :class:`SaveLocked` when another writer holds the table, and
@@ -301,31 +318,47 @@ class TableLease(Log):
         self.table = table
         self.name = f"table {table}"
         self.path = None
-        self.conn: psycopg.Connection[Any] | None = store.connect()
         self.broken = False
-        self.synchronous = True
+        self.conn: psycopg.Connection[Any] | None = None
+        conn = store.lease_connection()
         try:
-            with self.conn.transaction():
-                self.conn.execute("INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING", (table,))
-                row = self.conn.execute("SELECT id FROM cabinet.tables WHERE name = %s", (table,)).fetchone()
+            self._take(conn)
+        except psycopg.OperationalError as exc:
+            if not conn.closed:
+                raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
+            # the connection was found lost only now (the server ended it): its leases are gone, a new one
+            conn = store.lease_connection()
+            try:
+                self._take(conn)
+            except psycopg.Error as exc:
+                raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
+        except psycopg.Error as exc:
+            raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
+        self.conn = conn
+
+    def _take(self, conn: psycopg.Connection[Any]) -> None:
+        """The lease of the table on ``conn``; raises SaveLocked, or psycopg's errors."""
+        store, table = self.store, self.table
+        with store.lock, conn.transaction():
+            conn.execute("INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING", (table,))
+            row = conn.execute("SELECT id FROM cabinet.tables WHERE name = %s", (table,)).fetchone()
             assert row is not None
             self.id: int = row[0]
-            (locked,) = self.conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, self.id)).fetchone()  # type: ignore[misc]
+            # an advisory lock is taken again by the session that holds it: a second
+            # writer in this process is refused here, as one in another is by the lock
+            locked = self.id not in store.leased and conn.execute(
+                "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, self.id)
+            ).fetchone()[0]  # type: ignore[index]
             if not locked:
-                found = self.conn.execute("SELECT holder FROM cabinet.writers WHERE table_id = %s", (self.id,)).fetchone()
+                found = conn.execute("SELECT holder FROM cabinet.writers WHERE table_id = %s", (self.id,)).fetchone()
                 holder = found[0] if found and isinstance(found[0], dict) else {}
                 raise SaveLocked(_holder_sentence(holder, self.name), holder)
-            self.conn.execute(
+            store.leased.add(self.id)
+            conn.execute(
                 "INSERT INTO cabinet.writers (table_id, holder) VALUES (%s, %s) "
                 "ON CONFLICT (table_id) DO UPDATE SET holder = EXCLUDED.holder",
                 (self.id, json.dumps(_whoami())),
             )
-        except psycopg.Error as exc:
-            self._hang_up()
-            raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
-        except BaseException:
-            self._hang_up()
-            raise
 
     def key(self) -> bytes | None:
         return self.store.key()
@@ -334,19 +367,24 @@ class TableLease(Log):
         records = split_records(data)
         conn = self._conn()
         with _io(f"{self.name} cannot be written"):
-            with conn.transaction():
+            with self.store.lock, conn.transaction():
                 conn.execute("DELETE FROM cabinet.events WHERE table_id = %s", (self.id,))
                 _insert(conn, self.id, records, copy=True)
         self.broken = False
 
     def append(self, data: bytes, durable: bool) -> None:
         conn = self._conn()
+        records = split_records(data, whole=False)
         with _io(f"{self.name} cannot be written"):
-            if durable != self.synchronous:
-                # a move committed without waiting for the disk: headless games, which lose nothing that matters
-                conn.execute("SET synchronous_commit = " + ("on" if durable else "off"))
-                self.synchronous = durable
-            _insert(conn, self.id, split_records(data, whole=False))
+            if durable:
+                with self.store.lock:
+                    _insert(conn, self.id, records)  # one statement, its own transaction: one round trip
+                return
+            # committed without waiting for the disk (headless games), this transaction only:
+            # the connection is every table's
+            with self.store.lock, conn.transaction():
+                conn.execute("SET LOCAL synchronous_commit = off")
+                _insert(conn, self.id, records)
 
     def resume_at(self, end: int) -> bool:
         conn = self._conn()
@@ -375,26 +413,22 @@ class TableLease(Log):
         self.broken = True
 
     def release(self) -> None:
-        conn = self.conn
+        conn, self.conn = self.conn, None
         if conn is None:
             return
-        if not conn.closed:
-            try:
-                with conn.transaction():
-                    conn.execute("DELETE FROM cabinet.writers WHERE table_id = %s", (self.id,))
-                    # a table whose first write failed is not left behind empty (unless a lobby lists it)
-                    conn.execute(
-                        "DELETE FROM cabinet.tables t WHERE id = %s AND lobby IS NULL "
-                        "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
-                        (self.id,),
-                    )
-                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, self.id))
-            except psycopg.Error:
-                pass  # closing the connection below ends the lease all the same
-        self._hang_up()
-
-    def _hang_up(self) -> None:
-        conn, self.conn = self.conn, None
-        if conn is not None:
-            conn.close()
+        self.store.leased.discard(self.id)
+        if conn.closed:
+            return  # the lease went with the connection
+        try:
+            with self.store.lock, conn.transaction():
+                conn.execute("DELETE FROM cabinet.writers WHERE table_id = %s", (self.id,))
+                # a table whose first write failed is not left behind empty (unless a lobby lists it)
+                conn.execute(
+                    "DELETE FROM cabinet.tables t WHERE id = %s AND lobby IS NULL "
+                    "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
+                    (self.id,),
+                )
+            conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, self.id))
+        except psycopg.Error:
+            pass  # the connection broke: the lease went with it
 
