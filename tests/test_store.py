@@ -5,7 +5,6 @@ byte for byte, in both; one writer a table in both."""
 from __future__ import annotations
 
 import signal
-from pathlib import Path
 
 import pytest
 
