@@ -1,10 +1,12 @@
 """``cabinet serve``'s hall: many tables in one server, and the lobby that lists them.
 
 A table is a lobby record (the game, its seats, who sits where, its variants)
-kept in ``DATA/tables/ID.table``, and, once every human seat is taken, a match
-saved in ``DATA/tables/ID.cabinet`` and served by a :class:`GameServer` of its
-own: the same authority as ``cabinet host`` (it checks every move, appends the
-save, runs the bots, sends each seat only its view), without a listener.
+and, once every human seat is taken, a match saved as it is played and served
+by a :class:`GameServer` of its own: the same authority as ``cabinet host`` (it
+checks every move, appends the save, runs the bots, sends each seat only its
+view), without a listener.  Both are kept in the hall's store
+(``saves.store``): by default files, ``DATA/tables/ID.table`` and
+``DATA/tables/ID.cabinet``; with ``cabinet serve --store URL``, a database.
 
 The hall listens on one Unix socket in the data directory, reachable by the
 server's own user only.  The SSH front starts one Cabinet app a session, and
@@ -26,7 +28,6 @@ import contextlib
 import multiprocessing
 import os
 import secrets
-import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -43,11 +44,11 @@ from core.games import all_games, get_game
 from core.tables import new_match
 from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
 from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, outcome_text, think_in_thread, unlink_if_same
-from saves import SaveError, SaveWriter, load
+from saves import SaveError, SaveLocked, SaveWriter, load
+from saves.store import FileStore, Store
 
 TABLES = "tables"  # the folder of the tables, in the data directory
 SOCKET = "hall.sock"
-RECORD = ".table"
 SAVE = ".cabinet"
 LOBBY_DELAY = 0.5  # seconds: the lobby is told of changes at most this often (each lobby draws its list again)
 OPEN_TABLES = 20  # tables not yet finished a player may have created
@@ -245,9 +246,19 @@ class Hall:
         bots: BotPool | None = None,
         on_send: Callable[[str, Viewer, dict[str, Any]], None] | None = None,
         open_tables: int = OPEN_TABLES,
+        store: Store | None = None,
+        take_over_every: float | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.folder = self.data_dir / TABLES
+        #: where the tables' lobby records and saves are kept
+        self.store = store if store is not None else FileStore(self.folder, SAVE)
+        #: seconds between looks for tables in play that no server holds (another server
+        #: sharing the store died): None, never (a store of this server alone)
+        self.take_over_every = take_over_every
+        self.watcher: asyncio.Task[None] | None = None
+        #: tables refused for good (damaged, an unknown game): not looked at again
+        self.left_out: set[str] = set()
         self.socket_path = self.data_dir / SOCKET
         self.socket_id: tuple[int, int] | None = None  # the socket this hall bound there
         self.log = log or (lambda line: None)
@@ -288,26 +299,59 @@ class Hall:
         Raises OSError when it cannot listen."""
         self.folder.mkdir(parents=True, exist_ok=True)
         os.chmod(self.data_dir, 0o700)
-        for path in sorted(self.folder.glob("*" + RECORD)):
-            self.resume(path)
+        saved = set(self.store.tables())
+        for table_id, record in self.store.lobby():
+            self.resume(table_id, record, saved)
         sock = await bind_unix(self.socket_path)
         self.socket_id = file_id(self.socket_path)
         self.listener = await asyncio.start_unix_server(self.connected, sock=sock, limit=CLIENT_MAX + 8)
+        if self.take_over_every is not None:
+            self.watcher = asyncio.get_running_loop().create_task(self.watch(self.take_over_every))
         return self.socket_path
 
-    def resume(self, path: Path) -> None:
+    async def watch(self, every: float) -> None:
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await self.take_over()
+            except (OSError, SaveError) as exc:  # the store out of reach for a while: look again later
+                self.log(f"Cannot look for tables to take over: {exc}")
+
+    async def take_over(self) -> list[str]:
+        """Serve here, from their logs, the tables in play that no server holds and this
+        hall does not know (their server died: its leases went with its connections);
+        the tables taken.  A table another hall takes first is left to it."""
+        orphans = [t for t in await asyncio.to_thread(self.store.unheld) if t not in self.tables and t not in self.left_out]
+        if not orphans:
+            return []
+        records = dict(await asyncio.to_thread(self.store.lobby))
+        taken = []
+        for table_id in orphans:
+            if table_id in records and self.resume(table_id, records[table_id], set(orphans), quiet=True):
+                if self.tables[table_id].state() == "playing":
+                    self.log(f"[{table_id}] taken over from its log.")
+                taken.append(table_id)
+        if taken:
+            self.lobby_changed()
+        return taken
+
+    def resume(self, table_id: str, record: bytes, saved: set[str], quiet: bool = False) -> bool:
+        """The table of this lobby record, and its match if it has a save (``saved``: the
+        tables that do); whether it is served.  ``quiet``: a table another server holds is
+        left out without a word."""
         try:
-            table = Table.from_record(msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False))
-        except (OSError, ValueError, TypeError, KeyError, msgpack.UnpackException) as exc:
-            self.log(f"Skipped {path.name}: it is not a table record ({type(exc).__name__}).")
-            return
+            table = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False))
+        except (ValueError, TypeError, KeyError, msgpack.UnpackException) as exc:
+            self.log(f"Skipped table {table_id}: its lobby record is not one ({type(exc).__name__}).")
+            self.left_out.add(table_id)
+            return False
         if get_game(table.game) is None:
             self.log(f"Skipped table {table.id}: this Cabinet has no game {table.game!r}.")
-            return
-        save = self.save_path(table.id)
-        if save.exists():
+            self.left_out.add(table_id)
+            return False
+        if table.id in saved:
             try:
-                loaded = load(save)
+                loaded = load(self.store.source(table.id))
                 if loaded.match.outcome is not None:
                     table.ended = {"text": outcome_text(loaded.match)}
                     table.moves = loaded.match.move_count
@@ -315,12 +359,20 @@ class Hall:
                     raise SaveError(loaded.unplayable)
                 else:
                     self.serve_table(table, SaveWriter.resume(loaded))
+            except SaveLocked as exc:
+                if not quiet:
+                    self.log(f"Table {table.id} is left out: {exc}")
+                return False
             except SaveError as exc:
                 self.log(f"Table {table.id} is left out: {exc}")
-                return
+                self.left_out.add(table.id)
+                return False
         self.tables[table.id] = table
+        return True
 
     async def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
         if self.listener is not None:
             self.listener.close()
         if self.lobby_handle is not None:
@@ -342,28 +394,14 @@ class Hall:
 
     # -- tables ------------------------------------------------------------------------------------
 
-    def save_path(self, table_id: str) -> Path:
-        return self.folder / (table_id + SAVE)
-
     def keep(self, table: Table) -> None:
-        """Write the table's record, replacing the old one at once (mode 0600)."""
-        path = self.folder / (table.id + RECORD)
-        fd, name = tempfile.mkstemp(dir=self.folder, prefix="." + path.name + ".")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(msgpack.packb(table.record(), use_bin_type=True))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(name, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(name)
-            raise
+        """Write the table's record, replacing the old one at once."""
+        self.store.keep_lobby(table.id, msgpack.packb(table.record(), use_bin_type=True))
 
     def forget(self, table: Table) -> None:
         self.tables.pop(table.id, None)
         with contextlib.suppress(OSError):
-            (self.folder / (table.id + RECORD)).unlink()
+            self.store.forget_lobby(table.id)
 
     def serve_table(self, table: Table, writer: SaveWriter) -> None:
         def log(line: str) -> None:
@@ -394,7 +432,7 @@ class Hall:
                 seats.append({"name": seat["user"], **options})
                 controllers.append({"kind": "human"})
         match = new_match(game, table.players, seats, controllers, variants=table.variants, table=table.id)
-        self.serve_table(table, SaveWriter(self.save_path(table.id), match))
+        self.serve_table(table, SaveWriter(self.store.hold(table.id), match))
         self.log(f"[{table.id}] {game.title} starts: {', '.join(s['name'] for s in seats)}.")
 
     def changed(self, table: Table) -> None:
@@ -545,7 +583,8 @@ class Hall:
         if not isinstance(sit, int) or not 0 <= sit < players or seats[sit]["kind"] != "human":
             raise Refused("Choose a player's seat for yourself.")
         table_id = new_table_id()
-        while table_id in self.tables or self.save_path(table_id).exists():
+        taken = set(self.store.tables())
+        while table_id in self.tables or table_id in taken:
             table_id = new_table_id()
         table = Table(table_id, game.id, players, seats, {str(k): str(v) for k, v in variants.items()}, name, time.time())
         self.tables[table.id] = table
@@ -599,7 +638,7 @@ class Hall:
         match = table.match
         if match is None:
             try:
-                match = load(self.save_path(table.id)).match
+                match = load(self.store.source(table.id)).match
             except SaveError as exc:
                 raise Refused(str(exc)) from None
         moves = [[m.seat, m.command, match.events[m.start : m.end]] for m in match.moves]

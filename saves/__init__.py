@@ -1,7 +1,9 @@
-"""Saves: the msgpack event-log file format and the save directory."""
+"""Saves: the msgpack event-log file format, the save directory, and the stores of tables' logs."""
 
 from saves.format import (
     CHECKPOINT_EVERY,
+    InStore,
+    Log,
     FORMAT_VERSION,
     MAGIC,
     MAX_RECORD,
@@ -18,8 +20,13 @@ from saves.format import (
 )
 from saves.store import (
     EXTENSION,
+    FileStore,
     SaveInfo,
     SeatInfo,
+    Store,
+    export_table,
+    import_save,
+    open_store,
     latest_unfinished,
     list_saves,
     new_save_path,
@@ -31,6 +38,9 @@ __all__ = [
     "CHECKPOINT_EVERY",
     "EXTENSION",
     "FORMAT_VERSION",
+    "FileStore",
+    "InStore",
+    "Log",
     "MAGIC",
     "MAX_RECORD",
     "Loaded",
@@ -40,12 +50,16 @@ __all__ = [
     "SaveInfo",
     "SaveWriter",
     "SeatInfo",
+    "Store",
+    "export_table",
     "export_json",
     "export_text",
+    "import_save",
     "latest_unfinished",
     "list_saves",
     "load",
     "new_save_path",
+    "open_store",
     "rewrite",
     "save_dir",
     "save_info",

@@ -65,6 +65,7 @@ import gc
 import getpass
 import hashlib
 import hmac
+import io
 import json
 import os
 import secrets
@@ -72,10 +73,10 @@ import socket
 import struct
 import threading
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, NamedTuple
 
 import msgpack
 
@@ -125,9 +126,9 @@ class SaveNotWritable(SaveError):
     """A save (or its directory) that cannot be written: it can still be replayed."""
 
 
-def _not_writable(path: Path, exc: OSError) -> SaveNotWritable:
+def _not_writable(name: str, exc: OSError) -> SaveNotWritable:
     detail = (exc.strerror or str(exc)).lower()
-    return SaveNotWritable(f"{path.name} cannot be written ({detail}): it can be replayed, not played on.")
+    return SaveNotWritable(f"{name} cannot be written ({detail}): it can be replayed, not played on.")
 
 
 class SaveLocked(SaveError):
@@ -254,6 +255,57 @@ def encode_match(match: Match, times: list[str | None] | None = None, key: bytes
     if outcome is not None:
         out.append(encode_record(RESULT, _result_body(outcome, last_at), chain))
     return b"".join(out), chain
+
+
+# -- records as a store keeps them --------------------------------------------------
+
+
+class StoredRecord(NamedTuple):
+    """One record of a log as a store other than a file keeps it (a database row):
+    the frame's fields and the body's bytes, so that the log's bytes are given back
+    exactly, checksum, link and seal included."""
+
+    seq: int
+    kind: bytes
+    crc: int
+    link: bytes
+    seal: bytes
+    body: bytes
+
+
+def split_records(data: bytes, whole: bool = True) -> list[StoredRecord]:
+    """The records of a log's bytes as they are framed (format 2), with the
+    preamble when ``whole``, else records alone (what an append adds).  Nothing is
+    checked but the framing: the bytes come from a writer, or from a load that
+    checked them.  Raises ValueError for bytes that are not whole records."""
+    pos = 0
+    if whole:
+        if data[: _PREAMBLE.size] != preamble():
+            raise ValueError(f"not a log of save format {FORMAT_VERSION}")
+        pos = _PREAMBLE.size
+    records = []
+    while pos < len(data):
+        if pos + _FRAME.size > len(data):
+            raise ValueError(f"a record cut off at byte {pos}")
+        kind, seq, length, crc, link, seal = _FRAME.unpack_from(data, pos)
+        start = pos + _FRAME.size
+        if start + length > len(data):
+            raise ValueError(f"a record cut off at byte {pos}")
+        records.append(StoredRecord(seq, kind, crc, link, seal, data[start : start + length]))
+        pos = start + length
+    return records
+
+
+def join_records(records: Iterable[tuple[int, bytes, int, bytes, bytes, bytes]]) -> bytes:
+    """A log's bytes (preamble and records), as a save file holds them, from
+    :class:`StoredRecord`'s fields (a table's rows as they are fetched)."""
+    pack = _FRAME.pack
+    return preamble() + b"".join([pack(kind, seq, len(body), crc, link, seal) + body for seq, kind, crc, link, seal, body in records])
+
+
+#: the bytes a log takes besides its records' bodies: the preamble, and a frame a record
+LOG_PREAMBLE = _PREAMBLE.size
+RECORD_FRAME = _FRAME.size
 
 
 # -- the directory's key and modes -------------------------------------------------
@@ -423,6 +475,25 @@ def _read_holder(fd: int) -> dict[str, Any]:
     return holder if isinstance(holder, dict) else {}
 
 
+def held(path: PathLike) -> bool:
+    """Whether a writer holds the save at ``path`` now (its lock file is locked).  The
+    probe takes a shared lock for an instant: a writer taking the save in that instant
+    is refused as if somebody held it."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(lock_path(path), os.O_RDONLY)
+    except OSError:
+        return False  # no lock file: nobody writes it (a writer that let go removed it)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError as exc:
+        return exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES)
+    finally:
+        os.close(fd)  # and with it the probe's own lock
+    return False
+
+
 class _WriterLock:
     """An exclusive ``flock`` on ``SAVE.lock``, held as long as the writer lives.
 
@@ -483,13 +554,118 @@ class _WriterLock:
         os.close(fd)
 
 
+class Log:
+    """A table's records, held by their one writer: what a :class:`SaveWriter` writes to.
+
+    A save file under its lock (:class:`FileLog`), or a table in a database under
+    its lease (``saves.postgres``).  Either way the records are the same bytes
+    (the preamble, then framed records, see the module docstring): a log is
+    replaced whole or appended to, never changed in place.  The methods raise
+    OSError when the place cannot be written (a database out of reach is one too).
+    """
+
+    #: how sentences name it ("g.cab", "table k7f3mb")
+    name: str = ""
+    #: the save file, for a log that is one; None for a table in a database
+    path: Path | None = None
+
+    def key(self) -> bytes | None:
+        """The secret this place's writers seal with, made if missing."""
+        raise NotImplementedError
+
+    def replace(self, data: bytes) -> None:
+        """The whole log (preamble and records) put in place of the old one, all at once."""
+        raise NotImplementedError
+
+    def append(self, data: bytes, durable: bool) -> None:
+        """Records after the last; ``durable``: on disk (fsync, commit) before this returns."""
+        raise NotImplementedError
+
+    def resume_at(self, end: int) -> bool:
+        """Ready to append after the first ``end`` bytes of the log, which a load read:
+        True when the log ends there; False when it is shorter (to be replaced whole).
+        Raises SaveError when it is longer (somebody wrote to it since)."""
+        raise NotImplementedError
+
+    @property
+    def ready(self) -> bool:
+        """Whether records can be appended now (False after a failure, until a replace)."""
+        raise NotImplementedError
+
+    def drop(self) -> None:
+        """Give up the place written to after a failure (the hold is kept)."""
+
+    def release(self) -> None:
+        """Let the log go: another writer may take it.  Idempotent."""
+        raise NotImplementedError
+
+
+class FileLog(Log):
+    """A save file, held under its exclusive lock (:class:`_WriterLock`) from the start."""
+
+    def __init__(self, path: PathLike) -> None:
+        """Raises :class:`SaveLocked` when another writer keeps the save."""
+        self.path = Path(path)
+        self.name = self.path.name
+        self._file: BinaryIO | None = None
+        self._hold = _WriterLock(self.path)
+
+    def key(self) -> bytes | None:
+        return dir_key(self.path.parent, create=True)
+
+    def replace(self, data: bytes) -> None:
+        self.drop()
+        atomic_write(self.path, data)
+        self._file = open(self.path, "ab")
+
+    def append(self, data: bytes, durable: bool) -> None:
+        assert self._file is not None
+        self._file.write(data)
+        self._file.flush()
+        if durable:
+            os.fsync(self._file.fileno())
+
+    def resume_at(self, end: int) -> bool:
+        # a file made read-only is not to be changed, not even by a rewrite into its place
+        if self.path.exists() and not os.access(self.path, os.W_OK):
+            raise PermissionError(errno.EACCES, "permission denied")
+        f = open(self.path, "ab")
+        size = os.fstat(f.fileno()).st_size
+        if size == end:
+            tighten(self.path)
+            self._file = f
+            return True
+        f.close()
+        if size > end:
+            raise SaveError(f"{self.name} has changed since it was read (another program wrote to it): open it again.")
+        return False
+
+    @property
+    def ready(self) -> bool:
+        return self._file is not None
+
+    def drop(self) -> None:
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError:
+                pass
+            self._file = None
+
+    def release(self) -> None:
+        self.drop()
+        self._hold.release()
+
+
 class SaveWriter:
-    """Keeps a save file in step with a live match.
+    """Keeps a save in step with a live match.
 
     ``SaveWriter(path, match)`` writes the match as it stands (atomically) and
     then appends every new move as it is played, flushed and fsynced, with
     checkpoints and the outcome record.  ``SaveWriter.resume(loaded)`` continues
     a loaded save, appending to it (rewriting it first if its tail was torn).
+    In place of a path, a :class:`Log` held already (a table in a database)
+    is written the same way.
 
     Writing never raises into the game: a failure is kept in :attr:`error`
     (and passed to ``on_error``), and the next move tries a full rewrite.
@@ -497,15 +673,15 @@ class SaveWriter:
     call :meth:`rewrite` to do it at once.
 
     One writer a save: a writer holds an exclusive lock on the save (see
-    :class:`_WriterLock`) from the moment it is made until :meth:`close` (or the
-    end of the process); making a second writer of the same save, in this
-    process or another, raises :class:`SaveLocked` naming the first.  Call
-    :meth:`close` when the game is left.
+    :class:`_WriterLock`; a lease in a database) from the moment it is made until
+    :meth:`close` (or the end of the process); making a second writer of the same
+    save, in this process or another, raises :class:`SaveLocked` naming the first.
+    Call :meth:`close` when the game is left.
     """
 
     def __init__(
         self,
-        path: PathLike,
+        path: PathLike | Log,
         match: Match,
         *,
         times: list[str | None] | None = None,
@@ -513,18 +689,17 @@ class SaveWriter:
         durable: bool = True,
     ) -> None:
         """Raises :class:`SaveNotWritable` when the save cannot be created there."""
-        self._init(path, match, times, on_error)
+        log = path if isinstance(path, Log) else FileLog(path)
+        self._init(log, match, times, on_error)
         self.durable = durable
-        self._hold = _WriterLock(self.path)
         try:
             self._rewrite_all()
         except OSError as exc:
-            self._hold.release()
-            raise SaveNotWritable(
-                f"Cannot save {self.path.name} in {self.path.parent}: {(exc.strerror or str(exc)).lower()}."
-            ) from None
+            log.release()
+            where = f" in {log.path.parent}" if log.path is not None else ""
+            raise SaveNotWritable(f"Cannot save {log.name}{where}: {(exc.strerror or str(exc)).lower()}.") from None
         except BaseException:
-            self._hold.release()
+            log.release()
             raise
         match.listeners.append(self._on_move)
 
@@ -539,51 +714,41 @@ class SaveWriter:
         meanwhile: load it again rather than write over their moves).
         """
         self = cls.__new__(cls)
-        self._init(loaded.path, loaded.match, loaded.times, on_error)
-        self._hold = _WriterLock(self.path)
+        log = loaded.source.hold() if isinstance(loaded.source, InStore) else FileLog(loaded.path)
+        self._init(log, loaded.match, loaded.times, on_error)
         try:
             self._open_to_append(loaded)
         except OSError as exc:
-            self._hold.release()
-            raise _not_writable(self.path, exc) from None
+            log.release()
+            raise _not_writable(log.name, exc) from None
         except BaseException:
-            self._hold.release()
+            log.release()
             raise
         self.match.listeners.append(self._on_move)
         return self
 
     def _open_to_append(self, loaded: Loaded) -> None:
-        # a file made read-only is not to be changed, not even by a rewrite into its place
-        if self.path.exists() and not os.access(self.path, os.W_OK):
-            raise PermissionError(errno.EACCES, "permission denied")
-        if loaded.clean and loaded.chain is not None:
-            f = open(self.path, "ab")
-            size = os.fstat(f.fileno()).st_size
-            if size == loaded.end:
-                tighten(self.path)
-                self._file = f
-                self._chain = loaded.chain
-                self._chain.key = dir_key(self.path.parent, create=True)
-                self._moves_written = len(self.match.moves)
-                self._events_written = len(self.match.events)
-                self._outcome_written = self.match.outcome is not None
-                return
-            f.close()
-            if size > loaded.end:
-                raise SaveError(f"{self.path.name} has changed since it was read (another program wrote to it): open it again.")
+        if loaded.clean and loaded.chain is not None and self._log.resume_at(loaded.end):
+            self._chain = loaded.chain
+            self._chain.key = self._log.key()
+            self._moves_written = len(self.match.moves)
+            self._events_written = len(self.match.events)
+            self._outcome_written = self.match.outcome is not None
+            return
         self._rewrite_all()
 
-    def _init(self, path: PathLike, match: Match, times: list[str | None] | None, on_error: Callable[[str], None] | None) -> None:
-        self.path = Path(path)
+    def _init(self, log: Log, match: Match, times: list[str | None] | None, on_error: Callable[[str], None] | None) -> None:
+        self._log = log
+        #: the save file (None for a table in a database), and how sentences name it
+        self.path = log.path
+        self.name = log.name
         self.match = match
         self.times: list[str | None] = list(times or [])
         self.error: str | None = None
         self.on_error = on_error
         #: fsync every move (interactive play); headless simulations only flush
         self.durable = True
-        self._file: BinaryIO | None = None
         self._chain = Chain()
-        self._hold: _WriterLock | None = None
         self._lock = threading.RLock()
         self._closed = False
         self._moves_written = 0
@@ -594,15 +759,12 @@ class SaveWriter:
 
     def _rewrite_all(self) -> None:
         with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
             n = len(self.match.moves)
             times = self.times[:n]
             times += [now_iso() for _ in range(n - len(times))]
             self.times = times
-            self._chain = rewrite(self.path, self.match, times)
-            self._file = open(self.path, "ab")
+            data, self._chain = encode_match(self.match, times, self._log.key())
+            self._log.replace(data)
             self._moves_written = n
             self._events_written = len(self.match.events)
             self._outcome_written = self.match.outcome is not None
@@ -627,7 +789,7 @@ class SaveWriter:
         index = len(match.moves) - 1
         in_step = (
             self.error is None
-            and self._file is not None
+            and self._log.ready
             and index == self._moves_written
             and match.moves[index] is move
             and move.start == self._events_written
@@ -642,24 +804,15 @@ class SaveWriter:
         outcome = match.outcome
         if outcome is not None:
             data += encode_record(RESULT, _result_body(outcome, at), self._chain)
-        assert self._file is not None
-        self._file.write(data)
-        self._file.flush()
-        if self.durable:
-            os.fsync(self._file.fileno())
+        self._log.append(data, self.durable)
         self._moves_written = index + 1
         self._events_written = move.end
         self._outcome_written = outcome is not None
 
     def _fail(self, exc: Exception) -> None:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        self.error = f"Could not save {self.path.name}: {detail}."
-        if self._file is not None:
-            try:
-                self._file.close()
-            except OSError:
-                pass
-            self._file = None
+        self.error = f"Could not save {self.name}: {detail}."
+        self._log.drop()
         if self.on_error is not None:
             self.on_error(self.error)
 
@@ -671,11 +824,7 @@ class SaveWriter:
                 self.match.listeners.remove(self._on_move)
             except ValueError:
                 pass
-            if self._file is not None:
-                self._file.close()
-                self._file = None
-            if self._hold is not None:
-                self._hold.release()
+            self._log.release()
 
     def __enter__(self) -> SaveWriter:
         return self
@@ -953,8 +1102,38 @@ def _unreadable(name: str, exc: OSError) -> SaveError:
     return SaveError(f"{name} cannot be read: {(exc.strerror or str(exc)).lower()}.")
 
 
-def _open(path: PathLike) -> tuple[BinaryIO, str]:
-    path = Path(path)
+@dataclass(frozen=True)
+class InStore:
+    """A table's log in a store other than a directory of save files (a database):
+    what :func:`load`, :func:`scan`, :func:`verify` and the exports take where they
+    take a save's path.  ``store`` is a ``saves.store.Store``."""
+
+    store: Any
+    table: str
+
+    @property
+    def name(self) -> str:
+        return f"table {self.table}"
+
+    def hold(self) -> Log:
+        """The table's one writer's hold (raises :class:`SaveLocked`)."""
+        return self.store.hold(self.table)
+
+
+Source = PathLike | InStore
+
+
+def _seal_key(source: Source) -> bytes | None:
+    """The secret the writers of the place ``source`` is in seal with, if there is one."""
+    if isinstance(source, InStore):
+        return source.store.key()
+    return dir_key(Path(source).parent)
+
+
+def _open(source: Source) -> tuple[BinaryIO, str]:
+    if isinstance(source, InStore):
+        return io.BytesIO(source.store.read(source.table)), source.name  # SaveError for a missing table
+    path = Path(source)
     name = path.name or str(path)
     try:
         f = open(path, "rb")  # read-only: a load never changes the file
@@ -1008,7 +1187,8 @@ class Loaded:
 
     match: Match
     warnings: list[str]
-    path: Path
+    #: the save file; None for a table in a database
+    path: Path | None
     #: each move's "at" time, aligned with ``match.moves``
     times: list[str | None] = field(default_factory=list)
     #: byte offset where the good records end
@@ -1021,6 +1201,10 @@ class Loaded:
     sealed: bool = False
     #: why the game cannot be played on here (a bot level this Cabinet does not know), or None
     unplayable: str | None = None
+    #: how sentences name it ("g.cab", "table k7f3mb")
+    name: str = ""
+    #: what it was loaded from: the path, or the table in its store
+    source: Source | None = None
 
 
 def _resolve_game(game_id: str, games: Mapping[str, Game] | None) -> Game | None:
@@ -1092,14 +1276,13 @@ def _rederive(match: Match, seat: int | None, command: dict[str, Any] | None, re
     return None
 
 
-def load(path: PathLike, games: Mapping[str, Game] | None = None, *, rederive: bool = False) -> Loaded:
-    """Read, verify and replay a save.  Raises :class:`SaveError` (for any
-    damage, and for a file that cannot be read).
+def load(path: Source, games: Mapping[str, Game] | None = None, *, rederive: bool = False) -> Loaded:
+    """Read, verify and replay a save (a file, or a table in a store).  Raises
+    :class:`SaveError` (for any damage, and for a file that cannot be read).
 
     A save sealed by its directory's writers is replayed by folding its
     events; any other, or any when ``rederive``, has every move decided again
     (see the module docstring)."""
-    path = Path(path)
     f, name = _open(path)
     # A load builds many small containers and keeps them all (the match holds
     # its events), none in a cycle: the cyclic GC would only walk them again and
@@ -1116,7 +1299,7 @@ def load(path: PathLike, games: Mapping[str, Game] | None = None, *, rederive: b
             gc.enable()
 
 
-def _load(path: Path, f: BinaryIO, name: str, games: Mapping[str, Game] | None, rederive: bool) -> Loaded:
+def _load(source: Source, f: BinaryIO, name: str, games: Mapping[str, Game] | None, rederive: bool) -> Loaded:
     reader = _Reader(f, name)
     head = _read_header(reader)
     header = head.body
@@ -1154,7 +1337,7 @@ def _load(path: Path, f: BinaryIO, name: str, games: Mapping[str, Game] | None, 
         if frames and frames[-1].kind == RESULT:
             raise reader.damaged(frame.offset, "a record follows the end of the game")
         frames.append(frame)
-    sealed = reader.sealed_by(dir_key(path.parent))
+    sealed = reader.sealed_by(_seal_key(source))
     fold = sealed and not rederive
 
     times: list[str | None] = []
@@ -1231,13 +1414,15 @@ def _load(path: Path, f: BinaryIO, name: str, games: Mapping[str, Game] | None, 
     return Loaded(
         match=match,
         warnings=warnings,
-        path=path,
+        path=None if isinstance(source, InStore) else Path(source),
         times=times,
         end=end,
         clean=clean,
         chain=reader.chain if reader.version >= 2 else None,
         sealed=sealed,
         unplayable=_unplayable(name, game, header),
+        name=name,
+        source=source,
     )
 
 
@@ -1253,9 +1438,11 @@ class Scan:
     result: dict[str, Any] | None
     last_at: str | None
     torn: Torn | None
+    #: how sentences name it ("g.cab", "table k7f3mb")
+    name: str = ""
 
 
-def scan(path: PathLike) -> Scan:
+def scan(path: Source) -> Scan:
     """Header, move count, outcome and last move time, without decoding the
     moves' events (every body is still read, for its checksum and its place in
     the file).  Raises :class:`SaveError`."""
@@ -1306,10 +1493,11 @@ def _scan(f: BinaryIO, name: str) -> Scan:
         result=result.body if result is not None else None,
         last_at=last_at,
         torn=reader.torn,
+        name=name,
     )
 
 
-def read_records(path: PathLike) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+def read_records(path: Source) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
     """Every record as (kind name, body), verified but not replayed, and warnings."""
     f, name = _open(path)
     try:
@@ -1359,7 +1547,26 @@ def _seat_name(header: dict[str, Any], seat: int | None) -> str:
     return str(header["seats"][seat].get("name"))
 
 
-def verify(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
+def _summary(title: str, header: dict[str, Any], moves: int, winners: list[int] | None) -> str:
+    """"Title: seats; N moves; in progress." (or "finished, won by ...")."""
+    seats = ", ".join(_seat_label(s) for s in header["seats"])
+    state = "in progress" if winners is None else f"finished, {_winners_text(header, winners)}"
+    return f"{title}: {seats}; {_moves_text(moves)}; {state}."
+
+
+def summary(source: Source, games: Mapping[str, Game] | None = None) -> str:
+    """The line :func:`verify` prints, read as a listing reads (see :func:`scan`):
+    nothing replayed.  Raises SaveError."""
+    s = scan(source)
+    game = _resolve_game(s.header["game"], games)
+    title = _title(game) if game is not None else s.header["game"]
+    line = _summary(title, s.header, max(0, s.moves - 1), None if s.result is None else list(s.result["winners"]))
+    if s.torn is not None:
+        line += " Warning: " + s.torn.warning(s.name)
+    return line
+
+
+def verify(path: Source, games: Mapping[str, Game] | None = None) -> str:
     """One line: game, seats, moves (what the players did, the setup not counted),
     finished or in progress.  Every move is decided again from the seed and its
     command (whatever seals the file): raises SaveError naming the first move
@@ -1369,26 +1576,24 @@ def verify(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
     loaded = load(path, games, rederive=True)
     match = loaded.match
     header = match.header
-    seats = ", ".join(_seat_label(s) for s in header["seats"])
     moves = len(match.moves) - 1
     outcome = match.outcome
     if outcome is None and not match.active():
         raise SaveError(
-            f"{loaded.path.name} is stuck after {_moves_text(moves)}: the game is not over, yet nobody has a move to make."
+            f"{loaded.name} is stuck after {_moves_text(moves)}: the game is not over, yet nobody has a move to make."
         )
     if loaded.unplayable is not None:
         raise SaveError(loaded.unplayable)
-    state = "in progress" if outcome is None else f"finished, {_winners_text(header, list(outcome.winners))}"
-    line = f"{_title(match.game)}: {seats}; {_moves_text(moves)}; {state}."
+    line = _summary(_title(match.game), header, moves, None if outcome is None else list(outcome.winners))
     for w in loaded.warnings:
         line += " Warning: " + w
-    exposed = open_to_others(loaded.path)
+    exposed = open_to_others(loaded.path) if loaded.path is not None else None
     if exposed is not None:
         line += " Warning: " + exposed[0].upper() + exposed[1:]
     return line
 
 
-def export_text(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
+def export_text(path: Source, games: Mapping[str, Game] | None = None) -> str:
     """A readable log: header summary, then the setup and each move, numbered
     as replays number them, with the lines of what it caused."""
     loaded = load(path, games)
@@ -1396,7 +1601,7 @@ def export_text(path: PathLike, games: Mapping[str, Game] | None = None) -> str:
     game = match.game
     header = match.header
     lines = [
-        f"Cabinet save {loaded.path.name}",
+        f"Cabinet save {loaded.name}",
         f"Game: {_title(game)} (rules version {header['rules_version']})",
         "Seats: " + ", ".join(f"{i + 1}. {_seat_label(s)}" for i, s in enumerate(header["seats"])),
     ]
@@ -1429,7 +1634,7 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
-def export_json(path: PathLike) -> str:
+def export_json(path: Source) -> str:
     """The records as JSON: {"format", "version", "records": [{"kind", "body"}], "warnings"}."""
     records, warnings = read_records(path)
     doc = {

@@ -1,4 +1,11 @@
-"""Where saves live, and the listing of them (without replaying any)."""
+"""Where saves live, and the listing of them (without replaying any).
+
+A *store* keeps tables' logs (:class:`Store`): append records for a table, read a
+table's records, list the tables, and one writer a table at a time.  Two stores
+keep them: a directory of save files (:class:`FileStore`, the embedded default,
+one writer a file under its exclusive lock) and a PostgreSQL database
+(``saves.postgres``, one writer a table under its lease), for several server
+processes on several machines.  Both keep the same records, byte for byte.""" 
 
 from __future__ import annotations
 
@@ -13,9 +20,25 @@ from pathlib import Path
 import platformdirs
 
 from core.engine import Game
-from saves.format import SaveError, private_dir, scan, tighten
+from saves.format import (
+    FileLog,
+    InStore,
+    Loaded,
+    Log,
+    SaveError,
+    Source,
+    atomic_write,
+    dir_key,
+    encode_match,
+    held,
+    load,
+    private_dir,
+    scan,
+    tighten,
+)
 
 EXTENSION = ".cab"
+LOBBY_EXTENSION = ".table"  # a table's lobby record, beside its log in a FileStore
 ENV_VAR = "CABINET_SAVE_DIR"
 
 
@@ -161,3 +184,210 @@ def latest_unfinished(directory: str | os.PathLike[str], games: Mapping[str, Gam
         if info.error is None and not info.finished:
             return info
     return None
+
+
+# -- stores ------------------------------------------------------------------------------------
+
+
+class Store:
+    """Where tables' logs are kept, each written by one writer at a time.
+
+    A table is named by a short string (a file's name without its extension, a
+    row's name in a database); its log is the bytes a save file holds (the
+    preamble, then framed records, see ``saves.format``).  Methods raise
+    :class:`SaveError` with one sentence: a table that is not there, a store out
+    of reach."""
+
+    #: how sentences name the store ("the saves in DIR", "PostgreSQL database cabinet on HOST")
+    where: str = ""
+
+    def tables(self) -> list[str]:
+        """Every table with a log, the oldest first."""
+        raise NotImplementedError
+
+    def source(self, table: str) -> Source:
+        """What ``load``, ``verify`` and the exports take to read ``table``."""
+        raise NotImplementedError
+
+    def unheld(self) -> list[str]:
+        """The tables with a log that no writer holds now (finished, let go, or
+        their writer's process died, however it died), the oldest first."""
+        raise NotImplementedError
+
+    def read(self, table: str) -> bytes:
+        """The table's log, as a save file holds it."""
+        raise NotImplementedError
+
+    def key(self) -> bytes | None:
+        """The secret the store's writers seal with, None if they have none yet."""
+        raise NotImplementedError
+
+    def hold(self, table: str) -> Log:
+        """The one writer's hold of ``table`` (made empty if it is not there):
+        raises :class:`SaveLocked` when another writer keeps it."""
+        raise NotImplementedError
+
+    def put(self, table: str, data: bytes) -> None:
+        """A new table holding the log ``data``, all at once (an import): raises
+        :class:`SaveError` when there is a table of that name already."""
+        raise NotImplementedError
+
+    # A server's tables are listed in its lobby before their game starts (and so
+    # before they have a log): who created them, their seats, who sits where.  The
+    # store keeps that record too, as bytes it does not read.
+
+    def lobby(self) -> list[tuple[str, bytes]]:
+        """Every table's lobby record, the oldest first."""
+        raise NotImplementedError
+
+    def keep_lobby(self, table: str, record: bytes) -> None:
+        """Put ``record`` in place of the table's lobby record, all at once.  Raises OSError."""
+        raise NotImplementedError
+
+    def forget_lobby(self, table: str) -> None:
+        """The table's lobby record is gone (nobody sits there any more)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Let go of what the store holds open (connections); idempotent."""
+
+
+class FileStore(Store):
+    """A directory of save files, one a table: ``DIR/TABLE.cab``."""
+
+    def __init__(self, directory: str | os.PathLike[str], extension: str = EXTENSION) -> None:
+        self.directory = Path(directory)
+        self.extension = extension
+        self.where = f"the saves in {self.directory}"
+
+    def path(self, table: str) -> Path:
+        return self.directory / (table + self.extension)
+
+    def _named(self, extension: str) -> list[Path]:
+        """The files of the directory with that extension, the oldest first."""
+        try:
+            paths = [p for p in self.directory.iterdir() if p.suffix == extension and not p.name.startswith(".")]
+        except OSError:
+            return []
+        paths.sort(key=lambda p: (p.stat().st_mtime_ns if p.exists() else 0, p.name))
+        return paths
+
+    def tables(self) -> list[str]:
+        return [p.stem for p in self._named(self.extension)]
+
+    def unheld(self) -> list[str]:
+        return [p.stem for p in self._named(self.extension) if not held(p)]
+
+    def lobby(self) -> list[tuple[str, bytes]]:
+        records = []
+        for path in self._named(LOBBY_EXTENSION):
+            try:
+                records.append((path.stem, path.read_bytes()))
+            except OSError:
+                continue  # gone since it was listed
+        return records
+
+    def keep_lobby(self, table: str, record: bytes) -> None:
+        private_dir(self.directory)
+        atomic_write(self.directory / (table + LOBBY_EXTENSION), record)
+
+    def forget_lobby(self, table: str) -> None:
+        try:
+            (self.directory / (table + LOBBY_EXTENSION)).unlink()
+        except OSError:
+            pass
+
+    def source(self, table: str) -> Source:
+        return self.path(table)
+
+    def read(self, table: str) -> bytes:
+        path = self.path(table)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise SaveError(f"{path.name} does not exist.") from None
+        except OSError as exc:
+            raise SaveError(f"{path.name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+
+    def key(self) -> bytes | None:
+        return dir_key(self.directory)
+
+    def hold(self, table: str) -> Log:
+        private_dir(self.directory)
+        return FileLog(self.path(table))
+
+    def put(self, table: str, data: bytes) -> None:
+        path = self.path(table)
+        if path.exists():
+            raise SaveError(f"There is a save {path.name} in {self.directory} already.")
+        try:
+            private_dir(self.directory)
+            atomic_write(path, data)
+        except OSError as exc:
+            raise SaveError(f"Cannot write {path.name} in {self.directory}: {(exc.strerror or str(exc)).lower()}.") from None
+
+
+def open_store(address: str) -> Store:
+    """The store an address names: ``postgresql://...`` (or ``postgres://``), a
+    database; anything else, a directory of save files.  Raises :class:`SaveError`
+    (a database out of reach, the driver not installed)."""
+    if address.startswith(("postgresql://", "postgres://")):
+        from saves.postgres import PostgresStore
+
+        return PostgresStore(address)
+    return FileStore(Path(address).expanduser())
+
+
+def log_bytes(loaded: Loaded, data: bytes) -> bytes:
+    """What a store is to keep of a save read back from ``data``: its records as
+    they are, up to a torn tail (dropped, as a writer continuing it would); a save
+    of format 1 (no numbers, links or seals) is written as format 2, as a writer
+    continuing it would write it."""
+    if loaded.chain is None:
+        return encode_match(loaded.match, loaded.times)[0]
+    return data[: loaded.end]
+
+
+def import_save(path: str | os.PathLike[str], into: Store, table: str, games: Mapping[str, Game] | None = None) -> Loaded:
+    """Put the save file ``path`` into the store ``into`` as ``table``: the same
+    records, byte for byte (their checksums, links and seals), once a load found
+    them sound.  Raises :class:`SaveError` (a damaged save, one somebody is
+    playing, a table of that name there already)."""
+    # held as its writer would hold it, so that nobody plays it while it is read
+    # twice (the load, then the bytes): a save somebody plays is refused naming who
+    hold = FileLog(path)
+    try:
+        loaded = load(path, games)
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            raise SaveError(f"{loaded.name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+    finally:
+        hold.release()
+    into.put(table, log_bytes(loaded, data))
+    return loaded
+
+
+def export_table(store: Store, table: str, path: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> Loaded:
+    """Write ``table`` of ``store`` to the save file ``path`` (made atomically,
+    0600): the same records, byte for byte, once a load found them sound.
+    Raises :class:`SaveError`, and OSError when the file cannot be written."""
+    data = store.read(table)
+    loaded = load(InStore(_ReadOnce(store, data), table), games)
+    atomic_write(path, data[: loaded.end])
+    return loaded
+
+
+class _ReadOnce(Store):
+    """A table's log as it was read once, so that what a load checks is what is written."""
+
+    def __init__(self, store: Store, data: bytes) -> None:
+        self.store = store
+        self.data = data
+        self.where = store.where
+
+    def read(self, table: str) -> bytes:
+        return self.data
+
+    def key(self) -> bytes | None:
+        return self.store.key()

@@ -267,20 +267,28 @@ def test_requests_that_cannot_be_done_say_why(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+async def two_tables_left(hall: Hall) -> tuple[dict[str, Any], dict[str, Any], list[Any]]:
+    """ann opens a table against two bots and plays three moves there, opens another that
+    waits for a second player, and leaves: both tables' replies, and the first one's events."""
+    ann, task = await lobby_of(hall, "ann")
+    versus_bot = await ann.request({"t": "create", "game": "ministeres", "players": 3,
+                                    "seats": [{}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "random"}], "sit": 0})
+    waiting = await ann.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 1})
+    remote = ann.table(versus_bot["table"])
+    await remote.connect(timeout=STEP)
+    await asyncio.wait_for(play_random(remote, 5, stop_after=3), 60)
+    played = list(hall.tables[versus_bot["table"]].match.events)
+    await remote.close()
+    await ann.close()
+    await asyncio.wait_for(task, STEP)
+    return versus_bot, waiting, played
+
+
 def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: Path) -> None:
     async def run() -> None:
         hall = await open_hall(tmp_path)
-        ann, task = await lobby_of(hall, "ann")
-        versus_bot = await ann.request({"t": "create", "game": "ministeres", "players": 3,
-                                        "seats": [{}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "random"}], "sit": 0})
-        waiting = await ann.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 1})
-        remote = ann.table(versus_bot["table"])
-        await remote.connect(timeout=STEP)
-        await asyncio.wait_for(play_random(remote, 5, stop_after=3), 60)
-        before = len(hall.tables[versus_bot["table"]].match.events)
-        await remote.close()
-        await ann.close()
-        await asyncio.wait_for(task, STEP)
+        versus_bot, waiting, played = await two_tables_left(hall)
+        before = len(played)
         await hall.close()
 
         again = await open_hall(tmp_path)

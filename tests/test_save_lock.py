@@ -68,24 +68,32 @@ def test_the_lock_outlives_a_rewrite_of_the_save(tmp_path) -> None:
     SaveWriter.resume(load(path, GAMES)).close()
 
 
-def test_a_writer_in_another_process_is_named_and_its_death_frees_the_save(tmp_path) -> None:
-    path = tmp_path / "p.cab"
-    started(path).close()
+def holding_process(command: str, source: str) -> subprocess.Popen[str]:
+    """Another process, calling itself ``command``, writing the save that the Python
+    expression ``source`` names (a path, or a table in a store), once it says so;
+    it holds it until it is killed."""
     holder = subprocess.Popen(
         [sys.executable, "-c", textwrap.dedent(f"""
             import sys
-            from saves import SaveWriter, load
+            from saves import SaveWriter, load, open_store
             from saves import format as fmt
             from tests.toygame import GAMES
-            fmt.WRITER_COMMAND = "cabinet load"
-            writer = SaveWriter.resume(load({str(path)!r}, GAMES))
+            fmt.WRITER_COMMAND = {command!r}
+            writer = SaveWriter.resume(load({source}, GAMES))
             print("holding", flush=True)
             sys.stdin.read()
         """)],
         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
     )
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    return holder
+
+
+def test_a_writer_in_another_process_is_named_and_its_death_frees_the_save(tmp_path) -> None:
+    path = tmp_path / "p.cab"
+    started(path).close()
+    holder = holding_process("cabinet load", repr(str(path)))
     try:
-        assert holder.stdout.readline().strip() == "holding"
         with pytest.raises(SaveLocked) as info:
             SaveWriter.resume(load(path, GAMES))
         assert str(info.value).endswith(f"is playing this game already (cabinet load, pid {holder.pid}).")

@@ -168,4 +168,3 @@ async def test_the_final_score_says_why_the_winner_won_a_tie(tmp_path: Path) -> 
         assert "Ann wins with the stronger government (Gouvernement cards worth 45)" in app.screen.text
         notes = " ".join(n.strip() for n in app.screen.sheet.notes)
         assert "tied on 8 points and 2 Primaire tokens, Gouvernement cards worth 45 to Bob's 43." in notes
-

@@ -30,6 +30,10 @@ def build_parser() -> Parser:
     # default must not wipe out a value given before (hence SUPPRESS there).
     common = Parser(add_help=False)
     common.add_argument("--save-dir", metavar="DIR", default=argparse.SUPPRESS, help="where saves are kept (also CABINET_SAVE_DIR)")
+    # a table in a store (a database) where a command takes a save file
+    in_store = Parser(add_help=False)
+    in_store.add_argument("--store", metavar="URL",
+                          help="the tables of this store (postgresql://USER@HOST/DB): SAVE names a table there")
 
     parser = Parser(prog="cabinet", description="Games of politics and intrigue, in the terminal.", epilog=EPILOG)
     parser.add_argument("--save-dir", metavar="DIR", default=None, help="where saves are kept (also CABINET_SAVE_DIR)")
@@ -70,6 +74,8 @@ def build_parser() -> Parser:
                        help="where SSH clients connect (default 127.0.0.1:2222; 0.0.0.0:2222 opens it to the network)")
     serve.add_argument("--allow", metavar="AUTHORIZED_KEYS", type=Path, help="admit only the public keys in this file")
     serve.add_argument("--data", metavar="DIR", type=Path, help="the server's tables, players and host key")
+    serve.add_argument("--store", metavar="URL",
+                       help="keep the tables in this PostgreSQL database (postgresql://USER@HOST/DB) rather than in --data")
     serve.add_argument("--bot-delay", type=float, default=0.6, metavar="S", help="seconds a bot waits before moving")
     serve.add_argument("--max-sessions", type=int, default=200, metavar="N", help="SSH sessions at once, in all")
     serve.add_argument("--sessions-per-key", type=int, default=4, metavar="N", help="SSH sessions at once of one key")
@@ -81,7 +87,7 @@ def build_parser() -> Parser:
     load = sub.add_parser("load", parents=[common], help="continue a saved game")
     load.add_argument("save", type=Path)
 
-    replay = sub.add_parser("replay", parents=[common], help="replay a saved game")
+    replay = sub.add_parser("replay", parents=[common, in_store], help="replay a saved game")
     replay.add_argument("save", type=Path)
     replay.add_argument("--at", type=int, metavar="N", help="open after move N (0: the start)")
     replay.add_argument("--as", dest="viewer", metavar="SEAT|all",
@@ -98,12 +104,24 @@ def build_parser() -> Parser:
     simulate.add_argument("--jobs", type=int, default=1, metavar="N", help="games played at once, in N processes")
     simulate.add_argument("--variant", action="append", default=[], metavar="K=V", help="a rule variant (repeatable)")
 
-    verify = sub.add_parser("verify", parents=[common], help="check saves replay to their checkpoints")
+    verify = sub.add_parser("verify", parents=[common, in_store], help="check saves replay to their checkpoints")
     verify.add_argument("saves", type=Path, nargs="+")
 
-    export = sub.add_parser("export", parents=[common], help="print a save's history")
+    export = sub.add_parser("export", parents=[common, in_store], help="print a save's history")
     export.add_argument("save", type=Path)
     export.add_argument("--format", choices=("text", "json"), default="text")
+
+    store = sub.add_parser("store", help="move saves between files and a store of tables (a database)")
+    moves = store.add_subparsers(dest="store_command", parser_class=Parser, required=True, metavar="import|export|list")
+    store.commands = moves.choices  # type: ignore[attr-defined]
+    url = Parser(add_help=False)
+    url.add_argument("--store", metavar="URL", required=True, help="the store: postgresql://USER@HOST/DB")
+    put = moves.add_parser("import", parents=[url], help="copy saves into the store, each a table named as its file")
+    put.add_argument("saves", metavar="SAVE", type=Path, nargs="+")
+    get = moves.add_parser("export", parents=[url], help="copy a table of the store into a save file")
+    get.add_argument("table", metavar="TABLE")
+    get.add_argument("-o", "--output", metavar="FILE", type=Path, required=True, help="the save file to write (not one there already)")
+    moves.add_parser("list", parents=[url], help="the store's tables: game, seats, moves, state")
     return parser
 
 
@@ -145,9 +163,12 @@ def usual_players(game: Game) -> int:
 
 
 def command_parser(parser: Parser, args: argparse.Namespace) -> Parser:
-    """The parser of the command given (``parser`` itself if it is one already)."""
+    """The parser of the command given (``parser`` itself if it is one already),
+    and of its own command if it has some (``cabinet store import``)."""
     commands = getattr(parser, "commands", None) or {}
-    return commands.get(args.command, parser)
+    mine = commands.get(args.command, parser)
+    inner = getattr(mine, "commands", None) or {}
+    return inner.get(getattr(args, "store_command", None), mine)
 
 
 def existing_save(parser: Parser, args: argparse.Namespace, path: Path) -> Path:
@@ -157,6 +178,41 @@ def existing_save(parser: Parser, args: argparse.Namespace, path: Path) -> Path:
     if not path.exists():
         command_parser(parser, args).error(f"there is no save {path}")
     return path
+
+
+def open_store_or_exit(address: str):
+    """The store at ``address``; one sentence and status 1 when it cannot be used
+    (out of reach, a newer schema, the driver not installed)."""
+    from saves import SaveError, open_store
+
+    try:
+        return open_store(address)
+    except SaveError as exc:
+        print(f"cabinet: {exc}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def tables_or_exit(store) -> list[str]:
+    from saves import SaveError
+
+    try:
+        return store.tables()
+    except SaveError as exc:
+        print(f"cabinet: {exc}", file=sys.stderr)
+        raise SystemExit(1)
+
+
+def sources(parser: Parser, args: argparse.Namespace, names: list[Path]) -> list[tuple[str, Any]]:
+    """What the saves named on the command line are read from, each with the name to
+    print: save files, or with --store the store's tables (a missing one is a bad argument)."""
+    if getattr(args, "store", None) is None:
+        return [(str(path), existing_save(parser, args, path)) for path in names]
+    store = open_store_or_exit(args.store)
+    known = set(tables_or_exit(store))
+    for name in names:
+        if str(name) not in known:
+            command_parser(parser, args).error(f"there is no table {name} in {store.where}")
+    return [(str(name), store.source(str(name))) for name in names]
 
 
 def game_or_error(parser: Parser, game_id: str):
@@ -378,7 +434,8 @@ def cmd_replay(parser: Parser, args: argparse.Namespace):
     from tui.app import Start
 
     mine = command_parser(parser, args)
-    loaded = load_or_exit(existing_save(parser, args, args.save))
+    [(_, source)] = sources(parser, args, [args.save])
+    loaded = load_or_exit(source)
     match = loaded.match
     moves = len(match.moves) - 1  # a move is what a player did; the setup is not one
     if args.at is not None and not 0 <= args.at <= moves:
@@ -519,12 +576,10 @@ def simulate_one(
 def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:
     from saves import SaveError, verify
 
-    for path in args.saves:
-        existing_save(parser, args, path)
     status = 0
-    for path in args.saves:
+    for name, source in sources(parser, args, args.saves):
         try:
-            print(f"{path}: {verify(path)}")
+            print(f"{name}: {verify(source)}")
         except SaveError as exc:
             print(exc)
             status = 1
@@ -534,14 +589,60 @@ def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:
 def cmd_export(parser: Parser, args: argparse.Namespace) -> int:
     from saves import SaveError, export_json, export_text
 
-    existing_save(parser, args, args.save)
+    [(_, source)] = sources(parser, args, [args.save])
     try:
-        text = export_json(args.save) if args.format == "json" else export_text(args.save)
+        text = export_json(source) if args.format == "json" else export_text(source)
     except SaveError as exc:
         print(exc, file=sys.stderr)
         return 1
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
+    """``cabinet store import|export|list``: saves into a store and back, byte for byte."""
+    from saves import SaveError, export_table, import_save
+    from saves.format import summary
+
+    if args.store_command == "import":
+        for path in args.saves:
+            existing_save(parser, args, path)
+    if args.store_command == "export" and args.output.exists():
+        parser.error(f"{args.output} is there already: export to a new file")
+    store = open_store_or_exit(args.store)
+    status = 0
+    try:
+        if args.store_command == "import":
+            for path in args.saves:
+                try:
+                    loaded = import_save(path, store, path.stem)
+                except SaveError as exc:
+                    print(exc)
+                    status = 1
+                    continue
+                print(f"{path}: table {path.stem} in {store.where} ({len(loaded.match.moves) - 1} moves).")
+        elif args.store_command == "export":
+            if args.table not in tables_or_exit(store):
+                parser.error(f"there is no table {args.table} in {store.where}")
+            try:
+                export_table(store, args.table, args.output)
+            except SaveError as exc:
+                print(exc, file=sys.stderr)
+                return 1
+            except OSError as exc:
+                print(f"cabinet: cannot write {args.output}: {(exc.strerror or str(exc)).lower()}.", file=sys.stderr)
+                return 1
+            print(f"table {args.table}: written to {args.output}.")
+        else:
+            for table in tables_or_exit(store):
+                try:
+                    print(f"{table}: {summary(store.source(table))}")
+                except SaveError as exc:
+                    print(exc)
+                    status = 1
+    finally:
+        store.close()
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -559,6 +660,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_verify(parser, args)
     if command == "export":
         return cmd_export(parser, args)
+    if command == "store":
+        return cmd_store(parser, args)
     if command == "host":
         return cmd_host(parser, args)
     if command == "serve":

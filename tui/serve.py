@@ -22,6 +22,7 @@ from typing import Any
 ENV_HALL = "CABINET_HALL"
 ENV_TOKEN = "CABINET_TOKEN"
 DEFAULT_PORT = 2222
+TAKE_OVER_EVERY = 1.0  # seconds between looks for tables in play that no server holds (--store)
 
 
 def data_dir_of(args: argparse.Namespace) -> Path:
@@ -122,12 +123,26 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"cabinet serve: cannot use {data} for the server's data: {exc.strerror or exc}.", file=sys.stderr)
         return 1
 
+    store = None
+    if args.store is not None:
+        from saves import SaveError, open_store
+
+        if not args.store.startswith(("postgresql://", "postgres://")):
+            parser.error("--store takes a PostgreSQL address, postgresql://USER@HOST/DATABASE (the files are --data's)")
+        try:
+            store = open_store(args.store)
+        except SaveError as exc:
+            print(f"cabinet serve: {exc}", file=sys.stderr)
+            return 1
+
     def log(line: str) -> None:
         print(line, flush=True)
 
     async def serve() -> int:
         limits = FrontLimits(sessions_per_key=args.sessions_per_key, sessions=args.max_sessions, idle=args.idle)
-        server = Server(data, log, allow=args.allow, limits=limits, bot_delay=max(0.0, args.bot_delay))
+        # a store other servers may share: the tables of one that dies are taken over within a second or so
+        hall = {"store": store, "take_over_every": TAKE_OVER_EVERY} if store is not None else {}
+        server = Server(data, log, allow=args.allow, limits=limits, bot_delay=max(0.0, args.bot_delay), **hall)
         try:
             bound_host, bound_port = await server.start(host, port)
         except OSError as exc:
@@ -139,7 +154,8 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             loop.add_signal_handler(sig, stop.set)
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
         tables = len(server.hall.tables)
-        log(f"Cabinet serves on {shown}:{bound_port} ({tables} table{'s' if tables != 1 else ''} resumed; data in {data}).")
+        kept = f"tables in {store.where}, the rest in {data}" if store is not None else f"data in {data}"
+        log(f"Cabinet serves on {shown}:{bound_port} ({tables} table{'s' if tables != 1 else ''} resumed; {kept}).")
         log(f"  host key: {server.front.host_fingerprint}")
         log(f"  players: ssh -p {bound_port} NAME@{'THIS-MACHINE' if not is_loopback(bound_host) else shown}")
         if args.allow is not None:
@@ -158,4 +174,8 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             await server.close()
         return 0
 
-    return asyncio.run(serve())
+    try:
+        return asyncio.run(serve())
+    finally:
+        if store is not None:
+            store.close()

@@ -1,0 +1,434 @@
+"""PostgreSQL as a store of tables' logs, for several processes on several machines.
+
+The records are the save file's, byte for byte: each is a row of ``events``
+(table, sequence number, kind, the CRC32 of the body, the link to the record
+before, the seal, the msgpack body), and a table's log is its rows in sequence
+order behind the file's preamble.  So a table exported to a file is a save that
+``cabinet verify`` accepts, a save imported gives back the same bytes, and a load
+checks a table's checksums, chain and seal exactly as it checks a file's.
+Checkpoints are records of the same chain (kind ``C``), not rows of a table
+apart: the chain and the unique (table, sequence) cover them too.
+
+The primary key (table, sequence) is what keeps two writers from ever
+interleaving a log, whatever happens: a record numbered where another already
+is cannot be written.  Above it, one writer a table at a time: a writer holds a
+session-level advisory lock on the table (its *lease*) on its store's connection
+for leases (one a process, whatever the number of tables: a database allows
+few connections), which the server drops the moment that connection ends,
+however the process died; ``writers`` says who holds it, for the sentence that
+refuses a second writer.
+
+The store's seal key is kept in the database (``settings``), so that the
+tables its writers wrote are folded when loaded rather than decided again.
+
+Everything lives in the schema ``cabinet``, made on the first connection under
+an advisory lock (two processes starting at once make it once) and numbered
+(``schema_version``), so that a later Cabinet can change it step by step and an
+older one refuses a newer schema in a sentence.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+try:
+    import psycopg
+    from psycopg.conninfo import conninfo_to_dict
+except ImportError:  # the optional extra "postgres" is not installed
+    psycopg = None  # type: ignore[assignment]
+
+from saves.format import (
+    LOG_PREAMBLE,
+    RECORD_FRAME,
+    InStore,
+    Log,
+    SaveError,
+    SaveLocked,
+    Source,
+    StoredRecord,
+    _holder_sentence,
+    _whoami,
+    join_records,
+    split_records,
+)
+from saves.store import Store
+
+DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
+
+#: the schema this Cabinet makes and reads
+SCHEMA_VERSION = 2
+#: the first key of every advisory lock Cabinet takes ("CAB!"), so that they never meet another program's
+LOCK_SPACE = 0x43414221
+#: the second key of the lock under which the schema is made (table ids start at 1)
+SCHEMA_LOCK = 0
+
+#: each version's statements, made in order from the one a database has
+MIGRATIONS: dict[int, list[str]] = {
+    1: [
+        """CREATE TABLE cabinet.settings (
+               name text PRIMARY KEY,
+               value bytea NOT NULL)""",
+        """CREATE TABLE cabinet.tables (
+               id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+               name text NOT NULL UNIQUE,
+               created timestamptz NOT NULL DEFAULT now())""",
+        """CREATE TABLE cabinet.events (
+               table_id integer NOT NULL REFERENCES cabinet.tables (id) ON DELETE CASCADE,
+               seq integer NOT NULL CHECK (seq >= 0),
+               kind text NOT NULL CHECK (kind IN ('H', 'M', 'C', 'R')),
+               crc bigint NOT NULL CHECK (crc BETWEEN 0 AND 4294967295),
+               link bytea NOT NULL CHECK (length(link) = 8),
+               seal bytea NOT NULL CHECK (length(seal) = 8),
+               body bytea NOT NULL,
+               PRIMARY KEY (table_id, seq))""",
+        """CREATE TABLE cabinet.writers (
+               table_id integer PRIMARY KEY REFERENCES cabinet.tables (id) ON DELETE CASCADE,
+               holder jsonb NOT NULL)""",
+    ],
+    # a server's tables are in its lobby before they have a log: who sits where, as the server keeps it
+    2: ["ALTER TABLE cabinet.tables ADD COLUMN lobby bytea"],
+}
+
+
+def describe(url: str) -> str:
+    """How sentences name the database at ``url``, without its password."""
+    try:
+        info = conninfo_to_dict(url)
+    except Exception:
+        return "the PostgreSQL database given"
+    name = info.get("dbname") or info.get("user") or "postgres"
+    host = info.get("host")
+    return f"PostgreSQL database {name}" + (f" on {host}" if host else "")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0].rstrip(".") if text else type(exc).__name__
+
+
+@contextmanager
+def _io(what: str) -> Iterator[None]:
+    """A database's failure, as the OSError a disk's failure is to a writer."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise OSError(errno.EIO, f"{what}: {_first_line(exc)}") from None
+
+
+class PostgresStore(Store):
+    """The tables of a PostgreSQL database (``postgresql://...``)."""
+
+    def __init__(self, url: str) -> None:
+        """Connects and makes the schema if it is missing.  Raises :class:`SaveError`
+        (the driver not installed, a database out of reach, a newer schema)."""
+        if psycopg is None:
+            raise SaveError(DRIVER_MISSING)
+        self.url = url
+        self.where = describe(url)
+        self._key: bytes | None = None
+        self.conn = self.connect()
+        #: the connection the leases are held on and the writers write through, made with the first
+        self._leases: psycopg.Connection[Any] | None = None
+        #: the tables leased on it (an advisory lock is taken again by the session holding it)
+        self.leased: set[int] = set()
+        #: one transaction at a time on it: the writers of a server's tables may be in several threads
+        self.lock = threading.RLock()
+        try:
+            self._make_schema()
+        except psycopg.Error as exc:
+            self.close()
+            raise SaveError(f"Cannot use {self.where}: {_first_line(exc)}.") from None
+        except SaveError:
+            self.close()
+            raise
+
+    def connect(self) -> psycopg.Connection[Any]:
+        try:
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+        except psycopg.Error as exc:
+            raise SaveError(f"Cannot reach {self.where}: {_first_line(exc)}.") from None
+
+    def _make_schema(self) -> None:
+        with self.conn.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
+            self.conn.execute("CREATE SCHEMA IF NOT EXISTS cabinet")
+            self.conn.execute("CREATE TABLE IF NOT EXISTS cabinet.schema_version (version integer NOT NULL)")
+            row = self.conn.execute("SELECT max(version) FROM cabinet.schema_version").fetchone()
+            version = row[0] if row and row[0] is not None else 0
+            if version > SCHEMA_VERSION:
+                raise SaveError(
+                    f"{self.where} was set up by a newer Cabinet (schema {version}; this one knows schema {SCHEMA_VERSION})."
+                )
+            for step in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[step]:
+                    self.conn.execute(statement)
+                self.conn.execute("INSERT INTO cabinet.schema_version (version) VALUES (%s)", (step,))
+            self.conn.execute(
+                "INSERT INTO cabinet.settings (name, value) VALUES ('seal key', %s) ON CONFLICT (name) DO NOTHING",
+                (secrets.token_bytes(32),),
+            )
+
+    def lease_connection(self) -> psycopg.Connection[Any]:
+        """The connection the leases are held on, made again if it was lost (and its leases with it)."""
+        with self.lock:
+            if self._leases is None or self._leases.closed:
+                self._leases = self.connect()
+                self.leased = set()
+            return self._leases
+
+    def close(self) -> None:
+        for conn in (getattr(self, "conn", None), getattr(self, "_leases", None)):
+            if conn is not None:
+                conn.close()
+
+    # -- the interface ------------------------------------------------------------------------
+
+    def _query(self, sql: str, params: tuple[Any, ...] = (), binary: bool = False) -> list[tuple[Any, ...]]:
+        try:
+            with self.conn.cursor(binary=binary) as cur:
+                return cur.execute(sql, params).fetchall()
+        except psycopg.Error as exc:
+            raise SaveError(f"Cannot read {self.where}: {_first_line(exc)}.") from None
+
+    def tables(self) -> list[str]:
+        return [
+            name
+            for (name,) in self._query(
+                "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
+                "ORDER BY created, id"
+            )
+        ]
+
+    def unheld(self) -> list[str]:
+        # a lease is an advisory lock (LOCK_SPACE, table id): pg_locks shows it as classid, objid, objsubid 2
+        return [
+            name
+            for (name,) in self._query(
+                "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
+                "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
+                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+                "AND l.classid = %s::oid AND l.objid = t.id::oid AND l.objsubid = 2) "
+                "ORDER BY created, id",
+                (LOCK_SPACE,),
+            )
+        ]
+
+    def lobby(self) -> list[tuple[str, bytes]]:
+        rows = self._query("SELECT name, lobby FROM cabinet.tables WHERE lobby IS NOT NULL ORDER BY created, id")
+        return [(name, bytes(record)) for name, record in rows]
+
+    def keep_lobby(self, table: str, record: bytes) -> None:
+        with _io(f"the lobby of table {table} cannot be written"):
+            self.conn.execute(
+                "INSERT INTO cabinet.tables (name, lobby) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET lobby = EXCLUDED.lobby",
+                (table, record),
+            )
+
+    def forget_lobby(self, table: str) -> None:
+        with _io(f"the lobby of table {table} cannot be written"):
+            with self.conn.transaction():
+                self.conn.execute("UPDATE cabinet.tables SET lobby = NULL WHERE name = %s", (table,))
+                self.conn.execute(
+                    "DELETE FROM cabinet.tables t WHERE name = %s "
+                    "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
+                    (table,),
+                )
+
+    def source(self, table: str) -> Source:
+        return InStore(self, table)
+
+    def table_id(self, table: str) -> int | None:
+        rows = self._query("SELECT id FROM cabinet.tables WHERE name = %s", (table,))
+        return rows[0][0] if rows else None
+
+    def read(self, table: str) -> bytes:
+        # one statement, so that the rows are one snapshot of the log; the kind as bytes, as a frame holds it
+        rows = self._query(
+            "SELECT e.seq, convert_to(e.kind, 'UTF8'), e.crc, e.link, e.seal, e.body FROM cabinet.tables t "
+            "LEFT JOIN cabinet.events e ON e.table_id = t.id WHERE t.name = %s ORDER BY e.seq",
+            (table,),
+            binary=True,
+        )
+        if not rows:
+            raise SaveError(f"There is no table {table} in {self.where}.")
+        if rows[0][0] is None:
+            raise SaveError(f"table {table} is empty, not a Cabinet save.")
+        return join_records(rows)
+
+    def key(self) -> bytes | None:
+        if self._key is None:
+            rows = self._query("SELECT value FROM cabinet.settings WHERE name = 'seal key'")
+            self._key = bytes(rows[0][0]) if rows else None
+        return self._key
+
+    def hold(self, table: str) -> Log:
+        return TableLease(self, table)
+
+    def put(self, table: str, data: bytes) -> None:
+        records = split_records(data)
+        try:
+            with self.conn.transaction():
+                row = self.conn.execute(
+                    "INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id", (table,)
+                ).fetchone()
+                if row is None:
+                    raise SaveError(f"There is a table {table} in {self.where} already.")
+                _insert(self.conn, row[0], records, copy=True)
+        except psycopg.Error as exc:
+            raise SaveError(f"Cannot write table {table} to {self.where}: {_first_line(exc)}.") from None
+
+
+def _insert(conn: psycopg.Connection[Any], table_id: int, records: list[StoredRecord], copy: bool = False) -> None:
+    """The records' rows; ``copy`` for many (an import, a rewrite), else one statement (a move)."""
+    rows = [(table_id, r.seq, r.kind.decode(), r.crc, r.link, r.seal, r.body) for r in records]
+    if copy:
+        with conn.cursor() as cur:
+            with cur.copy("COPY cabinet.events (table_id, seq, kind, crc, link, seal, body) FROM STDIN") as out:
+                for row in rows:
+                    out.write_row(row)
+        return
+    values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
+    conn.execute(
+        f"INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) VALUES {values}",
+        [value for row in rows for value in row],
+    )
+
+
+class TableLease(Log):
+    """A table of a PostgreSQL store, held by its one writer.
+
+    The lease is a session-level advisory lock on the table, held on the store's
+    connection for leases (one a process, however many tables it holds: a
+    database's connections are few) as long as that connection lives: a process
+    that dies, however it dies, loses its connections and so its leases, and
+    another process may take its tables over from their logs.  The writers'
+    records go through that same connection, so a writer whose lease was lost
+    can write nothing more."""
+
+    def __init__(self, store: PostgresStore, table: str) -> None:
+        """Raises :class:`SaveLocked` when another writer holds the table, and
+        :class:`SaveError` when the database is out of reach."""
+        self.store = store
+        self.table = table
+        self.name = f"table {table}"
+        self.path = None
+        self.broken = False
+        self.conn: psycopg.Connection[Any] | None = None
+        conn = store.lease_connection()
+        try:
+            self._take(conn)
+        except psycopg.OperationalError as exc:
+            if not conn.closed:
+                raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
+            # the connection was found lost only now (the server ended it): its leases are gone, a new one
+            conn = store.lease_connection()
+            try:
+                self._take(conn)
+            except psycopg.Error as exc:
+                raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
+        except psycopg.Error as exc:
+            raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
+        self.conn = conn
+
+    def _take(self, conn: psycopg.Connection[Any]) -> None:
+        """The lease of the table on ``conn``; raises SaveLocked, or psycopg's errors."""
+        store, table = self.store, self.table
+        with store.lock, conn.transaction():
+            conn.execute("INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING", (table,))
+            row = conn.execute("SELECT id FROM cabinet.tables WHERE name = %s", (table,)).fetchone()
+            assert row is not None
+            self.id: int = row[0]
+            # an advisory lock is taken again by the session that holds it: a second
+            # writer in this process is refused here, as one in another is by the lock
+            locked = self.id not in store.leased and conn.execute(
+                "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, self.id)
+            ).fetchone()[0]  # type: ignore[index]
+            if not locked:
+                found = conn.execute("SELECT holder FROM cabinet.writers WHERE table_id = %s", (self.id,)).fetchone()
+                holder = found[0] if found and isinstance(found[0], dict) else {}
+                raise SaveLocked(_holder_sentence(holder, self.name), holder)
+            store.leased.add(self.id)
+            conn.execute(
+                "INSERT INTO cabinet.writers (table_id, holder) VALUES (%s, %s) "
+                "ON CONFLICT (table_id) DO UPDATE SET holder = EXCLUDED.holder",
+                (self.id, json.dumps(_whoami())),
+            )
+
+    def key(self) -> bytes | None:
+        return self.store.key()
+
+    def replace(self, data: bytes) -> None:
+        records = split_records(data)
+        conn = self._conn()
+        with _io(f"{self.name} cannot be written"):
+            with self.store.lock, conn.transaction():
+                conn.execute("DELETE FROM cabinet.events WHERE table_id = %s", (self.id,))
+                _insert(conn, self.id, records, copy=True)
+        self.broken = False
+
+    def append(self, data: bytes, durable: bool) -> None:
+        conn = self._conn()
+        records = split_records(data, whole=False)
+        with _io(f"{self.name} cannot be written"):
+            if durable:
+                with self.store.lock:
+                    _insert(conn, self.id, records)  # one statement, its own transaction: one round trip
+                return
+            # committed without waiting for the disk (headless games), this transaction only:
+            # the connection is every table's
+            with self.store.lock, conn.transaction():
+                conn.execute("SET LOCAL synchronous_commit = off")
+                _insert(conn, self.id, records)
+
+    def resume_at(self, end: int) -> bool:
+        conn = self._conn()
+        with _io(f"{self.name} cannot be read"):
+            row = conn.execute(
+                "SELECT count(*), coalesce(sum(length(body)), 0) FROM cabinet.events WHERE table_id = %s", (self.id,)
+            ).fetchone()
+        assert row is not None
+        count, bodies = row
+        size = LOG_PREAMBLE + count * RECORD_FRAME + bodies if count else 0
+        if size > end:
+            raise SaveError(f"{self.name} has changed since it was read (another writer wrote to it): open it again.")
+        return size == end
+
+    def _conn(self) -> psycopg.Connection[Any]:
+        if self.conn is None or self.conn.closed:
+            # the lease went with the connection: writing now could follow another writer's moves
+            raise OSError(errno.EIO, f"the connection to {self.store.where} was lost, and with it the lease")
+        return self.conn
+
+    @property
+    def ready(self) -> bool:
+        return not self.broken and self.conn is not None and not self.conn.closed
+
+    def drop(self) -> None:
+        self.broken = True
+
+    def release(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is None:
+            return
+        self.store.leased.discard(self.id)
+        if conn.closed:
+            return  # the lease went with the connection
+        try:
+            with self.store.lock, conn.transaction():
+                conn.execute("DELETE FROM cabinet.writers WHERE table_id = %s", (self.id,))
+                # a table whose first write failed is not left behind empty (unless a lobby lists it)
+                conn.execute(
+                    "DELETE FROM cabinet.tables t WHERE id = %s AND lobby IS NULL "
+                    "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
+                    (self.id,),
+                )
+            conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, self.id))
+        except psycopg.Error:
+            pass  # the connection broke: the lease went with it
+

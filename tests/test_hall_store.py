@@ -1,0 +1,202 @@
+"""``cabinet serve``'s hall keeping its tables in a PostgreSQL database (a throwaway
+cluster, see tests/pg.py) rather than in its data directory: stopped, and started again
+with another data directory, every table is where it was; while one hall holds a table,
+another on the same database leaves it out, naming the holder, and takes it once it is let go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from net.hall import Hall
+from saves import load, open_store
+from tests.pg import pg_url  # noqa: F401  (the fixture)
+from tests.test_hall import STEP, lobby_of, play_random, two_tables_left
+
+pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
+
+
+async def open_hall(data: Path, address: str, log: list[str] | None = None) -> Hall:
+    hall = Hall(data, bot_delay=0.0, store=open_store(address), log=(log.append if log is not None else None))
+    await hall.start()
+    return hall
+
+
+async def close_hall(hall: Hall) -> None:
+    await hall.close()
+    hall.store.close()
+
+
+def test_tables_live_in_the_database_not_in_the_data_directory(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    async def run() -> None:
+        hall = await open_hall(tmp_path / "first", pg_url)
+        versus_bot, waiting, played = await two_tables_left(hall)
+        await close_hall(hall)
+        assert not list((tmp_path / "first").rglob("*.cabinet")) and not list((tmp_path / "first").rglob("*.table"))
+
+        store = open_store(pg_url)
+        try:
+            assert versus_bot["table"] in store.tables() and waiting["table"] not in store.tables()  # no game yet: no log
+            assert {t for t, _ in store.lobby()} >= {versus_bot["table"], waiting["table"]}
+            assert load(store.source(versus_bot["table"])).match.events == played
+        finally:
+            store.close()
+
+        again = await open_hall(tmp_path / "elsewhere", pg_url)  # another data directory: another machine
+        try:
+            resumed = again.tables[versus_bot["table"]]
+            assert resumed.match is not None and resumed.match.events == played and resumed.seat_of("ann") == 0
+            assert again.tables[waiting["table"]].state() == "waiting" and again.tables[waiting["table"]].seat_of("ann") == 1
+            ann, task = await lobby_of(again, "ann")
+            remote = ann.table(versus_bot["table"])
+            await remote.connect(timeout=STEP)
+            assert remote.seat == 0
+            await asyncio.wait_for(play_random(remote, 6, stop_after=2), 60)
+            await remote.close()
+            reply = await ann.request({"t": "stand", "table": waiting["table"]})  # its last player: it closes
+            assert reply["ok"] and waiting["table"] not in again.tables
+            await ann.close()
+            await asyncio.wait_for(task, STEP)
+        finally:
+            await close_hall(again)
+        store = open_store(pg_url)
+        try:
+            assert waiting["table"] not in {t for t, _ in store.lobby()}
+        finally:
+            store.close()
+
+    asyncio.run(run())
+
+
+def test_a_second_hall_leaves_out_the_tables_the_first_holds_until_it_lets_them_go(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    async def run() -> None:
+        first = await open_hall(tmp_path / "a", pg_url)
+        ann, task = await lobby_of(first, "bea")
+        made = await ann.request({"t": "create", "game": "ministeres", "players": 2,
+                                  "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+        assert made["started"]
+        log: list[str] = []
+        second = await open_hall(tmp_path / "b", pg_url, log)
+        try:
+            assert made["table"] not in second.tables
+            assert any(line.startswith(f"Table {made['table']} is left out: ") and "is playing this game already" in line
+                       for line in log), log
+        finally:
+            await close_hall(second)
+        await ann.close()
+        await asyncio.wait_for(task, STEP)
+        events = list(first.tables[made["table"]].match.events)
+        await close_hall(first)  # every table let go
+        third = await open_hall(tmp_path / "b", pg_url)
+        try:
+            assert third.tables[made["table"]].match.events == events
+        finally:
+            await close_hall(third)
+
+    asyncio.run(run())
+
+
+def test_cabinet_serve_keeps_its_tables_in_the_store_it_is_given(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    from tests.test_serve import Serve
+
+    store = open_store(pg_url)
+    kept = len(store.lobby())  # the tables the tests above left there
+    store.close()
+    server = Serve(tmp_path / "data", "--store", pg_url).start()
+    try:
+        line = server.wait_line(r"^Cabinet serves on ").string
+        assert f"({kept} tables resumed; tables in PostgreSQL database cabinet_test_" in line
+        assert line.endswith(f", the rest in {tmp_path / 'data'}).")
+    finally:
+        assert server.stop() == 0
+    server.check_clean()
+
+
+def test_cabinet_serve_refuses_a_store_it_cannot_use(tmp_path: Path, capsys) -> None:
+    from tests.test_cli import exit_code
+    from tui.cli import main
+
+    assert exit_code(["serve", "--data", str(tmp_path), "--store", str(tmp_path / "dir")]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "cabinet serve: --store takes a PostgreSQL address, postgresql://USER@HOST/DATABASE (the files are --data's)"
+    )
+    assert main(["serve", "--data", str(tmp_path), "--store", f"postgresql://postgres@/cabinet?host={tmp_path}"]) == 1
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"cabinet serve: Cannot reach PostgreSQL database cabinet on {tmp_path}: ")
+
+
+SERVER_THAT_DIES = """
+import asyncio, sys
+from pathlib import Path
+from net.hall import BotPool, Hall
+from saves import open_store
+from tests.test_hall import STEP, lobby_of, play_random
+
+async def main():
+    bots = BotPool()
+    bots.unusable = True  # bots think in threads: no worker left behind when this process is killed
+    hall = Hall(Path(sys.argv[1]), bot_delay=0.0, store=open_store(sys.argv[2]), bots=bots)
+    await hall.start()
+    cyd, _ = await lobby_of(hall, "cyd")
+    made = await cyd.request({"t": "create", "game": "agent-jean", "players": 2,
+                              "seats": [{}, {"kind": "bot", "level": "easy"}], "sit": 0})
+    remote = cyd.table(made["table"])
+    await remote.connect(timeout=STEP)
+    await play_random(remote, 3, stop_after=4)
+    print(made["table"], flush=True)
+    await asyncio.Event().wait()
+
+asyncio.run(main())
+"""
+
+
+def test_when_a_server_dies_another_takes_its_tables_over_from_the_log(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.test_hall import until
+
+    root = Path(__file__).resolve().parent.parent
+    dying = subprocess.Popen([sys.executable, "-c", SERVER_THAT_DIES, str(tmp_path / "a"), pg_url],
+                             cwd=root, stdout=subprocess.PIPE, text=True)
+
+    async def run() -> None:
+        log: list[str] = []
+        survivor = Hall(tmp_path / "b", bot_delay=0.0, store=open_store(pg_url), log=log.append, take_over_every=0.1)
+        await survivor.start()
+        try:
+            assert dying.stdout is not None
+            table_id = (await asyncio.to_thread(dying.stdout.readline)).strip()
+            await asyncio.sleep(0.3)  # a few looks: the table is held, so left alone, without a word
+            assert table_id not in survivor.tables and not any(table_id in line for line in log), log
+            dying.send_signal(signal.SIGKILL)
+            killed = time.monotonic()
+            assert await until(lambda: table_id in survivor.tables, tries=250)
+            assert time.monotonic() - killed < 5.0
+            assert f"[{table_id}] taken over from its log." in log
+            store = open_store(pg_url)
+            committed = load(store.source(table_id)).match.events
+            store.close()
+            match = survivor.tables[table_id].match
+            assert match is not None and match.events[: len(committed)] == committed and len(match.moves) >= 5
+            cyd, task = await lobby_of(survivor, "cyd")  # the player comes back, to this server
+            remote = cyd.table(table_id)
+            await remote.connect(timeout=STEP)
+            assert remote.seat == 0
+            await asyncio.wait_for(play_random(remote, 4, stop_after=2), 60)  # and plays on
+            await remote.close()
+            await cyd.close()
+            await asyncio.wait_for(task, STEP)
+        finally:
+            await close_hall(survivor)
+
+    try:
+        asyncio.run(run())
+    finally:
+        dying.kill()
+        dying.wait(10)

@@ -1,0 +1,312 @@
+"""The stores of tables' logs: a directory of save files and a PostgreSQL database
+(a throwaway cluster, see tests/pg.py), behind one interface; the same records,
+byte for byte, in both; one writer a table in both."""
+
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from saves import SaveError, SaveLocked, SaveWriter, load, verify
+from saves import format as fmt
+from saves.store import FileStore, Store, export_table, import_save, open_store
+from tests.pg import pg_url  # noqa: F401  (the fixture)
+from tests.test_save_lock import holding_process
+from tests.test_saves import finished_save, new_match, step
+from tests.toygame import GAMES
+
+
+psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
+
+
+@pytest.fixture
+def pg(pg_url) -> Store:  # noqa: F811
+    store = open_store(pg_url)
+    yield store
+    store.close()
+
+
+@pytest.fixture(params=["files", "postgresql"])
+def store(request, tmp_path) -> Store:
+    if request.param == "files":
+        yield FileStore(tmp_path / "tables")
+        return
+    yield request.getfixturevalue("pg")
+
+
+_names = iter(range(10**6))
+
+
+def fresh(prefix: str = "t") -> str:
+    """A table name no other test of the module uses (they share one database)."""
+    return f"{prefix}{next(_names)}"
+
+
+# -- both stores ------------------------------------------------------------------------------
+
+
+def test_a_writer_keeps_a_table_in_step_and_its_store_folds_it_back(store) -> None:
+    table = fresh()
+    match = new_match()
+    writer = SaveWriter(store.hold(table), match)
+    step(match)
+    loaded = load(store.source(table), GAMES)
+    assert loaded.match.events == match.events and loaded.sealed  # sealed by the store's writers: folded
+    while match.active():
+        step(match)
+    writer.close()
+    assert writer.error is None
+    again = load(store.source(table), GAMES)
+    assert again.match.events == match.events and again.match.outcome is not None
+    assert table in store.tables()
+    assert fmt.read_records(store.source(table))[0][-1][0] == "outcome"
+
+
+def test_one_writer_a_table_in_either_store(store) -> None:
+    table = fresh()
+    first = SaveWriter(store.hold(table), new_match())
+    with pytest.raises(SaveLocked) as info:
+        store.hold(table)
+    assert "is playing this game already (cabinet" in str(info.value)
+    step(first.match)
+    first.close()
+    second = SaveWriter.resume(load(store.source(table), GAMES))  # let go, it is free
+    step(second.match)
+    second.close()
+    assert len(load(store.source(table), GAMES).match.moves) == 3  # setup, a move by each writer
+
+
+def test_a_take_back_rewrites_the_table(store) -> None:
+    table = fresh()
+    match = new_match(bots=False)
+    writer = SaveWriter(store.hold(table), match)
+    for _ in range(4):
+        step(match)
+    match.truncate_moves(2)
+    step(match)  # the writer sees the cut and writes the table again before going on
+    writer.close()
+    assert writer.error is None
+    loaded = load(store.source(table), GAMES)
+    assert loaded.match.events == match.events and len(loaded.match.moves) == 3  # the setup, a move kept, a new one
+
+
+def test_a_table_of_a_name_taken_is_not_put_again(store, tmp_path) -> None:
+    table = fresh()
+    path = tmp_path / "g.cab"
+    finished_save(path)
+    import_save(path, store, table, GAMES)
+    before = store.read(table)
+    with pytest.raises(SaveError, match="already"):
+        import_save(path, store, table, GAMES)
+    assert store.read(table) == before
+
+
+def test_a_missing_table_is_one_sentence(store) -> None:
+    with pytest.raises(SaveError) as info:
+        load(store.source("nowhere"), GAMES)
+    assert "nowhere" in str(info.value) and str(info.value).endswith(".") and "\n" not in str(info.value)
+
+
+# -- the same records, byte for byte -------------------------------------------------------------
+
+
+def test_import_then_export_gives_back_the_very_file(pg, tmp_path) -> None:
+    path = tmp_path / "orig.cab"
+    match = finished_save(path)
+    table = fresh("imported")
+    import_save(path, pg, table, GAMES)
+    assert pg.read(table) == path.read_bytes()  # checksums, links and seals as they were
+    out = tmp_path / "elsewhere" / "back.cab"
+    out.parent.mkdir()
+    export_table(pg, table, out, GAMES)
+    assert out.read_bytes() == path.read_bytes()
+    assert "finished" in verify(out, GAMES)
+    assert load(out, GAMES).match.events == match.events
+
+
+def test_a_table_played_in_the_database_exports_to_a_save_verify_accepts(pg, tmp_path) -> None:
+    table = fresh()
+    match = new_match("30")
+    with SaveWriter(pg.hold(table), match):
+        for _ in range(40):
+            step(match)
+    out = tmp_path / "played.cab"
+    export_table(pg, table, out, GAMES)
+    assert out.read_bytes() == pg.read(table)
+    assert verify(out, GAMES).endswith("40 moves; in progress.")
+    loaded = load(out, GAMES)
+    # sealed with the database's key, which this directory does not have: decided again, and the same
+    assert not loaded.sealed and loaded.match.events == match.events
+
+
+def test_a_torn_save_is_imported_without_its_torn_tail(pg, tmp_path) -> None:
+    path = tmp_path / "torn.cab"
+    finished_save(path)
+    data = path.read_bytes()
+    path.write_bytes(data[:-3])
+    table = fresh()
+    loaded = import_save(path, pg, table, GAMES)
+    assert loaded.warnings and pg.read(table) == data[: loaded.end]
+    assert load(pg.source(table), GAMES).warnings == []
+
+
+def test_a_damaged_save_is_not_imported(pg, tmp_path) -> None:
+    path = tmp_path / "bad.cab"
+    finished_save(path)
+    data = bytearray(path.read_bytes())
+    data[200] ^= 0x10
+    path.write_bytes(bytes(data))
+    table = fresh()
+    with pytest.raises(SaveError, match="bad.cab is damaged"):
+        import_save(path, pg, table, GAMES)
+    assert table not in pg.tables()
+
+
+# -- what the database itself guarantees ------------------------------------------------------------
+
+
+def test_two_writers_can_never_interleave_a_log(pg) -> None:
+    """Whatever the leases do, a record numbered where one is already is refused."""
+    table = fresh()
+    match = new_match()
+    with SaveWriter(pg.hold(table), match):
+        step(match)
+    before = pg.read(table)
+    with psycopg.connect(pg.url, autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(
+                "INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) "
+                "SELECT table_id, seq, kind, crc, link, seal, body FROM cabinet.events "
+                "WHERE table_id = (SELECT id FROM cabinet.tables WHERE name = %s) AND seq = 2",
+                (table,),
+            )
+    assert pg.read(table) == before
+
+
+def test_a_record_damaged_in_the_database_is_named_as_in_a_file(pg) -> None:
+    table = fresh()
+    match = new_match()
+    with SaveWriter(pg.hold(table), match):
+        step(match)
+    with psycopg.connect(pg.url, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE cabinet.events SET body = overlay(body placing '\\x00'::bytea from 3) "
+            "WHERE table_id = (SELECT id FROM cabinet.tables WHERE name = %s) AND seq = 1",
+            (table,),
+        )
+    with pytest.raises(SaveError) as info:
+        load(pg.source(table), GAMES)
+    assert str(info.value).startswith(f"table {table} is damaged at byte ")
+    assert str(info.value).endswith("a record there fails its checksum.")
+
+
+def test_a_writer_that_lost_its_connection_writes_nothing_more(pg) -> None:
+    """Its lease went with the connection: another writer takes the table over from the
+    log, and the first one's next move is refused, not written after the second's."""
+    table = fresh()
+    match = new_match(bots=False)
+    errors: list[str] = []
+    first = SaveWriter(pg.hold(table), match, on_error=errors.append)
+    step(match)
+    with psycopg.connect(pg.url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = "
+            "(SELECT id FROM cabinet.tables WHERE name = %s)",
+            (table,),
+        )
+    second = SaveWriter.resume(load(pg.source(table), GAMES))
+    step(second.match)
+    step(match)  # the first writer's move: it cannot be saved
+    assert first.error is not None and first.error.startswith(f"Could not save table {table}:")
+    assert errors == [first.error]
+    first.close()
+    second.close()
+    assert load(pg.source(table), GAMES).match.events == second.match.events
+
+
+def test_the_lease_dies_with_its_process(pg) -> None:
+    table = fresh()
+    SaveWriter(pg.hold(table), new_match()).close()
+    holder = holding_process("cabinet serve", f"open_store({pg.url!r}).source({table!r})")
+    try:
+        with pytest.raises(SaveLocked) as info:
+            pg.hold(table)
+        assert str(info.value).endswith(f"is playing this game already (cabinet serve, pid {holder.pid}).")
+    finally:
+        holder.send_signal(signal.SIGKILL)  # no clean close: the server ends its session, and the lock
+        holder.wait(10)
+    # the server notices the closed socket at once; the lock goes with the session
+    writer = SaveWriter.resume(load(pg.source(table), GAMES))
+    assert writer.error is None
+    writer.close()
+
+
+def test_headless_games_commit_without_waiting_for_the_disk_and_only_they(pg) -> None:
+    table = fresh()
+    match = new_match()
+    lease = pg.hold(table)
+    with SaveWriter(lease, match, durable=False):
+        step(match)
+        # for that transaction only: the connection is every table's, and the others' moves wait for the disk
+        (setting,) = lease.conn.execute("SHOW synchronous_commit").fetchone()
+        assert setting == "on"
+    assert load(pg.source(table), GAMES).match.events == match.events
+
+
+# -- the schema and the connection -------------------------------------------------------------------
+
+
+def test_the_schema_is_made_once_and_numbered(pg) -> None:
+    from saves.postgres import SCHEMA_VERSION
+
+    again = open_store(pg.url)  # a second process starting: nothing made twice
+    again.close()
+    with psycopg.connect(pg.url) as conn:
+        versions = [v for (v,) in conn.execute("SELECT version FROM cabinet.schema_version")]
+        keys = conn.execute("SELECT count(*) FROM cabinet.settings WHERE name = 'seal key'").fetchone()[0]
+    assert versions == list(range(1, SCHEMA_VERSION + 1)) and keys == 1
+
+
+def test_a_newer_schema_is_refused_in_a_sentence(pg_url) -> None:  # noqa: F811
+    from saves.postgres import SCHEMA_VERSION
+    from tests.pg import cluster, drop_database, fresh_database
+
+    address = fresh_database(cluster())
+    try:
+        open_store(address).close()
+        with psycopg.connect(address, autocommit=True) as conn:
+            conn.execute("INSERT INTO cabinet.schema_version VALUES (99)")
+        with pytest.raises(SaveError) as info:
+            open_store(address)
+        assert str(info.value).endswith(f"was set up by a newer Cabinet (schema 99; this one knows schema {SCHEMA_VERSION}).")
+    finally:
+        drop_database(cluster(), address)
+
+
+def test_a_database_out_of_reach_is_one_sentence(tmp_path) -> None:
+    with pytest.raises(SaveError) as info:
+        open_store(f"postgresql://postgres@/cabinet?host={tmp_path}")
+    text = str(info.value)
+    assert text.startswith(f"Cannot reach PostgreSQL database cabinet on {tmp_path}: ") and "\n" not in text
+
+
+def test_without_the_driver_a_sentence_names_the_extra(monkeypatch) -> None:
+    import saves.postgres
+
+    monkeypatch.setattr(saves.postgres, "psycopg", None)
+    with pytest.raises(SaveError) as info:
+        open_store("postgresql://postgres@/cabinet")
+    assert str(info.value) == "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
+
+
+def test_the_tables_nobody_holds_are_listed(store) -> None:
+    held, free = fresh(), fresh()
+    SaveWriter(store.hold(free), new_match()).close()
+    writer = SaveWriter(store.hold(held), new_match())
+    try:
+        unheld = store.unheld()
+        assert free in unheld and held not in unheld
+    finally:
+        writer.close()
+    assert held in store.unheld()
