@@ -763,7 +763,8 @@ async def whose_move(a: Pty, b: Pty, timeout: float = 10.0) -> Pty | None:
 
 
 async def play_humans(load: Load, i: int, rng: random.Random) -> None:
-    """Table ``i``: every 1 to 2 s, the seat to move presses Enter (the first choice listed)."""
+    """Table ``i``: every PACE seconds (1 to 2 s unless --pace says), the seat to move presses
+    Enter (the first choice listed)."""
     a, b = load.humans[i]
     await asyncio.sleep(rng.uniform(0.0, 2.0))  # staggered
     last: Move | None = None
@@ -1086,9 +1087,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="shorter windows, fewer runs (a rough look)")
     ap.add_argument("--figures", default="1,2,3", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load)")
     ap.add_argument("--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})")
+    ap.add_argument("--pace", default=f"{PACE[0]:g},{PACE[1]:g}", help=f"LO,HI: s between two moves at a human table, uniform (default {PACE[0]:g},{PACE[1]:g})")
     ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})")
     args = ap.parse_args(argv)
-    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables)
+    try:
+        pace = tuple(float(x) for x in args.pace.split(","))
+        if len(pace) != 2 or not 0 < pace[0] <= pace[1]:
+            raise ValueError
+    except ValueError:
+        ap.error("--pace takes LO,HI in seconds, 0 < LO <= HI (e.g. 3,6)")
+    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, PACE=pace)
     loop = asyncio.new_event_loop()
     task = loop.create_task(amain(args))
     for sig in (signal.SIGTERM, signal.SIGHUP):
