@@ -133,9 +133,10 @@ def test_registered_with_its_options() -> None:
         True,
     )
     assert option.labels == ("Jacques Chirac", "François Mitterrand")
-    (cards,) = game.variants
+    cards, solo = game.variants
     assert (cards.key, cards.choices, cards.default) == ("campaign", ("second", "first"), "second")
-    assert GAME.make_config(2)["variants"] == {"campaign": "second"}
+    assert (solo.key, solo.choices, solo.default, solo.listed) == ("solo", ("standard", "hard"), "standard", True)
+    assert GAME.make_config(2)["variants"] == {"campaign": "second", "solo": "standard"}
     assert game.bot_levels == ("random", "easy", "normal", "hard")
     assert isinstance(make_bot(game, "easy", 1), HeuristicBot)
     assert isinstance(make_bot(game, "random", 1), RandomBot)
