@@ -71,8 +71,9 @@ SOLO_KINDS = ("NN", "NC", "NM", "CM")
 SOLO_PER_KIND = 2
 #: solo: the final turn comes when the human has this many cards left, the automaton that many
 SOLO_FINAL = (2, 1)
-#: solo: how hard the automaton is (the variant ``solo``); ``hard`` is a house rule: it draws
-#: Electoral Campaign cards when you receive your second and fourth Power Erosion
+#: solo: how hard the automaton is (the variant ``solo``).  ``hard`` is a house rule: it draws
+#: Electoral Campaign cards when you receive your second and fourth Power Erosion, you have no
+#: veto, and the Public Opinion rows are longer (``C.HARD_SOLO_ROW_LENGTH``)
 SOLO_LEVELS = ("standard", "hard")
 #: the phases where a seat must act
 PLAYER_PHASES = ("play", "campaign", "veto")
@@ -144,9 +145,9 @@ class State:
     winner: int | None = None
     reason: str | None = None
     ended_by: str | None = None
-    #: solo, variant ``solo=hard``: the automaton draws Electoral Campaign cards too
+    #: solo, variant ``solo=hard``: the automaton draws Electoral Campaign cards, no veto
     #: (from the header, so left out of the digests: see ``canonical``)
-    automaton_draws: bool = False
+    solo_hard: bool = False
 
     @property
     def automaton(self) -> int | None:
@@ -237,9 +238,9 @@ def _and(words: list[str]) -> str:
 # -- the game ---------------------------------------------------------------------------
 
 
-#: the fields a checkpoint digests: every one but ``automaton_draws``, so that the
+#: the fields a checkpoint digests: every one but ``solo_hard``, so that the
 #: saves made before it existed keep their digests (the header stores the level)
-DIGESTED_FIELDS = tuple(sorted(f for f in State.__dataclass_fields__ if f != "automaton_draws"))
+DIGESTED_FIELDS = tuple(sorted(f for f in State.__dataclass_fields__ if f != "solo_hard"))
 
 
 class ChiracMitterrand(Game):
@@ -264,7 +265,7 @@ class ChiracMitterrand(Game):
             "standard",
             "solo games only. standard: the rulebook's automated opponent, which never draws Electoral "
             "Campaign cards; hard (a house rule): it draws three when you receive your second and fourth "
-            "Power Erosion, and applies one of them at random",
+            "Power Erosion and applies one at random, you have no veto, and the rows are six squares a side",
         ),
     )
     seat_options = (
@@ -284,7 +285,7 @@ class ChiracMitterrand(Game):
 
     def canonical(self, state: State) -> list:
         """The state as digests see it: the record's fields in the order a record
-        is packed, without ``automaton_draws``, so that the digests are the bytes
+        is packed, without ``solo_hard``, so that the digests are the bytes
         they were before the field existed and older saves still verify; it comes
         from the header's variants, which a save stores already."""
         return [getattr(state, name) for name in DIGESTED_FIELDS]
@@ -313,7 +314,7 @@ class ChiracMitterrand(Game):
             seats=(seat_of[0], seat_of[1]),
             solo=players == 1,
             arranged_campaign=draws,
-            automaton_draws=players == 1 and level == "hard",
+            solo_hard=players == 1 and level == "hard",
         )
 
     def setup(self, config: dict[str, Any], rng: random.Random) -> list[Event]:
@@ -339,10 +340,10 @@ class ChiracMitterrand(Game):
             "campaign": campaign,
             "campaign_removed": out,
             "media": SIDES[MITTERRAND],
-            "row_length": C.ROW_LENGTH,
+            "row_length": C.HARD_SOLO_ROW_LENGTH if state.solo_hard else C.ROW_LENGTH,
         }
-        if state.automaton_draws:
-            first["automaton_draws"] = True  # for the history line only: the header holds the level
+        if state.solo_hard:
+            first["hard"] = True  # for the history line only: the header holds the level
         return [first] + self._auto(self.evolve(state, first), rng)
 
     @staticmethod
@@ -660,7 +661,7 @@ class ChiracMitterrand(Game):
 
     def _veto_possible(self, s: State) -> bool:
         a = s.automaton
-        if s.veto_used or len(s.hand) != 1:
+        if s.veto_used or s.solo_hard or len(s.hand) != 1:
             return False
         used, _ = automaton_actions(s.hand[0], a, len(s.erosion[a]))
         return any(C.actions(s.hand[0])[i].colour == "white" for i in used)
@@ -994,7 +995,7 @@ class ChiracMitterrand(Game):
             s = revise(s, thresholds=tuple(thresholds))
             drawer = other(target)
             # the rulebook's automaton never draws campaign cards; the hard one does
-            if not (s.solo and drawer == s.automaton) or s.automaton_draws:
+            if not (s.solo and drawer == s.automaton) or s.solo_hard:
                 s = revise(s, camp_pending=s.camp_pending + (drawer,))
         return s
 
@@ -1299,7 +1300,7 @@ class ChiracMitterrand(Game):
             "seats": {SIDES[c]: s.seats[c] for c in (CHIRAC, MITTERRAND)},
             "names": {SIDES[c]: s.names[c] for c in (CHIRAC, MITTERRAND)},
             "automaton": SIDES[s.automaton] if s.solo else None,
-            "automaton_draws": s.automaton_draws,
+            "solo_level": "hard" if s.solo_hard else "standard" if s.solo else None,
             "row_length": s.row_length,
             "rows": {q: s.rows[i] for i, q in enumerate(C.QUALITIES)},
             "media": SIDES[s.media],
@@ -1465,8 +1466,11 @@ class ChiracMitterrand(Game):
                     f"Solo game against the automated {C.CANDIDATE_SHORT[a]}: its pile holds 8 Event cards, "
                     f"yours 16; the debate card is out of the game. Mitterrand holds the Media token."
                 )
-                if event.get("automaton_draws"):
-                    text += " Hard: the automaton draws Electoral Campaign cards too."
+                if event.get("hard"):
+                    text += (
+                        " Hard: the automaton draws Electoral Campaign cards too, you have no veto, "
+                        f"and the rows are {event['row_length']} squares a side."
+                    )
                 return text
             return (
                 "Setup: 4 Event cards to the discard pile, 10 to each candidate's pile; "
