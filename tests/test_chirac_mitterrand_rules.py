@@ -201,6 +201,9 @@ def test_the_rules_page_lists_every_card_and_decision() -> None:
     assert text.count("- **Rulebook says:**") >= 10
     decisions = text.split("## Decisions", 1)[1]
     assert decisions.count("- **Cabinet does:**") >= 20
+    for v in GAME.variants:  # every variant and each of its choices is explained
+        assert f"`{v.key}`" in text and all(f"`{choice}`" in text for choice in v.choices)
+    assert "### Solo: the difficulty" in text and "solo=hard" in text
 
 
 # -- setup ------------------------------------------------------------------------------------------
