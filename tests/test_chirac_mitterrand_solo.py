@@ -9,7 +9,6 @@ the solo rules by ``check_automaton_turn``.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 
@@ -21,7 +20,7 @@ from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import DIRECTION, SIDES
 from core.bots import make_bot
 from saves import SaveWriter, load, new_save_path, verify
-from tests.test_chirac_mitterrand_campaign import digested
+from tests.test_chirac_mitterrand_campaign import events_digest, replay_as_recorded
 
 #: the automated Mitterrand's pile: two cards of each kind, its own actions early
 AUTOMATON = ["ev:03", "ev:13", "ev:14", "ev:10", "ev:20", "ev:21", "ev:15", "ev:24"]
@@ -432,14 +431,8 @@ def old_solo_header(seed: int = 71) -> dict:
 
 
 def test_an_old_solo_header_replays_exactly_as_before() -> None:
-    m = Match.new(GAME, old_solo_header())
-    for (seat, command), expected in zip(OLD_SOLO_COMMANDS, OLD_SOLO_STATES, strict=True):
-        m.submit(seat, command)
-        plain = json.dumps(digested(m.state), sort_keys=True, ensure_ascii=False)
-        assert hashlib.sha256(plain.encode()).hexdigest()[:16] == expected
-    assert m.outcome is not None and m.outcome.winners == (0,)
-    digest = hashlib.sha256(json.dumps(m.events, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-    assert digest == OLD_SOLO_DIGEST
+    m = replay_as_recorded(old_solo_header(), OLD_SOLO_COMMANDS, OLD_SOLO_STATES)
+    assert m.outcome.winners == (0,) and events_digest(m) == OLD_SOLO_DIGEST
     assert GAME.view(m.state, 0)["solo_level"] == "standard"
 
 

@@ -362,6 +362,7 @@ def the_hard_automaton_campaigns(match) -> None:
 def test_snapshot_chirac_mitterrand_solo_hard(snap_compare, tmp_path: Path) -> None:
     from tests.test_chirac_mitterrand_solo import AUTOMATON, HUMAN
 
-    stack = {"chirac": HUMAN, "mitterrand": AUTOMATON, "campaign": [["cp:06", "cp:13", "cp:05"], ["cp:10", "cp:03", "cp:05"]]}
+    draws = [["cp:06", "cp:13", "cp:05"], ["cp:10", "cp:03", "cp:05"]]
+    stack = {"chirac": HUMAN, "mitterrand": AUTOMATON, "campaign": draws}
     app = cm_app(tmp_path, players=1, stack=stack, before=the_hard_automaton_campaigns, variants={"solo": "hard"})
     assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
