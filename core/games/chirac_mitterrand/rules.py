@@ -12,7 +12,9 @@ three cards, each candidate plays one final turn and the qualities decide.
 Solo: one seat plays against an automated opponent that is not a seat.  Its
 turn is carried out here, as automatic events, with the match's rng for its
 random choices; the human seat is asked only when its once-a-game veto could
-cancel one of the automaton's neutral actions.
+cancel one of the automaton's neutral actions.  Against the hard automaton
+(variant ``solo=hard``, a house rule) there is no veto, the rows are longer, and
+the automaton makes its own Electoral Campaign draws, automatic events too.
 
 Candidates are indexed 0 (Chirac) and 1 (Mitterrand) inside the state;
 events and views name them ``"chirac"`` and ``"mitterrand"``.  Rows hold a
@@ -145,8 +147,9 @@ class State:
     winner: int | None = None
     reason: str | None = None
     ended_by: str | None = None
-    #: solo, variant ``solo=hard``: the automaton draws Electoral Campaign cards, no veto
-    #: (from the header, so left out of the digests: see ``canonical``)
+    #: solo, variant ``solo=hard``: the automaton draws Electoral Campaign cards, no veto (its
+    #: longer rows are in ``row_length``, from the setup); from the header, so left out of the
+    #: digests (see ``canonical``)
     solo_hard: bool = False
 
     @property
