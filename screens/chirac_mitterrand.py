@@ -351,7 +351,9 @@ class ChiracMitterrandBoard(Board):
 
     def opinion(self, view: dict[str, Any]) -> Group:
         length = view["row_length"]
-        width = (2 * length + 1) * 3 - 2
+        # the rows of six of the hard solo game keep the width of the usual rows of four
+        gap = 2 if length <= 4 else 1
+        width = (2 * length + 1) * (gap + 1) - gap
         grid = Table.grid(padding=(0, 1))
         grid.add_column(width=9)
         grid.add_column(width=width, no_wrap=True, overflow="ellipsis")
@@ -371,7 +373,7 @@ class ChiracMitterrandBoard(Board):
                 else:
                     row.append("·", style="dim")
                 if square != length:
-                    row.append("  ")
+                    row.append(" " * gap)
             side = "chirac" if pos > 0 else "mitterrand" if pos < 0 else None
             if side:
                 ahead[side] += 1

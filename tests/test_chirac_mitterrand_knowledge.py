@@ -23,28 +23,32 @@ from core.games.chirac_mitterrand.rules import SOLO_KINDS, SOLO_PER_KIND, State
 from tests.random_games import strings
 from tests.test_chirac_mitterrand_properties import check_cards as check_conserved
 
-#: (players, candidate of seat 0, game seed)
+#: (players, candidate of seat 0, game seed, solo level)
 TABLES = [
-    (2, "chirac", 1),
-    (2, "mitterrand", 2),
-    (2, "chirac", 3),
-    (1, "chirac", 4),
-    (1, "mitterrand", 5),
-    (1, "chirac", 6),
+    (2, "chirac", 1, "standard"),
+    (2, "mitterrand", 2, "standard"),
+    (2, "chirac", 3, "standard"),
+    (1, "chirac", 4, "standard"),
+    (1, "mitterrand", 5, "standard"),
+    (1, "chirac", 6, "standard"),
+    (1, "chirac", 7, "hard"),
+    (1, "mitterrand", 8, "hard"),
 ]
 DEALS = (0, 1, 2)
 
 
-def new_match(players: int, candidate: str, seed: int, arranged: dict | None = None) -> Match:
-    config = GAME.make_config(players, [{"candidate": candidate}])
+def new_match(
+    players: int, candidate: str, seed: int, arranged: dict | None = None, level: str = "standard"
+) -> Match:
+    config = GAME.make_config(players, [{"candidate": candidate}], {"solo": level})
     extra = {"arranged": arranged} if arranged else {}
     return Match.new(GAME, make_header(GAME, config, seed, **extra))
 
 
 @cache
-def positions(players: int, candidate: str, seed: int) -> tuple[State, ...]:
+def positions(players: int, candidate: str, seed: int, level: str = "standard") -> tuple[State, ...]:
     """Every decision point of one random game, and its end."""
-    match = new_match(players, candidate, seed)
+    match = new_match(players, candidate, seed, level=level)
     chooser = random.Random(seed)
     out = [match.state]
     while match.outcome is None:
@@ -56,8 +60,8 @@ def positions(players: int, candidate: str, seed: int) -> tuple[State, ...]:
 
 def all_positions() -> list[tuple[State, int]]:
     out = []
-    for players, candidate, seed in TABLES:
-        for s in positions(players, candidate, seed):
+    for players, candidate, seed, level in TABLES:
+        for s in positions(players, candidate, seed, level):
             out += [(s, seat) for seat in range(players)]
     return out
 
@@ -110,6 +114,11 @@ def test_the_positions_cover_every_phase_and_table() -> None:
         for phase in ("play", "campaign", "over"):
             assert phases[solo, phase], (solo, phase)
     assert phases[True, "veto"]
+    # the hard automaton's campaign draws are behind some positions (variant solo=hard)
+    assert any(
+        s.solo_hard and s.last_campaign and s.last_campaign["by"] == ("chirac", "mitterrand")[s.automaton]
+        for s, _ in all_positions()
+    )
 
 
 def test_determinized_states_are_indistinguishable_full_and_valid() -> None:
@@ -214,8 +223,8 @@ def test_the_opponents_cards_are_really_resampled() -> None:
 
 def test_play_goes_on_from_determinized_states() -> None:
     checked = 0
-    for players, candidate, seed in TABLES:
-        states = positions(players, candidate, seed)
+    for players, candidate, seed, level in TABLES:
+        states = positions(players, candidate, seed, level)
         for s in states[:: max(1, len(states) // 4)]:
             for seat in range(players):
                 det = GAME.determinize(GAME.observe(s, seat), seat, random.Random(seed))

@@ -57,9 +57,14 @@ def hidden_from(s: State, seat: int | str) -> set[str]:
     public_hand = s.solo and s.to_move == s.automaton
     if s.hand and me != s.to_move and not public_hand:
         hidden |= set(s.hand)
-    if s.camp_drawn and me != s.camp_drawer:
+    if s.camp_drawn and me != s.camp_drawer and not automaton_drew(s):
         hidden |= set(s.camp_drawn)
     return hidden
+
+
+def automaton_drew(s: State) -> bool:
+    """The hard automaton's campaign draw (variant solo=hard): face up for all."""
+    return s.solo and s.camp_drawer is not None and s.camp_drawer == s.automaton
 
 
 def check_views(s: State, event: dict) -> None:
@@ -76,21 +81,21 @@ def check_views(s: State, event: dict) -> None:
             assert view["known_bottom"][SIDES[c]] == expected
         me = s.candidate_of(seat) if isinstance(seat, int) else None
         if s.camp_drawn and me != s.camp_drawer:
-            assert "drawn" not in view["campaign"]
+            assert ("drawn" in view["campaign"]) == automaton_drew(s)
         seen = GAME.redact(event, seat)
         # a redacted event shows nothing hidden after it, except the cards it hands to the seat
         assert not (strings(seen) & hidden_from(s, seat)), (seat, event["t"])
         if event["t"] == "CampaignApplied" and seat != event["seat"]:
-            assert seen["returned"] is None
+            assert (seen["returned"] is None) == (event["seat"] is not None)
         assert isinstance(GAME.describe(seen, seat), str)
     full = GAME.view(s, ALL)
     assert "hands" in full and "pile_cards" in full
 
 
 
-def play_game(players: int, seed: int, candidate: str, deep: bool) -> Match:
+def play_game(players: int, seed: int, candidate: str, deep: bool, level: str = "standard") -> Match:
     seats = [{"candidate": candidate}]  # seat 0 picks; in a two-player game seat 1 gets the other
-    config = GAME.make_config(players, seats)
+    config = GAME.make_config(players, seats, {"solo": level})
     match = Match.new(GAME, make_header(GAME, config, seed))
     return play_random(match, seed, deep, check_event, max_moves=500)
 
@@ -121,17 +126,24 @@ def check_outcome(match: Match) -> None:
         assert turns == 16
     with pytest.raises(IllegalCommand):
         match.submit(0, {"t": "Allow"})
+    if s.solo_hard:
+        assert not any(e["t"] in ("VetoUsed", "VetoDeclined") for e in match.events)
+        assert all(abs(p) <= C.HARD_SOLO_ROW_LENGTH for p in s.rows) and s.row_length == C.HARD_SOLO_ROW_LENGTH
 
 
-@pytest.mark.parametrize("players", [1, 2])
+#: the tables: two players, solo against the rulebook's automaton, solo against the hard one
+TABLES = [(2, "standard"), (1, "standard"), (1, "hard")]
+
+
+@pytest.mark.parametrize(("players", "level"), TABLES)
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(seed=st.integers(0, 2**31), candidate=st.sampled_from(C.CANDIDATES))
-def test_random_games_hold_every_invariant(players: int, seed: int, candidate: str) -> None:
-    check_outcome(play_game(players, seed, candidate, deep=True))
+def test_random_games_hold_every_invariant(players: int, level: str, seed: int, candidate: str) -> None:
+    check_outcome(play_game(players, seed, candidate, deep=True, level=level))
 
 
-@pytest.mark.parametrize("players", [1, 2])
+@pytest.mark.parametrize(("players", "level"), TABLES)
 @settings(max_examples=1000, deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), candidate=st.sampled_from(C.CANDIDATES))
-def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, candidate: str) -> None:
-    check_outcome(play_game(players, seed, candidate, deep=False))
+def test_many_random_games_end_with_a_valid_outcome(players: int, level: str, seed: int, candidate: str) -> None:
+    check_outcome(play_game(players, seed, candidate, deep=False, level=level))

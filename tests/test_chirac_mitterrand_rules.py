@@ -133,9 +133,10 @@ def test_registered_with_its_options() -> None:
         True,
     )
     assert option.labels == ("Jacques Chirac", "François Mitterrand")
-    (cards,) = game.variants
+    cards, solo = game.variants
     assert (cards.key, cards.choices, cards.default) == ("campaign", ("second", "first"), "second")
-    assert GAME.make_config(2)["variants"] == {"campaign": "second"}
+    assert (solo.key, solo.choices, solo.default, solo.listed) == ("solo", ("standard", "hard"), "standard", True)
+    assert GAME.make_config(2)["variants"] == {"campaign": "second", "solo": "standard"}
     assert game.bot_levels == ("random", "easy", "normal", "hard")
     assert isinstance(make_bot(game, "easy", 1), HeuristicBot)
     assert isinstance(make_bot(game, "random", 1), RandomBot)
@@ -200,6 +201,9 @@ def test_the_rules_page_lists_every_card_and_decision() -> None:
     assert text.count("- **Rulebook says:**") >= 10
     decisions = text.split("## Decisions", 1)[1]
     assert decisions.count("- **Cabinet does:**") >= 20
+    for v in GAME.variants:  # every variant and each of its choices is explained
+        assert f"`{v.key}`" in text and all(f"`{choice}`" in text for choice in v.choices)
+    assert "### Solo: the difficulty" in text and "solo=hard" in text
 
 
 # -- setup ------------------------------------------------------------------------------------------

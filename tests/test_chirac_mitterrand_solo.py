@@ -9,6 +9,7 @@ the solo rules by ``check_automaton_turn``.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 import pytest
@@ -18,6 +19,8 @@ from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import DIRECTION, SIDES
 from core.bots import make_bot
+from saves import SaveWriter, load, new_save_path, verify
+from tests.test_chirac_mitterrand_campaign import events_digest, replay_as_recorded
 
 #: the automated Mitterrand's pile: two cards of each kind, its own actions early
 AUTOMATON = ["ev:03", "ev:13", "ev:14", "ev:10", "ev:20", "ev:21", "ev:15", "ev:24"]
@@ -288,3 +291,160 @@ def test_solo_games_with_bots_end() -> None:
             assert m.outcome is not None
             assert m.outcome.winners in ((), (0,))
             assert len(of(m.events, "TurnStarted")) <= 16
+
+
+# -- the hard automaton (variant solo=hard, a house rule) -----------------------------------------
+
+
+def hard_match(candidate: str = "chirac", seed: int = 3, arranged: dict | None = None) -> Match:
+    config = GAME.make_config(1, [{"candidate": candidate, "name": "Alice"}], {"solo": "hard"})
+    return Match.new(GAME, make_header(GAME, config, seed, arranged=arranged))
+
+
+def test_the_rulebooks_automaton_is_the_default() -> None:
+    config = GAME.make_config(1, [{"candidate": "chirac"}])
+    assert config["variants"]["solo"] == "standard"
+    m = Match.new(GAME, make_header(GAME, config, 3))
+    (setup,) = of(m.events, "GameSetUp")
+    assert setup["row_length"] == 4 and "hard" not in setup
+    assert GAME.view(m.state, 0)["solo_level"] == "standard"
+
+
+def test_the_hard_automaton_draws_campaign_cards_face_up_and_you_have_no_veto() -> None:
+    stack = [["cp:06", "cp:13", "cp:05"], ["cp:10", "cp:03", "cp:05"]]
+    m = hard_match(arranged={"chirac": HUMAN, "mitterrand": AUTOMATON, "campaign": stack})
+    (setup,) = of(m.events, "GameSetUp")
+    assert setup["row_length"] == 6 and "no veto" in GAME.describe(setup, 0)
+    assert GAME.view(m.state, 0)["row_length"] == 6 and GAME.view(m.state, 0)["solo_level"] == "hard"
+
+    # Turn 1: our own action, a first Power Erosion; courage three squares our way
+    play(m, "ev:23", 1, remove="ev:22", under=["ev:08"])
+    # Turn 2: the automaton's card has a neutral action, and nobody is asked about a veto
+    assert not any(e["t"] in ("VetoUsed", "VetoDeclined") for e in m.events)
+    view = GAME.view(m.state, 0)
+    assert view["phase"] == "play" and view["hand"] == ["ev:17", "ev:11", "ev:16"]
+    with pytest.raises(IllegalCommand, match="Not now"):
+        m.submit(0, {"t": "Veto", "action": 0})
+    assert eroded(m) == {"chirac": 1, "mitterrand": 1}
+
+    # Turn 3: our second Power Erosion: the automaton draws three, face up, before its turn
+    events = play(m, "ev:17", 1, remove="ev:11", under=["ev:16"])
+    (drawn, *_) = of(events, "CampaignDrawn")
+    assert drawn["by"] == "mitterrand" and drawn["seat"] is None and drawn["cards"] == stack[0]
+    (applied,) = of(events, "CampaignApplied")
+    # it applies the first card drawn, removes the second, puts the third back
+    assert (applied["applied"], applied["removed"], applied["returned"]) == ("cp:06", "cp:13", ["cp:05"])
+    after = events[events.index(applied) + 1 : events.index(applied) + 3]
+    assert [(e["t"], e["quality"], e["by"]) for e in after] == [
+        ("TokenMoved", "courage", "mitterrand"),
+        ("TokenMoved", "charisma", "mitterrand"),
+    ]
+    assert events.index(applied) < events.index(of(events, "TurnStarted")[0])
+    # everybody sees its cards, the one put back too
+    for seat in (0, PUBLIC):
+        assert GAME.redact(drawn, seat)["cards"] == stack[0]
+        assert GAME.redact(applied, seat)["returned"] == ["cp:05"]
+    assert "returns Lettre à tous les Français to the pile" in GAME.describe(GAME.redact(applied, PUBLIC), PUBLIC)
+    assert GAME.reveals(drawn, 0)
+    # Turn 4: its own action, its second Power Erosion: our draw, ours alone to see
+    view = GAME.view(m.state, 0)
+    assert eroded(m) == {"chirac": 2, "mitterrand": 2}
+    assert view["phase"] == "campaign" and view["campaign"]["drawer"] == "chirac"
+    assert view["campaign"]["drawn"] == stack[1] and "drawn" not in GAME.view(m.state, PUBLIC)["campaign"]
+    assert view["campaign"]["applied"] == ["cp:06"] and view["campaign"]["removed"] == ["cp:14", "cp:13"]
+
+
+def automaton_draws_follow_your_erosion(m: Match) -> int:
+    """Each automaton draw comes right after the human's second or fourth Power Erosion,
+    and each of those gives one; returns how many it made."""
+    human = GAME.view(m.state, 0)["you"]
+    count, owed, reached = 0, [], set()
+    for e in m.events:
+        if e["t"] in ("ErosionTaken", "ErosionInflicted") and e.get("on", e["by"]) == human:
+            if e["count"] in (2, 4) and e["count"] not in reached:  # after Barre, once only
+                reached.add(e["count"])
+                owed.append(e["count"])
+        if e["t"] == "CampaignDrawn" and e["by"] != human:
+            assert owed, "the automaton drew with no draw owed"
+            owed.pop(0)
+            count += 1
+    assert m.outcome is not None
+    if m.state.ended_by != "erosion":
+        assert not owed
+    return count
+
+
+def test_the_hard_automaton_draws_at_your_second_and_fourth_erosion_only() -> None:
+    from core.bots import play_out
+
+    draws = 0
+    for seed in range(10):
+        for candidate in ("chirac", "mitterrand"):
+            m = hard_match(candidate, seed=seed)
+            play_out(m, {0: make_bot(GAME, "easy" if seed % 2 else "random", seed)})
+            assert not any(e["t"] in ("VetoUsed", "VetoDeclined") for e in m.events)
+            draws += automaton_draws_follow_your_erosion(m)
+            standard = solo_match(candidate, seed=seed)
+            play_out(standard, {0: make_bot(GAME, "random", seed)})
+            assert all(e["by"] == candidate for e in of(standard.events, "CampaignDrawn"))
+    assert draws > 10
+
+
+def test_against_the_hard_automaton_the_bot_weighs_the_draw_its_own_action_gives_away() -> None:
+    # seed 2, Chirac: on its sixth turn the bot holds Législatives du 16 mars with one Power Erosion;
+    # its own action (three icons) would be its second and hand the automaton a campaign draw
+    m = hard_match("chirac", seed=2)
+    bot = make_bot(GAME, "easy", 1)
+    turns = 0
+    while True:
+        view, legal = GAME.view(m.state, 0), GAME.legal(m.state, 0)
+        command = bot.choose(GAME, view, legal)
+        if command["t"] == "PlayCard":
+            turns += 1
+            if turns == 6:
+                break
+        m.submit(0, command)
+    assert len(view["erosion"]["chirac"]) == 1 and command["card"] == "ev:01"
+    assert C.actions("ev:01")[command["action"]].colour == "white"
+    # against the rulebook's automaton, which never draws, the same position calls for the own action
+    rulebook = bot.choose(GAME, dict(view, solo_level="standard"), legal)
+    assert rulebook["card"] == "ev:01" and C.actions("ev:01")[rulebook["action"]].colour == "blue"
+
+
+# -- old saves ----------------------------------------------------------------------------------
+
+#: a solo game played by the code before the variant solo existed (seed 71, as Chirac, the easy
+#: bot, bot seed 5): its header had no ``solo`` key; the commands, the position after each as the
+#: old code recorded it, and a digest of all its events
+OLD_SOLO_COMMANDS = json.loads(
+    r"""[[0, {"t": "PlayCard", "card": "ev:15", "action": 0, "under": ["ev:17"], "remove": "ev:04"}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:12", "action": 0, "under": ["ev:08"], "remove": "ev:07", "choices": ["integrity"]}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:23", "action": 1, "under": ["ev:01"], "remove": "ev:22"}], [0, {"t": "Allow"}], [0, {"t": "Campaign", "apply": "cp:11", "remove": "cp:06", "quality": "courage"}], [0, {"t": "PlayCard", "card": "ev:09", "action": 0, "under": ["ev:16"], "remove": "ev:10"}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:19", "action": 0, "under": ["ev:20"], "remove": "ev:14"}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:17", "action": 1, "under": ["ev:08"], "remove": "ev:13"}], [0, {"t": "Campaign", "apply": "cp:15", "remove": "cp:12", "quality": "courage"}], [0, {"t": "PlayCard", "card": "ev:16", "action": 1, "under": ["ev:01"], "remove": "ev:20", "choices": ["courage"]}]]"""
+)
+OLD_SOLO_STATES = ["7a6c7716e67a38c6", "460496440d787d52", "44f085be6127739e", "421bb47c49792f7d", "a1a7329b257e4792", "9f6719ba76b70c17", "e940a3b30ad516af", "86645babf68382ce", "8e1ea6755f69abef", "cb84fdce55e90209", "370e6ee6bbb5b29a", "a3b449ecae85afd4", "e76c51809352bfe9", "86b6315b5b7074b0"]
+OLD_SOLO_DIGEST = "33d0816dba58751545649ae803208f5c777f6ed88502b8f3229c691bd95b24a9"
+
+
+def old_solo_header(seed: int = 71) -> dict:
+    config = GAME.make_config(1, [{"candidate": "chirac", "name": "Alice"}])
+    header = make_header(GAME, config, seed, controllers=[{"kind": "bot", "level": "easy"}], bot_seed=5)
+    header["variants"] = {"campaign": "second"}  # what the old code wrote
+    return header
+
+
+def test_an_old_solo_header_replays_exactly_as_before() -> None:
+    m = replay_as_recorded(old_solo_header(), OLD_SOLO_COMMANDS, OLD_SOLO_STATES)
+    assert m.outcome.winners == (0,) and events_digest(m) == OLD_SOLO_DIGEST
+    assert GAME.view(m.state, 0)["solo_level"] == "standard"
+
+
+def test_an_old_solo_save_loads_verifies_and_replays(tmp_path) -> None:
+    from core.bots import bots_for, play_out
+
+    m = Match.new(GAME, old_solo_header(9))
+    path = new_save_path(tmp_path, GAME.id)
+    with SaveWriter(path, m, durable=False):
+        play_out(m, bots_for(m))
+    verify(path)  # every move decided again from the seed: raises on the first that differs
+    loaded = load(path)
+    assert loaded.match.header["variants"] == {"campaign": "second"}
+    assert loaded.match.events == m.events and loaded.match.state == m.state
+    assert GAME.canonical(loaded.match.state) == GAME.canonical(m.state)

@@ -347,3 +347,22 @@ def test_snapshot_chirac_mitterrand_solo_veto(snap_compare, tmp_path: Path) -> N
 def test_snapshot_chirac_mitterrand_solo_remove_or_keep(snap_compare, tmp_path: Path) -> None:
     app = cm_app(tmp_path, players=1, stack=solo_stack())
     assert snap_compare(app, terminal_size=(80, 24), run_before=choose_action)
+
+
+def the_hard_automaton_campaigns(match) -> None:
+    """Solo against the hard automaton (rows of six squares a side): two own actions, our
+    second Power Erosion gives it a campaign draw, face up; then its own second gives us one,
+    which we make at once (Fête du RPR): the history shows both."""
+    for card, remove, keep in (("ev:23", "ev:22", "ev:08"), ("ev:17", "ev:11", "ev:16")):
+        match.submit(0, {"t": "PlayCard", "card": card, "action": 1, "remove": remove, "under": [keep]})
+    match.submit(0, {"t": "Campaign", "apply": "cp:03", "remove": "cp:10"})
+    assert GAME.view(match.state, 0)["phase"] == "play"
+
+
+def test_snapshot_chirac_mitterrand_solo_hard(snap_compare, tmp_path: Path) -> None:
+    from tests.test_chirac_mitterrand_solo import AUTOMATON, HUMAN
+
+    draws = [["cp:06", "cp:13", "cp:05"], ["cp:10", "cp:03", "cp:05"]]
+    stack = {"chirac": HUMAN, "mitterrand": AUTOMATON, "campaign": draws}
+    app = cm_app(tmp_path, players=1, stack=stack, before=the_hard_automaton_campaigns, variants={"solo": "hard"})
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)

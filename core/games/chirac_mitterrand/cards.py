@@ -29,6 +29,8 @@ CHOICE = "choice"
 
 #: squares from the centre of a Public Opinion row to either end
 ROW_LENGTH = 4
+#: the same in a solo game against the hard automaton (variant ``solo=hard``)
+HARD_SOLO_ROW_LENGTH = 6
 
 CANDIDATES: tuple[str, ...] = ("chirac", "mitterrand")
 CANDIDATE_NAMES = {"chirac": "Jacques Chirac", "mitterrand": "François Mitterrand"}

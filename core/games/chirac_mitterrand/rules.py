@@ -12,7 +12,9 @@ three cards, each candidate plays one final turn and the qualities decide.
 Solo: one seat plays against an automated opponent that is not a seat.  Its
 turn is carried out here, as automatic events, with the match's rng for its
 random choices; the human seat is asked only when its once-a-game veto could
-cancel one of the automaton's neutral actions.
+cancel one of the automaton's neutral actions.  Against the hard automaton
+(variant ``solo=hard``, a house rule) there is no veto, the rows are longer, and
+the automaton makes its own Electoral Campaign draws, automatic events too.
 
 Candidates are indexed 0 (Chirac) and 1 (Mitterrand) inside the state;
 events and views name them ``"chirac"`` and ``"mitterrand"``.  Rows hold a
@@ -71,6 +73,10 @@ SOLO_KINDS = ("NN", "NC", "NM", "CM")
 SOLO_PER_KIND = 2
 #: solo: the final turn comes when the human has this many cards left, the automaton that many
 SOLO_FINAL = (2, 1)
+#: solo: how hard the automaton is (the variant ``solo``).  ``hard`` is a house rule: it draws
+#: Electoral Campaign cards when you receive your second and fourth Power Erosion, you have no
+#: veto, and the Public Opinion rows are longer (``C.HARD_SOLO_ROW_LENGTH``)
+SOLO_LEVELS = ("standard", "hard")
 #: the phases where a seat must act
 PLAYER_PHASES = ("play", "campaign", "veto")
 #: each Event card's kind (solo setup), looked up by determinize
@@ -141,6 +147,10 @@ class State:
     winner: int | None = None
     reason: str | None = None
     ended_by: str | None = None
+    #: solo, variant ``solo=hard``: the automaton draws Electoral Campaign cards, no veto (its
+    #: longer rows are in ``row_length``, from the setup); from the header, so left out of the
+    #: digests (see ``canonical``)
+    solo_hard: bool = False
 
     @property
     def automaton(self) -> int | None:
@@ -231,6 +241,11 @@ def _and(words: list[str]) -> str:
 # -- the game ---------------------------------------------------------------------------
 
 
+#: the fields a checkpoint digests: every one but ``solo_hard``, so that the
+#: saves made before it existed keep their digests (the header stores the level)
+DIGESTED_FIELDS = tuple(sorted(f for f in State.__dataclass_fields__ if f != "solo_hard"))
+
+
 class ChiracMitterrand(Game):
     id = "chirac-mitterrand"
     title = "1988: Chirac contre Mitterrand"
@@ -245,6 +260,15 @@ class ChiracMitterrand(Game):
             C.DEFAULT_SET,
             "second: six of the nine cards redesigned so that each is a real choice; "
             "first: the nine cards of Cabinet's first design (games saved before the second set use them)",
+        ),
+        Variant(
+            "solo",
+            "Solo difficulty",
+            SOLO_LEVELS,
+            "standard",
+            "solo games only. standard: the rulebook's automated opponent, which never draws Electoral "
+            "Campaign cards; hard (a house rule): it draws three when you receive your second and fourth "
+            "Power Erosion and applies one at random, you have no veto, and the rows are six squares a side",
         ),
     )
     seat_options = (
@@ -262,6 +286,13 @@ class ChiracMitterrand(Game):
 
     # -- table ---------------------------------------------------------------------
 
+    def canonical(self, state: State) -> list:
+        """The state as digests see it: the record's fields in the order a record
+        is packed, without ``solo_hard``, so that the digests are the bytes
+        they were before the field existed and older saves still verify; it comes
+        from the header's variants, which a save stores already."""
+        return [getattr(state, name) for name in DIGESTED_FIELDS]
+
     def initial(self, config: dict[str, Any]) -> State:
         seats = config["seats"]
         players = config["players"]
@@ -278,11 +309,15 @@ class ChiracMitterrand(Game):
         arranged = config.get("arranged") or {}
         draws = tuple(tuple(d) for d in arranged.get("campaign", ()))
         self._campaign_set(config)  # a ConfigError for an unknown set
+        level = (config.get("variants") or {}).get("solo", "standard")
+        if level not in SOLO_LEVELS:
+            raise ConfigError(f"Unknown solo difficulty {level!r}.")
         return State(
             names=(names[0], names[1]),
             seats=(seat_of[0], seat_of[1]),
             solo=players == 1,
             arranged_campaign=draws,
+            solo_hard=players == 1 and level == "hard",
         )
 
     def setup(self, config: dict[str, Any], rng: random.Random) -> list[Event]:
@@ -308,8 +343,10 @@ class ChiracMitterrand(Game):
             "campaign": campaign,
             "campaign_removed": out,
             "media": SIDES[MITTERRAND],
-            "row_length": C.ROW_LENGTH,
+            "row_length": C.HARD_SOLO_ROW_LENGTH if state.solo_hard else C.ROW_LENGTH,
         }
+        if state.solo_hard:
+            first["hard"] = True  # for the history line only: the header holds the level
         return [first] + self._auto(self.evolve(state, first), rng)
 
     @staticmethod
@@ -414,6 +451,8 @@ class ChiracMitterrand(Game):
             ]
         if phase == "automaton":
             return self._automaton_turn(s, rng)
+        if phase == "campaign" and s.solo and s.camp_drawer == s.automaton:
+            return self._automaton_campaign(s, rng)
         return []
 
     def _final_round_due(self, s: State) -> bool:
@@ -592,9 +631,40 @@ class ChiracMitterrand(Game):
         events, _ = self._resolve(s1, steps, rng)
         return [first] + events
 
+    def _automaton_campaign(self, s: State, rng: random.Random) -> list[Event]:
+        """Solo, ``solo=hard``: the automaton applies the first of the cards it drew
+        (they came in a random order), a quality drawn at random if the card needs
+        one, removes the second and puts the third back."""
+        a = s.automaton
+        drawn = list(s.camp_drawn)
+        apply, remove, returned = drawn[0], (drawn[1] if len(drawn) > 1 else None), drawn[2:]
+        quality = C.QUALITIES[rng.randrange(len(C.QUALITIES))] if self.campaign_needs_quality(s, apply) else None
+        first = self._campaign_applied(s, None, apply, remove, returned, quality)
+        first["public"] = True
+        s1 = self.evolve(s, first)
+        events, _ = self._resolve(s1, self.campaign_steps(s1, a, apply, quality), rng)
+        return [first] + events
+
+    def _campaign_applied(
+        self, s: State, seat: int | None, apply: str, remove: str | None, returned: list[str], quality: str | None
+    ) -> Event:
+        c = s.camp_drawer
+        return {
+            "t": "CampaignApplied",
+            "by": SIDES[c],
+            "name": s.names[c],
+            "seat": seat,
+            "applied": apply,
+            "removed": remove,
+            "returned": returned,
+            "count_returned": len(returned),
+            "quality": quality,
+            "back": C.campaign(apply).returns,
+        }
+
     def _veto_possible(self, s: State) -> bool:
         a = s.automaton
-        if s.veto_used or len(s.hand) != 1:
+        if s.veto_used or s.solo_hard or len(s.hand) != 1:
             return False
         used, _ = automaton_actions(s.hand[0], a, len(s.erosion[a]))
         return any(C.actions(s.hand[0])[i].colour == "white" for i in used)
@@ -610,7 +680,7 @@ class ChiracMitterrand(Game):
             drawn = list(arranged)
         else:
             drawn = rng.sample(pile, n)
-        return {
+        event = {
             "t": "CampaignDrawn",
             "by": SIDES[c],
             "name": s.names[c],
@@ -618,6 +688,9 @@ class ChiracMitterrand(Game):
             "cards": drawn,
             "count": n,
         }
+        if s.solo and c == s.automaton:
+            event["public"] = True  # the automaton draws face up, as it turns its Event cards
+        return event
 
     @staticmethod
     def campaign_needs_quality(s: State, card: str) -> bool:
@@ -810,18 +883,7 @@ class ChiracMitterrand(Game):
         elif quality is not None:
             raise IllegalCommand(f"{card.name} lets you choose no quality.")
         returned = [x for x in rest if x != remove]
-        first = {
-            "t": "CampaignApplied",
-            "by": SIDES[c],
-            "name": s.names[c],
-            "seat": seat,
-            "applied": apply,
-            "removed": remove,
-            "returned": returned,
-            "count_returned": len(returned),
-            "quality": quality,
-            "back": card.returns,
-        }
+        first = self._campaign_applied(s, seat, apply, remove, returned, quality)
         s1 = self.evolve(s, first)
         events, after = self._resolve(s1, self.campaign_steps(s1, c, apply, quality), rng)
         return [first] + events, after
@@ -935,7 +997,8 @@ class ChiracMitterrand(Game):
             thresholds[target] = thresholds[target] + (count,)
             s = revise(s, thresholds=tuple(thresholds))
             drawer = other(target)
-            if not (s.solo and drawer == s.automaton):  # the automaton never draws campaign cards
+            # the rulebook's automaton never draws campaign cards; the hard one does
+            if not (s.solo and drawer == s.automaton) or s.solo_hard:
                 s = revise(s, camp_pending=s.camp_pending + (drawer,))
         return s
 
@@ -1216,7 +1279,7 @@ class ChiracMitterrand(Game):
         hand: list[str] | None = None
         if own_seat:
             hand = list(s.hand) if (me is not None and me == s.to_move and s.phase in ("play",)) else []
-        drawn_visible = everything or (me is not None and me == s.camp_drawer)
+        drawn_visible = everything or (me is not None and me == s.camp_drawer) or self._automaton_drew(s)
         campaign: dict[str, Any] = {
             "pile": len(s.camp_pile),
             "drawn_count": len(s.camp_drawn),
@@ -1240,6 +1303,7 @@ class ChiracMitterrand(Game):
             "seats": {SIDES[c]: s.seats[c] for c in (CHIRAC, MITTERRAND)},
             "names": {SIDES[c]: s.names[c] for c in (CHIRAC, MITTERRAND)},
             "automaton": SIDES[s.automaton] if s.solo else None,
+            "solo_level": "hard" if s.solo_hard else "standard" if s.solo else None,
             "row_length": s.row_length,
             "rows": {q: s.rows[i] for i, q in enumerate(C.QUALITIES)},
             "media": SIDES[s.media],
@@ -1276,6 +1340,11 @@ class ChiracMitterrand(Game):
 
     # -- what a seat knows (the search bot) -----------------------------------------------
 
+    @staticmethod
+    def _automaton_drew(s: State) -> bool:
+        """The Campaign cards being drawn are the automaton's, face up for all."""
+        return s.solo and s.camp_drawer is not None and s.camp_drawer == s.automaton
+
     def _hand_seen(self, s: State, me: int | None) -> bool:
         """Does this candidate see the cards in ``hand``?  As ``view``: the mover
         while it plays, everybody the automaton's face-up card."""
@@ -1297,7 +1366,7 @@ class ChiracMitterrand(Game):
             piles.append((UNSEEN,) * (len(pile) - k) + pile[len(pile) - k :])
         hand = s.hand if not s.hand or self._hand_seen(s, me) else (UNSEEN,) * len(s.hand)
         drawn = s.camp_drawn
-        if drawn and (me is None or me != s.camp_drawer):
+        if drawn and (me is None or me != s.camp_drawer) and not self._automaton_drew(s):
             drawn = (UNSEEN,) * len(drawn)
         return revise(
             s,
@@ -1382,7 +1451,7 @@ class ChiracMitterrand(Game):
             ev["cards"] = None
             return ev
         if t == "CampaignApplied":
-            if me is not None and me == event["seat"]:
+            if event.get("public") or (me is not None and me == event["seat"]):
                 return event
             ev = dict(event)
             ev["returned"] = None
@@ -1396,10 +1465,16 @@ class ChiracMitterrand(Game):
         if t == "GameSetUp":
             if event["solo"]:
                 a = event["automaton"]
-                return (
+                text = (
                     f"Solo game against the automated {C.CANDIDATE_SHORT[a]}: its pile holds 8 Event cards, "
                     f"yours 16; the debate card is out of the game. Mitterrand holds the Media token."
                 )
+                if event.get("hard"):
+                    text += (
+                        " Hard: the automaton draws Electoral Campaign cards too, you have no veto, "
+                        f"and the rows are {event['row_length']} squares a side."
+                    )
+                return text
             return (
                 "Setup: 4 Event cards to the discard pile, 10 to each candidate's pile; "
                 "Mitterrand holds the Media token."
@@ -1480,7 +1555,7 @@ class ChiracMitterrand(Game):
             card = C.campaign(event["applied"])
             text = f"{who} applies {card.name}"
             if event["quality"]:
-                text += f" ({event['quality']})"
+                text += f" ({event['quality']}{', drawn at random' if event.get('public') else ''})"
             if event["removed"]:
                 text += f", removes {C.campaign(event['removed']).name} from the game"
             if event["returned"]:
@@ -1515,7 +1590,7 @@ class ChiracMitterrand(Game):
         if t == "CardsDrawn":
             return bool(event.get("public")) or event["seat"] == seat
         if t == "CampaignDrawn":
-            return event["seat"] == seat and event["count"] > 0
+            return (bool(event.get("public")) or event["seat"] == seat) and event["count"] > 0
         if t in ("CardPlayed", "CampaignApplied"):
             return event["seat"] != seat
         # turn starts, token moves, bonuses and placements follow from what was already known
