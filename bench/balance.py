@@ -11,6 +11,12 @@ many games (two standard errors).  The figures in docs/BALANCE.md come from it.
     .venv/bin/python bench/balance.py                       # easy, 200 games each
     .venv/bin/python bench/balance.py --level normal --games 40 --only edgar-lucien:2
     .venv/bin/python bench/balance.py --variant edgar-lucien:start=outskirts
+    .venv/bin/python bench/balance.py --only edgar-lucien:4 --starts   # and how each start did
+
+``--starts`` adds, under each row of a game where the players choose a
+starting district (Edgar & Lucien), how often each start won whoever took it
+and how often each seat took it: a seat that wins more than its share may
+only be the seat that takes a strong start more often.
 
 The games of a row take their seeds from ``derive_rng(seed, "balance", game,
 players)``, so a row played alone gives the same figures.  The solo mode of
@@ -42,8 +48,8 @@ TABLES = {
 }
 
 
-def play(job: tuple[str, int, str, int, int, dict[str, str]]) -> tuple[tuple[int, ...], int]:
-    """One game between bots of ``level``: (winners, moves)."""
+def play(job: tuple[str, int, str, int, int, dict[str, str]]) -> tuple[tuple[int, ...], int, tuple[str, ...]]:
+    """One game between bots of ``level``: (winners, moves, each seat's starting district if any)."""
     game_id, players, level, seed, bot_seed, variants = job
     game = get_game(game_id)
     seats = [{"name": f"P{i + 1}"} for i in range(players)]
@@ -51,30 +57,51 @@ def play(job: tuple[str, int, str, int, int, dict[str, str]]) -> tuple[tuple[int
     match = new_match(game, players, seats, controllers, seed=seed, bot_seed=bot_seed, variants=variants)
     play_out(match, bots_for(match))
     assert match.outcome is not None
-    return tuple(match.outcome.winners), len(match.moves) - 1
+    starts = {e["seat"]: e["district"] for e in match.events if e.get("t") == "Placed"}
+    return tuple(match.outcome.winners), len(match.moves) - 1, tuple(starts[seat] for seat in sorted(starts))
 
 
-def row(game_id: str, players: int, level: str, games: int, seed: int, variants: dict[str, str], pool) -> str:
+def row(
+    game_id: str, players: int, level: str, games: int, seed: int, variants: dict[str, str], pool, by_start: bool = False
+) -> str:
     rng = derive_rng(seed, "balance", game_id, players)
     jobs = [(game_id, players, level, rng.getrandbits(48), rng.getrandbits(48), variants) for _ in range(games)]
     began = time.perf_counter()
     results = list(pool.map(play, jobs)) if pool else [play(j) for j in jobs]
     wins = [0.0] * players
     shared = 0
-    for winners, _ in results:
+    for winners, _, _ in results:
         for w in winners:
             wins[w] += 1 / len(winners)
         shared += len(winners) > 1
-    moves = sum(m for _, m in results) / games
+    moves = sum(m for _, m, _ in results) / games
     fair = 1 / players
     worst = max(w / games for w in wins)
     margin = 2 * math.sqrt(fair * (1 - fair) / games)
     seats = " / ".join(f"{100 * w / games:.1f}" for w in wins)
     chosen = ", ".join(f"{k}={v}" for k, v in variants.items()) or "defaults"
-    return (
+    line = (
         f"| {game_id} | {players} | {level} | {chosen} | {games} | {seats} | {shared} | {moves:.0f} "
         f"| {100 * (worst - fair):+.1f} (±{100 * margin:.1f}) | {time.perf_counter() - began:.0f} s |"
     )
+    return line + (starts_report(results, players) if by_start else "")
+
+
+def starts_report(results: list[tuple[tuple[int, ...], int, tuple[str, ...]]], players: int) -> str:
+    """Under a row: each start, how often it was taken and won (a shared win
+    counted as its share), best first, and how many times each seat took it."""
+    taken: dict[str, list[int]] = {}
+    won: dict[str, float] = {}
+    for winners, _, starts in results:
+        for seat, start in enumerate(starts):
+            taken.setdefault(start, [0] * players)[seat] += 1
+            won[start] = won.get(start, 0.0) + (1 / len(winners) if seat in winners else 0.0)
+    lines = [
+        f"\n    {start:<14} taken {sum(by_seat):>4}, won {100 * won[start] / sum(by_seat):5.1f}%"
+        f"  (taken by seat: {' / '.join(map(str, by_seat))})"
+        for start, by_seat in sorted(taken.items(), key=lambda kv: -won[kv[0]] / sum(kv[1]))
+    ]
+    return "".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="these rows only (repeatable)")
     parser.add_argument("--variant", action="append", default=[], metavar="GAME:K=V",
                         help="a variant for one game's rows (repeatable)")
+    parser.add_argument("--starts", action="store_true",
+                        help="under each row, how each starting district did (Edgar & Lucien)")
     args = parser.parse_args(argv)
     variants: dict[str, dict[str, str]] = {}
     for item in args.variant:
@@ -105,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     try:
         for game_id, players in wanted:
-            print(row(game_id, players, args.level, args.games, args.seed, variants.get(game_id, {}), pool), flush=True)
+            print(row(game_id, players, args.level, args.games, args.seed, variants.get(game_id, {}), pool, args.starts), flush=True)
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)
