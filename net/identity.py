@@ -182,3 +182,44 @@ def _parse(data: Any) -> dict[str, Claim]:
         since = entry.get("since", 0)
         claims[name.lower()] = Claim(name, entry["key"], since if isinstance(since, int) else 0)
     return claims
+
+
+class StoredIdentities:
+    """The same rules as :class:`Identities`, kept in a store's database (``cabinet
+    serve --store``): every server on it agrees on who holds a name, and two servers
+    claiming one name at once give it to one key (the database decides).
+
+    ``store`` is a PostgreSQL store (``name_holder``, ``claim_name``).  When the
+    database does not answer, a login is refused in a sentence, never let in under a
+    name its key may not hold."""
+
+    UNREACHABLE = "The server cannot check names just now; try again later."
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.claims: dict[str, Claim] = {}  # by name.lower(): what the database said last
+
+    def check(self, name: str, key_fingerprint: str, *, claim: bool = True) -> str | None:
+        why = valid_name(name)
+        if why is not None:
+            return why
+        from saves import SaveError
+
+        try:
+            held = self.store.name_holder(name.lower())
+            if held is None and claim:
+                held = self.store.claim_name(name, key_fingerprint, int(time.time()))
+        except SaveError:
+            return self.UNREACHABLE
+        if held is None:
+            return None  # free, and only asked about
+        known = self.claims[name.lower()] = Claim(*held)
+        return None if known.key == key_fingerprint else f"The name {known.name} belongs to another key."
+
+    def spelling(self, name: str) -> str:
+        held = self.claims.get(name.lower())
+        return held.name if held is not None else name
+
+    def owner(self, name: str) -> str | None:
+        held = self.claims.get(name.lower())
+        return held.key if held is not None else None

@@ -996,15 +996,18 @@ class SSHFront:
         on_end: Callable[[Login], None] | None = None,
         limits: FrontLimits = FrontLimits(),
         log: Callable[[str], None] = print,
+        identities: Any = None,
     ) -> None:
         self.data_dir = Path(data_dir)
+        #: who holds which name: given (a store's, shared by its servers), else players.json in data_dir
+        self.given_identities = identities
         self.allow_path = None if allow is None else Path(allow)
         self.child = child
         self.on_end = on_end
         self.limits = limits
         self.log = log
         self.host_fingerprint = ""  # SHA256:... of the host key, once started
-        self.identities: Identities | None = None
+        self.identities: Any = None
         self.allow: AllowList | None = None
         self.doors: set[_Door] = set()
         self.pending: dict[_Door, None] = {}  # not logged in yet, oldest first
@@ -1030,7 +1033,7 @@ class SSHFront:
         self.tally = Tally(self.log, burst=REFUSALS_LOGGED)
         key = load_or_make_host_key(self.data_dir / HOST_KEY, self.log)
         self.host_fingerprint = key.get_fingerprint("sha256")
-        self.identities = Identities(self.data_dir / PLAYERS)
+        self.identities = self.given_identities or Identities(self.data_dir / PLAYERS)
         if self.allow_path is not None:
             self.allow = AllowList(self.allow_path, self.log)
         options = asyncssh.SSHServerConnectionOptions(

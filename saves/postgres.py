@@ -62,7 +62,7 @@ from saves.store import Store
 DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
 
 #: the schema this Cabinet makes and reads
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 #: the first key of every advisory lock Cabinet takes ("CAB!"), so that they never meet another program's
 LOCK_SPACE = 0x43414221
 #: the second key of the lock under which the schema is made (table ids start at 1)
@@ -93,6 +93,14 @@ MIGRATIONS: dict[int, list[str]] = {
     ],
     # a server's tables are in its lobby before they have a log: who sits where, as the server keeps it
     2: ["ALTER TABLE cabinet.tables ADD COLUMN lobby bytea"],
+    # who is who, for every server on the database: a name (compared without case) and the key holding it
+    3: [
+        """CREATE TABLE cabinet.players (
+               name_folded text PRIMARY KEY,
+               name text NOT NULL,
+               key text NOT NULL,
+               since bigint NOT NULL)""",
+    ],
 }
 
 
@@ -195,6 +203,28 @@ class PostgresStore(Store):
                 return cur.execute(sql, params).fetchall()
         except psycopg.Error as exc:
             raise SaveError(f"Cannot read {self.where}: {_first_line(exc)}.") from None
+
+    def name_holder(self, folded: str) -> tuple[str, str, int] | None:
+        """(name as first claimed, key fingerprint, since) of the player holding the name
+        ``folded`` (lower case), None if nobody does.  Raises SaveError."""
+        rows = self._query("SELECT name, key, since FROM cabinet.players WHERE name_folded = %s", (folded,))
+        return tuple(rows[0]) if rows else None  # type: ignore[return-value]
+
+    def claim_name(self, name: str, key: str, since: int) -> tuple[str, str, int]:
+        """Claim ``name`` for ``key`` unless somebody holds it already; who holds it then.
+        Two servers claiming one name at once: the database gives it to one.  Raises SaveError."""
+        try:
+            self.conn.execute(
+                "INSERT INTO cabinet.players (name_folded, name, key, since) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (name_folded) DO NOTHING",
+                (name.lower(), name, key, since),
+            )
+        except psycopg.Error as exc:
+            raise SaveError(f"Cannot write to {self.where}: {_first_line(exc)}.") from None
+        held = self.name_holder(name.lower())
+        if held is None:
+            raise SaveError(f"{self.where} lost the name {name} just claimed.")
+        return held
 
     def tables(self) -> list[str]:
         return [

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.ssh_helpers import WAIT, client_env, keygen, run_ssh, ssh_args, until
 from tests.terminal import CABINET, Terminal
 from tests.test_hall import Audit
@@ -353,3 +354,27 @@ def test_colours_follow_the_players_terminal(tmp_path: Path, keys: dict[str, Pat
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-n", "0", "-v"]))
+
+
+def test_two_servers_on_one_database_agree_on_who_holds_a_name(tmp_path: Path, keys: dict[str, Path], pg_url) -> None:  # noqa: F811
+    """Ann's key claims her name on one server; on another server of the same database
+    the name is hers too: Bob's key is refused it there, and her key gets in."""
+    pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
+    first = Serve(tmp_path / "one", "--store", pg_url).start()
+    second = Serve(tmp_path / "two", "--store", pg_url).start()
+    try:
+        with closing(player(first.port, keys["ann"], "ann", tmp_path)) as ann:
+            ann.press("q")
+            assert ann.wait_exit(timeout=WAIT) == 0
+        taken = run_ssh(second.port, keys["bob"], "Ann", home=tmp_path)
+        assert "The name ann belongs to another key." in taken.stderr and taken.returncode == 255
+        second.wait_line(r"^Refused .*The name ann belongs to another key")
+        with closing(player(second.port, keys["ann"], "ann", tmp_path)) as ann:
+            ann.press("q")
+            assert ann.wait_exit(timeout=WAIT) == 0
+    finally:
+        first.stop()
+        second.stop()
+    assert not (tmp_path / "one" / "players.json").exists() and not (tmp_path / "two" / "players.json").exists()
+    first.check_clean()
+    second.check_clean()

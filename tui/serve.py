@@ -68,6 +68,7 @@ class Server:
 
     def __init__(self, data: Path, log: Any, allow: Path | None = None, limits: Any = None, **hall: Any) -> None:
         from net.hall import Hall
+        from net.identity import StoredIdentities
         from net.ssh import FrontLimits, Login, SSHFront
 
         self.hall = Hall(data, log=log, **hall)
@@ -83,7 +84,10 @@ class Server:
             if token is not None:
                 self.hall.close_session(token)
 
-        self.front = SSHFront(data, allow=allow, child=child, on_end=ended, limits=limits or FrontLimits(), log=log)
+        # with a shared store, names live in it too: every server on it agrees on who is who
+        store = hall.get("store")
+        identities = StoredIdentities(store) if store is not None and hasattr(store, "claim_name") else None
+        self.front = SSHFront(data, allow=allow, child=child, on_end=ended, limits=limits or FrontLimits(), log=log, identities=identities)
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
         """The hall resumed, then the front listening; the address it listens on.
