@@ -184,7 +184,7 @@ def _parse(data: Any) -> dict[str, Claim]:
     return claims
 
 
-class StoredIdentities:
+class StoredIdentities(Identities):
     """The same rules as :class:`Identities`, kept in a store's database (``cabinet
     serve --store``): every server on it agrees on who holds a name, and two servers
     claiming one name at once give it to one key (the database decides).
@@ -195,7 +195,7 @@ class StoredIdentities:
 
     UNREACHABLE = "The server cannot check names just now; try again later."
 
-    def __init__(self, store: Any) -> None:
+    def __init__(self, store: Any) -> None:  # no file: Identities' asking, not its reading
         self.store = store
         self.claims: dict[str, Claim] = {}  # by name.lower(): what the database said last
 
@@ -216,10 +216,3 @@ class StoredIdentities:
         known = self.claims[name.lower()] = Claim(*held)
         return None if known.key == key_fingerprint else f"The name {known.name} belongs to another key."
 
-    def spelling(self, name: str) -> str:
-        held = self.claims.get(name.lower())
-        return held.name if held is not None else name
-
-    def owner(self, name: str) -> str | None:
-        held = self.claims.get(name.lower())
-        return held.key if held is not None else None
