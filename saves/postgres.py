@@ -226,28 +226,26 @@ class PostgresStore(Store):
             raise SaveError(f"{self.where} lost the name {name} just claimed.")
         return held
 
+    def _table_names(self, condition: str = "", params: tuple[Any, ...] = ()) -> list[str]:
+        """The names of the tables that have a log (and meet ``condition``), oldest first."""
+        rows = self._query(
+            "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
+            + condition + " ORDER BY created, id",
+            params,
+        )
+        return [name for (name,) in rows]
+
     def tables(self) -> list[str]:
-        return [
-            name
-            for (name,) in self._query(
-                "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
-                "ORDER BY created, id"
-            )
-        ]
+        return self._table_names()
 
     def unheld(self) -> list[str]:
         # a lease is an advisory lock (LOCK_SPACE, table id): pg_locks shows it as classid, objid, objsubid 2
-        return [
-            name
-            for (name,) in self._query(
-                "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
-                "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
-                "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
-                "AND l.classid = %s::oid AND l.objid = t.id::oid AND l.objsubid = 2) "
-                "ORDER BY created, id",
-                (LOCK_SPACE,),
-            )
-        ]
+        return self._table_names(
+            "AND NOT EXISTS (SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted "
+            "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "AND l.classid = %s::oid AND l.objid = t.id::oid AND l.objsubid = 2)",
+            (LOCK_SPACE,),
+        )
 
     def lobby(self) -> list[tuple[str, bytes]]:
         rows = self._query("SELECT name, lobby FROM cabinet.tables WHERE lobby IS NOT NULL ORDER BY created, id")

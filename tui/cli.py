@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -180,26 +181,23 @@ def existing_save(parser: Parser, args: argparse.Namespace, path: Path) -> Path:
     return path
 
 
-def open_store_or_exit(address: str):
-    """The store at ``address``; one sentence and status 1 when it cannot be used
-    (out of reach, a newer schema, the driver not installed)."""
-    from saves import SaveError, open_store
-
-    try:
-        return open_store(address)
-    except SaveError as exc:
-        print(f"cabinet: {exc}", file=sys.stderr)
-        raise SystemExit(1)
-
-
-def tables_or_exit(store) -> list[str]:
+def or_exit(work: Callable[[], Any], prefix: str = "cabinet: ") -> Any:
+    """What ``work`` gives; where it raises SaveError, its sentence and status 1."""
     from saves import SaveError
 
     try:
-        return store.tables()
+        return work()
     except SaveError as exc:
-        print(f"cabinet: {exc}", file=sys.stderr)
+        print(f"{prefix}{exc}", file=sys.stderr)
         raise SystemExit(1)
+
+
+def open_store_or_exit(address: str):
+    """The store at ``address``; one sentence and status 1 when it cannot be used
+    (out of reach, a newer schema, the driver not installed)."""
+    from saves import open_store
+
+    return or_exit(lambda: open_store(address))
 
 
 def sources(parser: Parser, args: argparse.Namespace, names: list[Path]) -> list[tuple[str, Any]]:
@@ -208,7 +206,7 @@ def sources(parser: Parser, args: argparse.Namespace, names: list[Path]) -> list
     if getattr(args, "store", None) is None:
         return [(str(path), existing_save(parser, args, path)) for path in names]
     store = open_store_or_exit(args.store)
-    known = set(tables_or_exit(store))
+    known = set(or_exit(store.tables))
     for name in names:
         if str(name) not in known:
             command_parser(parser, args).error(f"there is no table {name} in {store.where}")
@@ -394,13 +392,9 @@ def cmd_join(parser: Parser, args: argparse.Namespace):
 
 def load_or_exit(path: Path):
     """The save read back; a damaged one is its sentence and exit status 1."""
-    from saves import SaveError, load
+    from saves import load
 
-    try:
-        return load(path)
-    except SaveError as exc:
-        print(exc, file=sys.stderr)
-        raise SystemExit(1)
+    return or_exit(lambda: load(path), prefix="")
 
 
 def resume_or_exit(loaded):
@@ -622,7 +616,7 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
                     continue
                 print(f"{path}: table {path.stem} in {store.where} ({len(loaded.match.moves) - 1} moves).")
         elif args.store_command == "export":
-            if args.table not in tables_or_exit(store):
+            if args.table not in or_exit(store.tables):
                 parser.error(f"there is no table {args.table} in {store.where}")
             try:
                 export_table(store, args.table, args.output)
@@ -634,7 +628,7 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
                 return 1
             print(f"table {args.table}: written to {args.output}.")
         else:
-            for table in tables_or_exit(store):
+            for table in or_exit(store.tables):
                 try:
                     print(f"{table}: {summary(store.source(table))}")
                 except SaveError as exc:
