@@ -32,10 +32,14 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    (/proc/PID/smaps_rollup) of the server and of its session children, over the
    sessions; the RSS of one child.
 3. The same load with 10 more tables of "You" against "Bot: hard" (the server
-   runs with --bot-delay 0, and at those tables the human seat moves as soon as
-   it may), so that the hall's bot workers think all the time: the human tables'
-   p95 with the bots busy, against the same load with them idle, in windows that
-   alternate (idle, busy, idle, busy...).  Goal: the same p95, under 150 ms.
+   runs with --bot-delay 0, and at those tables the player answers at a player's
+   pace, --bot-pace, by default the human tables' own): ten hard bots' searches
+   (0.2 to 0.4 s each on a free core) keep the hall's bot workers thinking nearly
+   all the time: the human tables' p95 with the bots busy, against the same load
+   with them idle, in windows that alternate (idle, busy, idle, busy...).  Goal:
+   the same p95, under 150 ms.  With --bot-pace 0,0 the players at the bots'
+   tables answer at once: their ten screens then redraw as fast as the bots
+   move, a load of screens that is not the bots' thinking.
 
 All the ssh clients and their ptys are this process's (one asyncio loop); the
 server is its own process tree.  Everything started is ended on the way out, on
@@ -790,9 +794,9 @@ async def play_humans(load: Load, i: int, rng: random.Random) -> None:
         last.until = time.perf_counter()
 
 
-async def play_bot(load: Load, p: Pty) -> None:
-    """A table against a hard bot: while the bots are on, the human seat moves as soon as its
-    screen says it may (a frame drawn since its last key)."""
+async def play_bot(load: Load, p: Pty, rng: random.Random) -> None:
+    """A table against a hard bot: while the bots are on, the human seat moves BOT_PACE seconds
+    after its screen says it may (a frame drawn since its last key; 0,0: at once)."""
     pressed = 0.0
     while not load.stop:
         if not load.bots_on:
@@ -807,12 +811,20 @@ async def play_bot(load: Load, p: Pty) -> None:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(p.changed.wait(), 0.5)
             continue
+        think = rng.uniform(*BOT_PACE)
+        if think:
+            await asyncio.sleep(think)
+            if load.stop or not load.bots_on or p.status != "mine":
+                continue
         pressed = time.perf_counter()
         p.send("enter")
         load.bot_presses[load.window] = load.bot_presses.get(load.window, 0) + 1
 
 
 PACE = (1.0, 2.0)  # s between two moves at a human table
+#: s a player against a bot takes to answer (--bot-pace; default: PACE, a player's pace; 0,0:
+#: at once, the bots' tables then redraw as fast as the bots move, a load of screens of its own)
+BOT_PACE: tuple[float, float] | None = None
 
 
 def round_trips(load: Load, window: str) -> dict[str, Any]:
@@ -917,7 +929,7 @@ async def bench_load(tmp: Path, quick: bool, figures: set[int]) -> dict[str, Any
                 t0 = time.perf_counter()
                 await make_bot_tables(server, keys, load, BOT_TABLES, "bot")
                 out["bot_setup"] = time.perf_counter() - t0
-                tasks += [asyncio.ensure_future(play_bot(load, p)) for p in load.bots]
+                tasks += [asyncio.ensure_future(play_bot(load, p, random.Random(f"bot{k}"))) for k, p in enumerate(load.bots)]
                 out["windows"] = []
                 pairs = FIG3_PAIRS if not quick else 1
                 length = FIG3 if not quick else FIG3_QUICK
@@ -1026,7 +1038,8 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
     print()
     print(
         f"3. The same load and {BOT_TABLES} tables of You against Bot: hard (set up in {r['bot_setup']:.0f} s), "
-        f"the bots idle and busy in alternate windows of {FIG3 if not quick else FIG3_QUICK:.0f} s:"
+        f"the bots idle and busy in alternate windows of {FIG3 if not quick else FIG3_QUICK:.0f} s; "
+        f"their player answers in {BOT_PACE[0]:g}-{BOT_PACE[1]:g} s:"
     )
     idle = [x for name, busy, _, res, _ in r["windows"] if not busy for x in res["rt"]]
     busy = [x for name, b, _, res, _ in r["windows"] if b for x in res["rt"]]
@@ -1088,6 +1101,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--figures", default="1,2,3", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load)")
     ap.add_argument("--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})")
     ap.add_argument("--pace", default=f"{PACE[0]:g},{PACE[1]:g}", help=f"LO,HI: s between two moves at a human table, uniform (default {PACE[0]:g},{PACE[1]:g})")
+    ap.add_argument("--bot-pace", default=None, help="LO,HI: s the player at a bot's table takes to answer in figure 3 (default: --pace; 0,0: at once)")
     ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})")
     args = ap.parse_args(argv)
     try:
@@ -1096,7 +1110,13 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError
     except ValueError:
         ap.error("--pace takes LO,HI in seconds, 0 < LO <= HI (e.g. 3,6)")
-    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, PACE=pace)
+    try:
+        bot_pace = pace if args.bot_pace is None else tuple(float(x) for x in args.bot_pace.split(","))
+        if len(bot_pace) != 2 or not 0 <= bot_pace[0] <= bot_pace[1]:
+            raise ValueError
+    except ValueError:
+        ap.error("--bot-pace takes LO,HI in seconds, 0 <= LO <= HI (e.g. 0,0)")
+    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, PACE=pace, BOT_PACE=bot_pace)
     loop = asyncio.new_event_loop()
     task = loop.create_task(amain(args))
     for sig in (signal.SIGTERM, signal.SIGHUP):

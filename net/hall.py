@@ -68,6 +68,19 @@ def bot_name(seat: int) -> str:
 # -- bots, in worker processes ------------------------------------------------------------------
 
 
+BOT_NICENESS = 10  # added to a bot worker's niceness: the players' screens come before the bots' thinking
+
+
+def _think_in_the_background() -> None:
+    """In a new worker: think at a lower priority than the server and the players' sessions.
+
+    A bot's budget is counted in moves simulated, not in seconds, so a bot that waits
+    for the processor plays as well, only later; a player's key press never waits
+    behind a search."""
+    with contextlib.suppress(OSError):
+        os.nice(BOT_NICENESS)
+
+
 def _think(game_id: str, level: str, seed: int, view: dict[str, Any], legal: list[Command], known: Any) -> tuple[Command, str | None]:
     """In a worker: the move of a bot of ``level`` made for this position alone."""
     game = get_game(game_id)
@@ -76,7 +89,8 @@ def _think(game_id: str, level: str, seed: int, view: dict[str, Any], legal: lis
 
 
 class BotPool:
-    """Worker processes that think of the bots' moves, one position at a time.
+    """Worker processes that think of the bots' moves, one position at a time, at a lower
+    priority than the players' sessions (``BOT_NICENESS``).
 
     A worker gets what the seat knows (its view, legal commands and the state as it
     knows it) and makes its bot afresh from the level and a seed of the table's bot
@@ -96,7 +110,7 @@ class BotPool:
             # forkserver: the server has threads (the SSH front's, asyncio's), which fork copies badly
             context = multiprocessing.get_context("forkserver")
             context.set_forkserver_preload(["core.games", "core.bots", "net.hall"])
-            self.pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            self.pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_think_in_the_background)
         return self.pool
 
     async def think(

@@ -21,7 +21,7 @@ import pytest
 from core.engine import ALL
 from core.games import get_game
 from net.client import HallClient, JoinError, RemoteTable
-from net.hall import BotPool, Hall
+from net.hall import BOT_NICENESS, BotPool, Hall
 from net.protocol import Address
 from screens.lobby import LobbyScreen, NewTableScreen, match_from_log
 from screens.remote import RemotePlayScreen
@@ -376,6 +376,9 @@ def test_bots_think_in_worker_processes(tmp_path: Path) -> None:
             await remote.close()
             assert any(m.seat in (0, 2) for m in table.match.moves[1:])  # the bots moved
             assert pool.pool is not None and any(p.pid != os.getpid() for p in pool.pool._processes.values())
+            # and they think after the players' screens are drawn: at a lower priority than the server's
+            for worker in pool.pool._processes.values():
+                assert os.getpriority(os.PRIO_PROCESS, worker.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + BOT_NICENESS)
             await ann.close()
             await asyncio.wait_for(task, STEP)
         finally:

@@ -48,6 +48,20 @@ async def test_the_history_marks_what_happened_since_your_last_move(tmp_path: Pa
 
 
 @run_async
+async def test_new_lines_of_history_are_in_view_in_the_frame_that_first_draws_them(tmp_path: Path) -> None:
+    """Not one frame with the new lines below the panel's edge, then another scrolled to them:
+    the panel is at its new end before anything is drawn (over SSH every frame costs)."""
+    app = play_app(tmp_path, humans=1, players=3, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        history = app.screen.query_one(HistoryPanel)
+        history.append_lines([(1000 + i, f"Line {i}", None) for i in range(40)])
+        assert history.max_scroll_y > 0 and history.scroll_y == history.max_scroll_y
+        await settle(pilot)
+        assert "Line 39" in screen_text(app)
+
+
+@run_async
 async def test_take_back_says_why_it_cannot_and_is_not_offered_in_hot_seat(tmp_path: Path) -> None:
     app = play_app(tmp_path, humans=1, players=2, seed=9)
     async with app.run_test(size=(80, 24)) as pilot:

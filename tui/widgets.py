@@ -208,7 +208,9 @@ class HistoryPanel(OptionList):
         if options:
             self.add_options(options)
             if follow and not self.has_focus:
-                self.scroll_end(animate=False)
+                # laid out already (its lines measured by add_options): to the end now, in the
+                # frame that shows the new lines; before its first layout, after it
+                self.scroll_end(animate=False, immediate=bool(self.scrollable_content_region))
 
     def mark_news(self, after: int | None) -> None:
         """Mark the lines after ``after`` events as news (what happened since the
