@@ -273,7 +273,7 @@ class AgentJeanBoard(Board):
         )
         if not over:  # nobody leads once the game is over
             round_line.append_text(Text.assemble(("  Lead ", "dim"), (lead, "bold")))
-        self.query_one("#aj-round", Static).update(round_line)
+        self.paint("#aj-round", round_line)
 
         tall = self.screen.has_class("-tall")
         effects = [] if over else view.get("effects", [])  # nothing is in force once the game is over
@@ -284,7 +284,7 @@ class AgentJeanBoard(Board):
         plan = pile_card_text(view.get("plan_top"), details=roomy)
         for effect in effects:
             plan.append(f"\n» {effect}", style="cyan")
-        self.query_one("#aj-plan", Static).update(plan)
+        self.paint("#aj-plan", plan)
 
         table = Text()
         if view["table"] and self.screen.has_class("-tall"):
@@ -314,7 +314,7 @@ class AgentJeanBoard(Board):
         if over and scoring:
             totals = ", ".join(f"{names[i]} {score}" for i, score in enumerate(scoring["scores"]))
             table.append(f"\nGame over. Round {scoring['round']}: {totals}.", style="bold")
-        self.query_one("#aj-table", Static).update(table)
+        self.paint("#aj-table", table)
 
         self.query_one("#aj-players", Static).update(self.players_grid(view, scoring))
 
@@ -338,7 +338,7 @@ class AgentJeanBoard(Board):
                 if p.get("reserve_cards"):
                     hands.append(f"| reserve {len(p['reserve_cards'])}", style="dim")
         all_hands = self.query_one("#aj-hands", Static)
-        all_hands.update(hands)
+        self.paint("#aj-hands", hands)
         all_hands.display = bool(hands)
 
         hand_row.set_class(not roomy and bool(self.choices), "-compact")

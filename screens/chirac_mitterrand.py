@@ -340,12 +340,12 @@ class ChiracMitterrandBoard(Board):
         if you and (mover != you or view.get("phase") == "over"):
             turn.append("  You: ", style="dim")
             turn.append(f"{names[you]} ({SIDE_LETTER[you]})", style=SIDE_STYLE[you])
-        self.query_one("#cm-turn", Static).update(one_line(turn))
+        self.paint("#cm-turn", one_line(turn))
         self.query_one("#cm-opinion", Static).update(self.opinion(view))
-        self.query_one("#cm-piles", Static).update(one_line(self.piles(view)))
+        self.paint("#cm-piles", one_line(self.piles(view)))
         self.fill_choices(view)
         hand = self.hand(view)
-        self.query_one("#cm-hand", Static).update(hand)
+        self.paint("#cm-hand", hand)
         self.query_one("#cm-hand", Static).display = bool(hand.plain)
         self.refresh_bindings()
 

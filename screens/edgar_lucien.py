@@ -591,9 +591,9 @@ class EdgarLucienBoard(Board):
         # Narrow, the tally is one line and the popularity track goes under the map, so that
         # at 80x24 the whole map, the seat's own panel and the dialog fit together.
         track = popularity_track(view)
-        self.query_one("#el-tally", Static).update(Group(tally(view), track) if wide else tally(view))
+        self.paint("#el-tally", Group(tally(view), track) if wide else tally(view), same_as=(wide, view))
         city = map_text(place, view, wide)
-        self.query_one("#el-map", Static).update(city if wide else Group(city, track))
+        self.paint("#el-map", city if wide else Group(city, track), same_as=(wide, view))
         # the goals first: who is near victory matters more than where the pawns stand
         parts: list[Any] = [goals_table(view, wide), players_table(view, place, wide)]
         me = view.get("seat")
@@ -613,11 +613,11 @@ class EdgarLucienBoard(Board):
         if extra:
             parts.append(extra)
         parts.append(legend(wide))
-        self.query_one("#el-players", Static).update(Group(*parts))
+        self.paint("#el-players", Group(*parts), same_as=(wide, view))
         mine = me_text(view, wide)
         panel = self.query_one("#el-me", Static)
         panel.display = mine is not None
-        panel.update(mine or "")
+        self.paint("#el-me", mine or "")
         self.fill_choices(view, place)
         self.fit_choices(view, place, wide, mine)
 

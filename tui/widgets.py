@@ -226,6 +226,12 @@ class HistoryPanel(OptionList):
                 break
             self.replace_option_prompt_at_index(i, self.prompt(n, *self.texts[i]))
 
+    def on_focus(self) -> None:
+        # live play: the history opens on its last line, the table as it is now, so that
+        # the first ↑ steps back one line (a replay keeps the line it is at)
+        if not self.keep_highlight and self.highlighted is None and self.option_count:
+            self.highlighted = self.option_count - 1
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
         if self.has_focus and event.option_index < len(self.event_index):
