@@ -320,6 +320,13 @@ class Variant:
     #: offered on the new-game screen; an unlisted variant only keeps, for the
     #: saves made before, a rule (or a map) that a later Cabinet changed
     listed: bool = True
+    #: the numbers of players whose games it changes (empty: all); the new-game
+    #: screen offers it for those only
+    players: tuple[int, ...] = ()
+
+    def offered(self, players: int) -> bool:
+        """Whether a game of ``players`` is offered this choice."""
+        return self.listed and (not self.players or players in self.players)
 
 
 @dataclass(frozen=True)
@@ -345,13 +352,27 @@ class Outcome:
     winners: tuple[int, ...]
     reason: str
     scores: tuple[int, ...] = ()
+    #: a winner who holds no seat (the automated opponent of a solo game): named in
+    #: place of the seats, with no winners among them
+    victor: str = ""
 
     def to_plain(self) -> dict[str, Any]:
-        return {"winners": list(self.winners), "reason": self.reason, "scores": list(self.scores)}
+        plain = {"winners": list(self.winners), "reason": self.reason, "scores": list(self.scores)}
+        if self.victor:
+            plain["victor"] = self.victor
+        return plain
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> Outcome:
-        return cls(tuple(data["winners"]), str(data["reason"]), tuple(data.get("scores", ())))
+        return cls(tuple(data["winners"]), str(data["reason"]), tuple(data.get("scores", ())), str(data.get("victor") or ""))
+
+
+def outcome_sentence(names: list[str], reason: str, victor: str = "", why: bool = True) -> str:
+    """Who won (the winners' ``names``, else the seatless ``victor``, else nobody), and
+    (``why``) the rules' reason: "Ada wins. ...", "Ada and Bruno share the victory. ..."."""
+    who = " and ".join(names) or victor or "Nobody"
+    verb = "share the victory" if len(names) > 1 else "wins"
+    return f"{who} {verb}. {reason}" if why else f"{who} {verb}."
 
 
 @dataclass(frozen=True)

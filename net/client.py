@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from core.engine import PUBLIC, Command, Event, Game, Viewer
+from core.engine import PUBLIC, Command, Event, Game, Viewer, outcome_sentence
 from core.games import get_game
 from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
 
@@ -148,8 +148,7 @@ class RemoteTable:
         if self.outcome is None:
             return ""
         names = [self.name(s) for s in self.outcome["winners"]]
-        who = " and ".join(names) if names else "Nobody"
-        return f"{who} {'share the victory' if len(names) > 1 else 'wins'}. {self.outcome['reason']}"
+        return outcome_sentence(names, str(self.outcome["reason"]), str(self.outcome.get("victor") or ""))
 
 
 class HallClient:

@@ -46,7 +46,7 @@ from typing import Any
 import msgpack
 
 from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, Command, IllegalCommand, Match, Viewer
+from core.engine import PUBLIC, Bot, Command, IllegalCommand, Match, Viewer, outcome_sentence
 from saves import SaveWriter
 from net.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
 
@@ -1049,7 +1049,9 @@ class GameServer:
             "legal": game.legal(match.state, seat) if isinstance(seat, int) and seat in active else None,
             "active": active,
             "away": [s for s in match.humans() if s not in self.players],
-            "outcome": None if outcome is None else {"winners": list(outcome.winners), "reason": outcome.reason},
+            "outcome": None if outcome is None else {
+                "winners": list(outcome.winners), "reason": outcome.reason, **({"victor": outcome.victor} if outcome.victor else {})
+            },
         }
 
     def table(self) -> dict[str, Any]:
@@ -1080,5 +1082,4 @@ def outcome_text(match: Match) -> str:
     outcome = match.outcome
     if outcome is None:
         return ""
-    names = " and ".join(match.header["seats"][s]["name"] for s in outcome.winners) or "Nobody"
-    return f"{names} {'share the victory' if len(outcome.winners) > 1 else 'wins'}. {outcome.reason}"
+    return outcome_sentence([match.header["seats"][s]["name"] for s in outcome.winners], outcome.reason, outcome.victor)

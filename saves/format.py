@@ -15,6 +15,7 @@ flipped bit in a kind byte never turns one valid kind into another):
     C  checkpoint  {"n": events so far, "digest": digest(game.canonical(state))}
                    after the setup and after every move that crosses a multiple of 50 events
     R  result      Outcome.to_plain() + {"at": iso time}; last, once the game is over
+                   ("victor", a winner with no seat, since December 2026: older results lack it)
 
 **Each record knows its place.**  Records are numbered from 0 (the header),
 and each carries the first 8 bytes of the *chain* up to the record before it:
@@ -1392,8 +1393,12 @@ def _load(source: Source, f: BinaryIO, name: str, games: Mapping[str, Game] | No
                 replayed = match.outcome
             except Exception:
                 replayed = None
-            recorded = {k: body.get(k, []) for k in ("winners", "reason", "scores")}
-            if replayed is None or replayed.to_plain() != recorded:
+            recorded = {k: body[k] for k in ("winners", "reason", "scores", "victor") if k in body}
+            recorded.setdefault("scores", [])
+            again = replayed.to_plain() if replayed is not None else None
+            if again is not None and "victor" not in body:
+                again.pop("victor", None)  # saved before results named a winner with no seat
+            if again != recorded:
                 raise SaveError(
                     f"{name} diverges from the rules of this version at move {len(match.moves) - 1}: "
                     f"the replayed result differs from the one saved."

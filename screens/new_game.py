@@ -79,8 +79,12 @@ class NewGameScreen(Screen):
                         Label(v.label, classes="label variant"),
                         Select([(c, c) for c in v.choices], value=v.default, allow_blank=False, compact=True, id=f"variant-{v.key}"),
                         classes="field",
+                        id=f"variant-row-{v.key}",
                     )
                 )
+        for v in game.variants:  # a choice that changes nothing for this many players is not offered
+            if v.listed:
+                self.query_one(f"#variant-row-{v.key}").display = v.offered(self.players)
         seats = self.query_one("#seats", Vertical)
         await seats.remove_children()
         for i in range(self.players):
@@ -112,7 +116,11 @@ class NewGameScreen(Screen):
         return {opt.key: self.query_one(f"#opt-{opt.key}-{i}", Select).value for opt in self.game.seat_options}
 
     def chosen_variants(self) -> dict[str, str]:
-        return {v.key: str(self.query_one(f"#variant-{v.key}", Select).value) for v in self.game.variants if v.listed}
+        return {
+            v.key: str(self.query_one(f"#variant-{v.key}", Select).value) if v.offered(self.players) else v.default
+            for v in self.game.variants
+            if v.listed
+        }
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "game" and event.value != self.game.id:

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, IllegalCommand, Match, ScoreSheet, Viewer
+from core.engine import PUBLIC, Bot, IllegalCommand, Match, ScoreSheet, Viewer, outcome_sentence
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
 from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog
@@ -26,10 +26,7 @@ def outcome_text(match: Match, why: bool = True) -> str:
     outcome = match.outcome
     if outcome is None:
         return ""
-    names = [seat_name(match, s) for s in outcome.winners]
-    who = " and ".join(names) if names else "Nobody"
-    verb = "share the victory" if len(names) > 1 else "wins"
-    return f"{who} {verb}. {outcome.reason}" if why else f"{who} {verb}."
+    return outcome_sentence([seat_name(match, s) for s in outcome.winners], outcome.reason, outcome.victor, why)
 
 
 def seat_names(match: Match) -> list[str]:

@@ -293,6 +293,46 @@ def test_solo_games_with_bots_end() -> None:
             assert len(of(m.events, "TurnStarted")) <= 16
 
 
+def test_when_the_automaton_wins_the_game_says_so_and_the_save_keeps_it(tmp_path, monkeypatch) -> None:
+    from core.bots import play_out
+    from net.server import outcome_text as served_text
+    from screens.play import outcome_text
+
+    for seed in range(40):
+        m = solo_match("chirac", seed=seed)
+        play_out(m, {0: make_bot(GAME, "random", seed)})
+        if m.outcome.winners == ():
+            break
+    else:
+        pytest.fail("the random player beat the automaton forty times")
+    assert m.outcome.victor == "The automated opponent (François Mitterrand)"
+    text = outcome_text(m)
+    assert text.startswith("The automated opponent (François Mitterrand) wins. ") and "Nobody" not in text
+    assert served_text(m) == text  # what a served table's lobby says
+    path = new_save_path(tmp_path, GAME.id)
+    SaveWriter(path, m).close()
+    again = load(path).match
+    assert again.outcome == m.outcome and outcome_text(again) == text
+    # a save whose result was written before results named the automaton loads as well
+    from core.engine import Outcome
+
+    older = new_save_path(tmp_path, GAME.id)
+    with monkeypatch.context() as patch:
+        patch.setattr(Outcome, "to_plain", lambda o: {"winners": list(o.winners), "reason": o.reason, "scores": list(o.scores)})
+        SaveWriter(older, m).close()
+    assert load(older).match.outcome == m.outcome
+    assert "does not follow" not in verify(older) and "diverges" not in verify(older)
+    # and a game the player wins names the player, not the automaton
+    for seed in range(40):
+        won = solo_match("chirac", seed=seed)
+        play_out(won, {0: make_bot(GAME, "easy", seed)})
+        if won.outcome.winners == (0,):
+            assert won.outcome.victor == "" and outcome_text(won).startswith("Alice wins. ")
+            break
+    else:
+        pytest.fail("the easy bot never beat the automaton in forty games")
+
+
 # -- the hard automaton (variant solo=hard, a house rule) -----------------------------------------
 
 

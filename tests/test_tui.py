@@ -162,6 +162,9 @@ async def test_browsing_history_does_not_change_the_game(tmp_path: Path) -> None
         assert "Looking back" in str(screen.query_one("#status").render())
         await pilot.press("home")
         assert screen.browsing is not None and screen.browsing < len(events)
+        first = screen.browsing
+        await pilot.press("up")  # the first line is as far back as it goes: no wrapping round to now
+        assert screen.browsing == first
         assert "Looking back" in str(screen.query_one("#status").render())
         await pilot.press("escape")
         assert screen.browsing is None
@@ -257,6 +260,32 @@ async def test_new_game_dialog_starts_a_game(tmp_path: Path) -> None:
         assert screen.match.is_bot(1) and not screen.match.is_bot(0)
         assert screen.match.header["seats"][1]["level"] == screen.match.game.default_bot_level
         assert list(tmp_path.glob("*.cab")) == [screen.path]
+
+
+@run_async
+async def test_the_new_game_dialog_offers_a_variant_only_to_games_it_changes(tmp_path: Path) -> None:
+    """1988's solo difficulty is offered for a solo game, not for two players."""
+    from textual.widgets import Select
+
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # New game
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NewGameScreen)
+        screen.query_one("#game", Select).value = "chirac-mitterrand"
+        await settle(pilot)
+        assert screen.players == 2
+        assert "Electoral Campaign cards" in screen_text(app) and "Solo difficulty" not in screen_text(app)
+        screen.query_one("#players", Select).value = 1
+        await settle(pilot)
+        assert "Solo difficulty" in screen_text(app)
+        screen.query_one("#variant-solo", Select).value = "hard"
+        assert screen.chosen_variants()["solo"] == "hard"
+        screen.query_one("#players", Select).value = 2
+        await settle(pilot)
+        assert "Solo difficulty" not in screen_text(app)
+        assert screen.chosen_variants()["solo"] == "standard"  # a game of two is given the default
 
 
 def test_the_new_game_dialog_offers_every_bot_level() -> None:

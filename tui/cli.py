@@ -499,7 +499,7 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
     try:
         for k, (table, result) in enumerate(zip(tables, results)):
             seated = table[1]
-            winners, reason, moves, times = result
+            winners, reason, victor, moves, times = result
             for w in winners:
                 by_level[seated[w]] += 1 / len(winners) / seats_of[seated[w]]
                 by_seat[w] += 1 / len(winners)
@@ -508,7 +508,7 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
                 thinking[seated[seat]].extend(spent)
             shared += len(winners) > 1
             if not args.quiet:
-                names = " and ".join(f"P{w + 1}-{seated[w]}" for w in winners)
+                names = " and ".join(f"P{w + 1}-{seated[w]}" for w in winners) or victor or "Nobody"
                 print(f"game {k + 1}: {names} {'share the win' if len(winners) > 1 else 'wins'} in {moves} moves ({reason})")
     except SaveError as exc:  # the disk filled up, or the directory was taken away mid-run
         print(f"cabinet simulate: {exc}", file=sys.stderr)
@@ -536,7 +536,7 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
 def simulate_one(
     table: tuple[str, list[str], int, int, str, dict[str, str]],
 ) -> tuple[list[int], str, int, dict[int, list[float]]]:
-    """One simulated game: (winners, reason, moves, seconds each seat thought a move).
+    """One simulated game: (winners, reason, the seatless victor if any, moves, seconds each seat thought a move).
 
     Only moves with a choice are timed: a bot with one legal command does not think.
     """
@@ -564,7 +564,7 @@ def simulate_one(
             match.submit(seat, command)
     outcome = match.outcome
     assert outcome is not None
-    return list(outcome.winners), outcome.reason, len(match.moves) - 1, times
+    return list(outcome.winners), outcome.reason, outcome.victor, len(match.moves) - 1, times
 
 
 def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:

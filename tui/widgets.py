@@ -226,6 +226,16 @@ class HistoryPanel(OptionList):
                 break
             self.replace_option_prompt_at_index(i, self.prompt(n, *self.texts[i]))
 
+    def action_cursor_up(self) -> None:
+        # the first line is as far back as the history goes: ↑ does not wrap round to now
+        if self.highlighted != 0:
+            super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        # nor ↓ from now round to the first line
+        if self.highlighted is None or self.highlighted < self.option_count - 1:
+            super().action_cursor_down()
+
     def on_focus(self) -> None:
         # live play: the history opens on its last line, the table as it is now, so that
         # the first ↑ steps back one line (a replay keeps the line it is at)

@@ -269,6 +269,7 @@ class ChiracMitterrand(Game):
             "solo games only. standard: the rulebook's automated opponent, which never draws Electoral "
             "Campaign cards; hard (a house rule): it draws three when you receive your second and fourth "
             "Power Erosion and applies one at random, you have no veto, and the rows are six squares a side",
+            players=(1,),
         ),
     )
     seat_options = (
@@ -1180,7 +1181,9 @@ class ChiracMitterrand(Game):
         for c in (CHIRAC, MITTERRAND):
             if s.seats[c] is not None:
                 scores[s.seats[c]] = per_candidate[c]
-        return Outcome(winners, s.reason or "", tuple(scores))
+        # the automated opponent holds no seat: when it wins, it is named
+        victor = "" if winner_seat is not None else f"The automated opponent ({C.CANDIDATE_NAMES[SIDES[s.winner]]})"
+        return Outcome(winners, s.reason or "", tuple(scores), victor)
 
     def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
         """The final count, from a view alone: each quality's token and whom it favours,
