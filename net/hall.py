@@ -213,7 +213,7 @@ class Table:
         if match is not None:
             assert self.server is not None
             active = list(match.active())
-            away = [s for s in match.humans() if s not in self.server.players]
+            away = self.server.away()
             moves = match.move_count
             if match.outcome is not None:
                 outcome = {"text": self.server.outcome_text()}
@@ -749,8 +749,8 @@ class Hall:
                 await self.lobby(Lobby(name, writer), reader)
                 return
             table = self.tables.get(table_id) if isinstance(table_id, str) else None
-            if table is None and self.news is not None and isinstance(table_id, str):
-                table = self.follow(table_id)
+            if self.news is not None and isinstance(table_id, str) and (table is None or table.state() == "waiting"):
+                table = self.follow(table_id)  # served by another hall, or started there since this one heard
             if table is None or table.server is None:
                 sentence = (
                     "There is no such table." if table is None
