@@ -339,3 +339,52 @@ async def _bye(remote: RemoteTable) -> dict[str, Any]:
         assert message is not None
         if message["t"] == "bye":
             return message
+
+
+def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_from_the_new_holder(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    import psycopg
+
+    async def run() -> None:
+        log: list[str] = []
+        a = await open_hall(tmp_path / "a", pg_url, log=log.append)
+        b = await open_hall(tmp_path / "b", pg_url, take_over_every=0.1)
+        try:
+            ann, ann_task = await lobby_of(a, "ann")
+            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2,
+                                      "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+            table_id = made["table"]
+            remote = ann.table(table_id)
+            await remote.connect(timeout=STEP)
+            await asyncio.wait_for(play_random(remote, 5, stop_after=2), 60)  # ann is to move
+            # the database ends hall a's connection for leases (a restart, a network cut would)
+            lease = a.store._leases
+            assert lease is not None
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (lease.info.backend_pid,))
+            remote.command(remote.legal[0])  # it cannot be saved: hall a lets the table go
+            message = await asyncio.wait_for(_bye(remote), STEP)
+            assert message["message"] == "This table's server changed; you are back at it in a moment." and message["come_back"]
+            assert table_id not in a.tables
+            assert any(line.startswith(f"[{table_id}] Could not save table {table_id}: ") for line in log), log
+            assert f"[{table_id}] Its lease is lost: this server serves it no more." in log
+            assert await until(lambda: table_id in b.tables)  # hall b takes it over from its log
+            committed = b.tables[table_id].match.events
+            remote = ann.table(table_id)  # ann, still on hall a, joins it again: a follows b's table
+            await remote.connect(timeout=STEP)
+            assert remote.seat == 0 and table_id in a.followers
+            await next_update(remote)
+            assert len(remote.events) == len(committed)  # the move in flight is lost, nothing else
+            if not remote.legal:  # the bot is to move first
+                await next_update(remote, lambda r: bool(r.legal))
+            done = len(remote.events)
+            remote.command(remote.legal[0])  # passed on to hall b, which plays it
+            await next_update(remote, lambda r: len(r.events) > done)
+            assert len(b.tables[table_id].match.events) > done
+            await remote.close()
+            await ann.close()
+            await asyncio.wait_for(ann_task, STEP)
+        finally:
+            await close_hall(a)
+            await close_hall(b)
+
+    asyncio.run(run())
