@@ -49,6 +49,13 @@ async def close_hall(hall: Hall) -> None:
     hall.store.close()
 
 
+async def leave(*sessions: tuple[Any, asyncio.Task[None]]) -> None:
+    """Close each session's lobby (and whatever else it holds), and wait for its listener."""
+    for client, task in sessions:
+        await client.close()
+        await asyncio.wait_for(task, STEP)
+
+
 async def next_update(remote: RemoteTable, ready=lambda remote: True) -> list[dict[str, Any]]:
     """Messages until an update after which ``ready(remote)``; the others met on the way."""
     others = []
@@ -126,9 +133,7 @@ def test_a_table_opened_on_one_hall_is_played_from_both_each_seat_seeing_only_it
             assert at_a.events and len(at_a.events) == len(match.events) == len(at_b.events)
             for client in (at_a, at_b, watcher):
                 await client.close()
-            for client, task in ((ann, ann_task), (bob, bob_task), (cy, cy_task)):
-                await client.close()
-                await asyncio.wait_for(task, STEP)
+            await leave((ann, ann_task), (bob, bob_task), (cy, cy_task))
         finally:
             await close_hall(a)
             await close_hall(b)
@@ -181,9 +186,7 @@ def test_a_move_taken_back_from_another_hall_is_taken_back_everywhere(tmp_path: 
                 others.append(message)
             assert {"t": "info", "message": "Move taken back."} in others
             await remote.close()
-            for client, task in ((ann, ann_task), (again, again_task)):
-                await client.close()
-                await asyncio.wait_for(task, STEP)
+            await leave((ann, ann_task), (again, again_task))
         finally:
             await close_hall(a)
             await close_hall(b)
@@ -213,9 +216,7 @@ def test_two_halls_racing_for_the_last_seat_give_it_to_one_player(tmp_path: Path
             owner = a if winner == "bob" else b
             assert owner.tables[table_id].server is not None
             assert owner.tables[table_id].match.header["seats"][1]["name"] == winner
-            for client, task in ((ann, ann_task), (bob, bob_task), (cy, cy_task)):
-                await client.close()
-                await asyncio.wait_for(task, STEP)
+            await leave((ann, ann_task), (bob, bob_task), (cy, cy_task))
         finally:
             await close_hall(a)
             await close_hall(b)
@@ -322,8 +323,7 @@ def test_when_the_tables_hall_dies_the_player_on_another_hall_plays_on_there(tmp
             await next_update(remote, lambda r: len(r.events) > len(committed))
             assert len(match.events) > len(committed)
             await remote.close()
-            await dan.close()
-            await asyncio.wait_for(dan_task, STEP)
+            await leave((dan, dan_task))
         finally:
             if dying is not None:
                 dying.kill()
@@ -381,8 +381,7 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
             await next_update(remote, lambda r: len(r.events) > done)
             assert len(b.tables[table_id].match.events) > done
             await remote.close()
-            await ann.close()
-            await asyncio.wait_for(ann_task, STEP)
+            await leave((ann, ann_task))
         finally:
             await close_hall(a)
             await close_hall(b)
