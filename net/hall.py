@@ -64,7 +64,7 @@ TABLES = "tables"  # the folder of the tables, in the data directory
 SOCKET = "hall.sock"
 SAVE = ".cabinet"
 LOBBY_DELAY = 0.5  # seconds: the lobby is told of changes at most this often (each lobby draws its list again)
-NEWS_DELAY = 0.05  # seconds: lobby news from the other halls of a database, gathered before the lobby is read again
+NEWS_DELAY = 0.2  # seconds: lobby news from the other halls of a database, gathered before the lobby is read again
 #: what the players of a table are told when it moves from one hall to another, to join it again there
 MOVED = "This table's server changed; you are back at it in a moment."
 OPEN_TABLES = 20  # tables not yet finished a player may have created
@@ -346,6 +346,8 @@ class Hall:
         while True:
             await asyncio.sleep(every)
             try:
+                if self.news is not None:
+                    self.check_leases()
                 await self.take_over()
                 if self.news is not None:
                     self.catch_up()  # news missed (a listening connection lost a while) is read again
@@ -400,7 +402,9 @@ class Hall:
                 else:
                     self.serve_table(table, SaveWriter.resume(loaded))
             except SaveLocked as exc:
-                if not quiet:
+                if not quiet and self.store.shared:
+                    self.log(f"Table {table.id} is served by another server: {exc}")
+                elif not quiet:
                     self.log(f"Table {table.id} is left out: {exc}")
                 return False
             except SaveError as exc:
@@ -481,14 +485,27 @@ class Hall:
         now: this one lets it go, its players join it again (a follower's, or the new server's)."""
         self.log(f"[{table.id}] {sentence}")
         server = table.server
-        if self.news is None or server is None or server.save is None or not server.save.lost:
+        if self.news is not None and server is not None and server.save is not None and server.save.lost:
+            self.let_go(table)
+
+    def check_leases(self) -> None:
+        """The tables whose lease was lost while nothing was written are let go too."""
+        if self.store.leases_alive():  # type: ignore[attr-defined]
             return
-        if self.tables.get(table.id) is table:
-            del self.tables[table.id]
-            self.unpublished.discard(table.id)
-            self.log(f"[{table.id}] Its lease is lost: this server serves it no more.")
-            self.later(server.close(MOVED))
-            self.lobby_news()
+        for table in list(self.tables.values()):
+            if table.server is not None and table.server.save is not None:
+                self.let_go(table)
+
+    def let_go(self, table: Table) -> None:
+        """This hall serves ``table`` no more (its lease is lost): its connections are told to
+        join again, and find it where it is served now (through a follower, if elsewhere)."""
+        if self.tables.get(table.id) is not table or table.server is None:
+            return
+        del self.tables[table.id]
+        self.unpublished.discard(table.id)
+        self.log(f"[{table.id}] Its lease is lost: this server serves it no more.")
+        self.later(table.server.close(MOVED))
+        self.lobby_news()
 
     def later(self, work: Any) -> None:
         """Run the coroutine ``work`` in a task of the hall's (ended when it closes)."""

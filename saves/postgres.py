@@ -399,6 +399,19 @@ class PostgresStore(Store):
         )
         return {int(seat) for (seat,) in rows}
 
+    def leases_alive(self) -> bool:
+        """Whether the connection the leases are held on still answers (a lost one has
+        lost them all).  True when there is none yet."""
+        with self.lock:
+            conn = self._leases
+            if conn is None or conn.closed:
+                return conn is None
+            try:
+                conn.execute("SELECT 1")
+            except psycopg.Error:
+                return False
+            return True
+
     def listen(self, deliver: Callable[[dict[str, Any]], None]) -> Listener:
         """A connection listening for the other servers' news, passing each to ``deliver``
         (in a thread of its own).  Raises SaveError."""
@@ -632,6 +645,10 @@ class Listener:
         conn = self.store.connect()
         try:
             conn.execute(f"LISTEN {CHANNEL}")
+            # rows of servers gone (a pid is used again in time, by this connection perhaps) are cleared
+            conn.execute(
+                "DELETE FROM cabinet.seated WHERE hall = pg_backend_pid() OR hall NOT IN (SELECT pid FROM pg_stat_activity)"
+            )
         except psycopg.Error as exc:
             conn.close()
             raise SaveError(f"Cannot listen to {self.store.where}: {_first_line(exc)}.") from None
