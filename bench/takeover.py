@@ -227,8 +227,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  the dead server's tables went on after: median {med(gone_on):.2f} s, p95 {pct(gone_on, 0.95):.2f} s, "
               f"the last {max(gone_on):.2f} s (goal <= {GOAL_RESUMED:.0f} s, every table)")
     if reopened:
-        print(f"  (open again on the other server after: median {med(reopened):.2f} s, the last {max(reopened):.2f} s; "
-              f"the first move then waits for its player's {THINK[0]:.0f}-{THINK[1]:.0f} s of thought)")
+        print(f"  (open again on the other server after: median {med(reopened):.2f} s, the last {max(reopened):.2f} s, "
+              f"through a follower until it takes the table over; the first move then waits for the takeover "
+              f"and its player's {THINK[0]:.0f}-{THINK[1]:.0f} s of thought)")
     print(f"  tables that did not go on within 60 s: {len(stuck)}; finished before the kill: {len(finished)}")
     print(f"  events acknowledged before the kill and not in the log taken over: {lost} (goal 0)")
     flying = [t for t in dead if t.in_flight_at_kill and t.resumed_with is not None]
