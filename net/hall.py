@@ -649,6 +649,17 @@ class Hall:
         server.begin()
         return table
 
+    def unfollow_if_idle(self, table: Table) -> None:
+        """A followed table nobody here is connected to any more is followed no more."""
+        server = table.server
+        if self.followers.get(table.id) is not table or server is None:
+            return
+        if server.players or server.watchers or server.pending or server.ending:
+            return
+        del self.followers[table.id]
+        table.server = None
+        self.later(server.close())
+
     def seen_seated(self, table: Table) -> None:
         """Which seats of ``table`` are connected to the other halls, as the database says."""
         server = table.server
@@ -779,6 +790,7 @@ class Hall:
             seat = table.seat_of(name)
             admitted: Viewer = PUBLIC if seat is None or hello.get("watch") is True else seat
             await table.server.adopt(reader, writer, admitted, key=name)
+            self.unfollow_if_idle(table)
         except (ConnectionError, OSError, asyncio.IncompleteReadError):
             pass
         except asyncio.CancelledError:

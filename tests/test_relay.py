@@ -133,6 +133,7 @@ def test_a_table_opened_on_one_hall_is_played_from_both_each_seat_seeing_only_it
             assert at_a.events and len(at_a.events) == len(match.events) == len(at_b.events)
             for client in (at_a, at_b, watcher):
                 await client.close()
+            assert await until(lambda: table_id not in a.followers)  # nobody at a follows it any more
             await leave((ann, ann_task), (bob, bob_task), (cy, cy_task))
         finally:
             await close_hall(a)
