@@ -21,7 +21,6 @@ import argparse
 import asyncio
 import random
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -31,10 +30,9 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.net import machine, med, ms, pct, tree  # noqa: E402
-from bench.takeover import Server, lobby, start_server  # noqa: E402
+from bench.takeover import Server, open_table, two_servers  # noqa: E402
 from net.client import RemoteTable  # noqa: E402
 from net.protocol import Address  # noqa: E402
-from tests import pg  # noqa: E402
 
 THINK = (0.2, 0.6)  # seconds a scripted player thinks before a move
 
@@ -72,16 +70,7 @@ async def bench(servers: list[Server], tables: int, seconds: float, seed: int) -
     rng = random.Random(seed)
     made = []
     for t in range(tables):
-        first, second = f"p{2 * t}", f"p{2 * t + 1}"
-        a, a_task = await lobby(servers[0], first)
-        created = await a.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0}, timeout=30)
-        b, b_task = await lobby(servers[0], second)
-        sat = await b.request({"t": "sit", "table": created["table"], "seat": 1}, timeout=30)
-        assert created["ok"] and sat["ok"] and sat["started"], (created, sat)
-        for client, task in ((a, a_task), (b, b_task)):
-            await client.close()
-            task.cancel()
-        made.append(created["table"])
+        made.append(await open_table(servers[0], f"p{2 * t}", f"p{2 * t + 1}"))
     await asyncio.sleep(1.0)  # server 1 hears of every table
     holder: list[float] = []
     relayed: list[float] = []
@@ -102,19 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [f"p{i}" for i in range(2 * args.tables)]
     print(f"# bench/relay.py: {machine()}; {tree()}")
-    with tempfile.TemporaryDirectory(prefix="cabinet-relay-bench-") as tmp:
-        cluster = Path(tempfile.mkdtemp(prefix="cabinet-pg-"))
-        address = pg.start(cluster, durable=True)
-        servers: list[Server] = []
-        try:
-            url = pg.fresh_database(address)
-            servers = [start_server(Path(tmp) / f"server{i}", url, names) for i in (0, 1)]
-            holder, relayed = asyncio.run(bench(servers, args.tables, args.seconds, args.seed))
-        finally:
-            for server in servers:
-                server.proc.kill()
-                server.proc.wait()
-            pg.stop(cluster)
+    with two_servers(names) as servers:
+        holder, relayed = asyncio.run(bench(servers, args.tables, args.seconds, args.seed))
     print(f"\n{args.tables} tables held by server 0, {args.seconds:.0f} s of play; a player of each table on each server")
     print(f"  on the holder:      {len(holder)} moves, p50 {ms(med(holder))}, p95 {ms(pct(holder, 0.95))}")
     print(f"  through the other:  {len(relayed)} moves, p50 {ms(med(relayed))}, p95 {ms(pct(relayed, 0.95))}")
