@@ -33,6 +33,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,11 +89,43 @@ def start_server(data: Path, url: str, names: list[str]) -> Server:
     return Server(proc, hello["socket"], hello["tokens"])
 
 
+@contextmanager
+def two_servers(names: list[str]) -> Iterator[list[Server]]:
+    """A throwaway durable cluster, and two hall processes on one database of it that know
+    the players ``names``; all stopped at the end."""
+    with tempfile.TemporaryDirectory(prefix="cabinet-bench-") as tmp:
+        cluster = Path(tempfile.mkdtemp(prefix="cabinet-pg-"))
+        address = pg.start(cluster, durable=True)
+        servers: list[Server] = []
+        try:
+            url = pg.fresh_database(address)
+            servers = [start_server(Path(tmp) / f"server{i}", url, names) for i in (0, 1)]
+            yield servers
+        finally:
+            for server in servers:
+                server.proc.kill()
+                server.proc.wait()
+            pg.stop(cluster)
+
+
 async def lobby(server: Server, name: str) -> tuple[HallClient, asyncio.Task[None]]:
     client = HallClient(Address(path=Path(server.socket)), server.tokens[name])
     await client.connect(timeout=30)
     task = asyncio.get_running_loop().create_task(client.listen(lambda: None, lambda sentence: None))
     return client, task
+
+
+async def open_table(server: Server, first: str, second: str) -> str:
+    """A 2-player L'Agent Jean! table opened by ``first`` and started by ``second`` on ``server``."""
+    a, a_task = await lobby(server, first)
+    created = await a.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0}, timeout=30)
+    b, b_task = await lobby(server, second)
+    sat = await b.request({"t": "sit", "table": created["table"], "seat": 1}, timeout=30)
+    assert created["ok"] and sat["ok"] and sat["started"], (created, sat)
+    for client, task in ((a, a_task), (b, b_task)):
+        await client.close()
+        task.cancel()
+    return created["table"]
 
 
 async def seat_player(servers: list[Server], table: Table, name: str, run: Run, rng: random.Random) -> None:
@@ -152,16 +186,7 @@ async def bench(servers: list[Server], tables: int, warm: float, seed: int, kill
     made: list[Table] = []
     for t in range(tables):
         home = t % 2
-        first, second = f"p{2 * t}", f"p{2 * t + 1}"
-        a, a_task = await lobby(servers[home], first)
-        created = await a.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0}, timeout=30)
-        b, b_task = await lobby(servers[home], second)
-        sat = await b.request({"t": "sit", "table": created["table"], "seat": 1}, timeout=30)
-        assert created["ok"] and sat["ok"] and sat["started"], (created, sat)
-        for client, task in ((a, a_task), (b, b_task)):
-            await client.close()
-            task.cancel()
-        made.append(Table(created["table"], home))
+        made.append(Table(await open_table(servers[home], f"p{2 * t}", f"p{2 * t + 1}"), home))
     players = [asyncio.get_running_loop().create_task(seat_player(servers, table, f"p{2 * i + s}", run, random.Random(rng.random())))
                for i, table in enumerate(made) for s in (0, 1)]
     began = time.monotonic()
@@ -195,20 +220,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = [f"p{i}" for i in range(2 * args.tables)]
     print(f"# bench/takeover.py: {machine()}; {tree()}")
-    with tempfile.TemporaryDirectory(prefix="cabinet-takeover-bench-") as tmp:
-        cluster = Path(tempfile.mkdtemp(prefix="cabinet-pg-"))
-        address = pg.start(cluster, durable=True)
-        servers: list[Server] = []
-        try:
-            url = pg.fresh_database(address)
-            servers = [start_server(Path(tmp) / f"server{i}", url, names) for i in (0, 1)]
-            made, run = asyncio.run(bench(servers, args.tables, args.warm, args.seed,
-                                          lambda: servers[0].proc.send_signal(signal.SIGKILL)))
-        finally:
-            for server in servers:
-                server.proc.kill()
-                server.proc.wait()
-            pg.stop(cluster)
+    with two_servers(names) as servers:
+        made, run = asyncio.run(bench(servers, args.tables, args.warm, args.seed,
+                                      lambda: servers[0].proc.send_signal(signal.SIGKILL)))
 
     before = [s for when, s in run.latencies if when < run.killed_at]
     after = [s for when, s in run.latencies if when > run.recovered]
@@ -227,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  the dead server's tables went on after: median {med(gone_on):.2f} s, p95 {pct(gone_on, 0.95):.2f} s, "
               f"the last {max(gone_on):.2f} s (goal <= {GOAL_RESUMED:.0f} s, every table)")
     if reopened:
-        print(f"  (open again on the other server after: median {med(reopened):.2f} s, the last {max(reopened):.2f} s; "
-              f"the first move then waits for its player's {THINK[0]:.0f}-{THINK[1]:.0f} s of thought)")
+        print(f"  (open again on the other server after: median {med(reopened):.2f} s, the last {max(reopened):.2f} s, "
+              f"through a follower until it takes the table over; the first move then waits for the takeover "
+              f"and its player's {THINK[0]:.0f}-{THINK[1]:.0f} s of thought)")
     print(f"  tables that did not go on within 60 s: {len(stuck)}; finished before the kill: {len(finished)}")
     print(f"  events acknowledged before the kill and not in the log taken over: {lost} (goal 0)")
     flying = [t for t in dead if t.in_flight_at_kill and t.resumed_with is not None]

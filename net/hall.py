@@ -19,6 +19,17 @@ public view), which the table's GameServer serves from then on.
 Bots think in worker processes (:class:`BotPool`): a search for one table never
 holds up the event loop, nor, through the interpreter lock, the other tables.
 Starting the hall again resumes every table from its save.
+
+Several halls may share one database (``--store postgresql://...``): each lists
+every table of it, and a player on any of them may sit at any table and play.
+A table in play is served by the one hall holding its lease (its *owner*),
+which publishes the table's listing for the others' lobbies; a hall whose
+player opens a table held elsewhere serves it from a follower
+(``net.relay``), which passes the seat's commands on to the owner.  A waiting
+table's seats are changed in one transaction whichever hall asks, and the hall
+that seats its last player starts it.  A hall listens to the others' news
+(``saves.postgres.Listener``): new records, lobby changes, relayed commands and
+their answers, and which seats are connected where.
 """
 
 from __future__ import annotations
@@ -43,14 +54,19 @@ from core.engine import PUBLIC, Bot, Command, ConfigError, Match, Viewer
 from core.games import all_games, get_game
 from core.tables import new_match
 from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
+from net.relay import Follower
 from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, outcome_text, think_in_thread, unlink_if_same
 from saves import SaveError, SaveLocked, SaveWriter, load
+from saves.format import decode_body
 from saves.store import FileStore, Store
 
 TABLES = "tables"  # the folder of the tables, in the data directory
 SOCKET = "hall.sock"
 SAVE = ".cabinet"
 LOBBY_DELAY = 0.5  # seconds: the lobby is told of changes at most this often (each lobby draws its list again)
+NEWS_DELAY = 0.2  # seconds: lobby news from the other halls of a database, gathered before the lobby is read again
+#: what the players of a table are told when it moves from one hall to another, to join it again there
+MOVED = "This table's server changed; you are back at it in a moment."
 OPEN_TABLES = 20  # tables not yet finished a player may have created
 REQUEST_TIMEOUT = 10.0
 _ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -211,7 +227,7 @@ class Table:
         if match is not None:
             assert self.server is not None
             active = list(match.active())
-            away = [s for s in match.humans() if s not in self.server.players]
+            away = self.server.away()
             moves = match.move_count
             if match.outcome is not None:
                 outcome = {"text": self.server.outcome_text()}
@@ -289,6 +305,18 @@ class Hall:
         self.lobby_handle: asyncio.TimerHandle | None = None
         self.lobby_version = 0
         self.handlers: set[asyncio.Task[Any]] = set()  # one a connection
+        # -- with a database other halls share (``store.shared``) --
+        #: the other halls' news, heard on a connection of its own; its pid names this hall
+        self.news: Any = None
+        #: tables another hall serves, as this hall's lobby lists them: the table and its listing
+        self.elsewhere: dict[str, tuple[Table, dict[str, Any]]] = {}
+        #: tables another hall serves, served here from their logs to this hall's connections
+        self.followers: dict[str, Table] = {}
+        #: tables served here whose listing changed since it was last published
+        self.unpublished: set[str] = set()
+        self.news_handle: asyncio.TimerHandle | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.chores: set[asyncio.Task[Any]] = set()
 
     # -- sessions (the SSH front's side) -------------------------------------------------------
 
@@ -316,6 +344,11 @@ class Hall:
         saved = set(self.store.tables())
         for table_id, record in self.store.lobby():
             self.resume(table_id, record, saved)
+        if self.store.shared:
+            self.loop = asyncio.get_running_loop()
+            self.news = self.store.listen(self.heard)  # type: ignore[attr-defined]
+            self.unpublished.update(t.id for t in self.tables.values() if t.server is not None)
+            self.read_lobby()
         sock = await bind_unix(self.socket_path)
         self.socket_id = file_id(self.socket_path)
         self.listener = await asyncio.start_unix_server(self.connected, sock=sock, limit=CLIENT_MAX + 8)
@@ -327,7 +360,11 @@ class Hall:
         while True:
             await asyncio.sleep(every)
             try:
+                if self.news is not None:
+                    self.check_leases()
                 await self.take_over()
+                if self.news is not None:
+                    self.catch_up()  # news missed (a listening connection lost a while) is read again
             except (OSError, SaveError) as exc:  # the store out of reach for a while: look again later
                 self.log(f"Cannot look for tables to take over: {exc}")
 
@@ -345,6 +382,11 @@ class Hall:
                 if self.tables[table_id].state() == "playing":
                     self.log(f"[{table_id}] taken over from its log.")
                 taken.append(table_id)
+                self.elsewhere.pop(table_id, None)
+                followed = self.followers.pop(table_id, None)
+                if followed is not None and followed.server is not None:
+                    # its connections here join it again, at its new server: this hall
+                    self.later(followed.server.close(MOVED))
         if taken:
             self.lobby_changed()
         return taken
@@ -374,7 +416,9 @@ class Hall:
                 else:
                     self.serve_table(table, SaveWriter.resume(loaded))
             except SaveLocked as exc:
-                if not quiet:
+                if not quiet and self.store.shared:
+                    self.log(f"Table {table.id} is served by another server: {exc}")
+                elif not quiet:
                     self.log(f"Table {table.id} is left out: {exc}")
                 return False
             except SaveError as exc:
@@ -387,6 +431,8 @@ class Hall:
     async def close(self) -> None:
         if self.watcher is not None:
             self.watcher.cancel()
+        if self.news_handle is not None:
+            self.news_handle.cancel()
         if self.listener is not None:
             self.listener.close()
         if self.lobby_handle is not None:
@@ -395,10 +441,12 @@ class Hall:
             lobby.send({"t": "bye", "message": "The server is stopping; every table is saved."})
             with contextlib.suppress(Exception):
                 lobby.writer.close()
-        for table in self.tables.values():
+        for table in [*self.tables.values(), *self.followers.values()]:
             if table.server is not None:
                 await table.server.close()
-        handlers = [t for t in self.handlers if t is not asyncio.current_task()]
+        if self.news is not None:
+            await asyncio.to_thread(self.news.close)
+        handlers = [t for t in [*self.handlers, *self.chores] if t is not asyncio.current_task()]
         for task in handlers:
             task.cancel()
         if handlers:
@@ -412,12 +460,9 @@ class Hall:
         """Write the table's record, replacing the old one at once."""
         self.store.keep_lobby(table.id, msgpack.packb(table.record(), use_bin_type=True))
 
-    def forget(self, table: Table) -> None:
-        self.tables.pop(table.id, None)
-        with contextlib.suppress(OSError):
-            self.store.forget_lobby(table.id)
+    def options(self, table: Table) -> dict[str, Any]:
+        """What a table's server (its own or a follower) is made with here."""
 
-    def serve_table(self, table: Table, writer: SaveWriter) -> None:
         def log(line: str) -> None:
             self.log(f"[{table.id}] {line}")
 
@@ -425,12 +470,254 @@ class Hall:
             if self.on_send is not None:
                 self.on_send(table.id, seat, message)
 
-        writer.on_error = lambda sentence: self.log(f"[{table.id}] {sentence}")
+        def presence(seat: int, here: bool) -> None:
+            if self.news is not None:
+                try:
+                    self.store.seat_here(table.id, seat, self.news.pid, here)  # type: ignore[attr-defined]
+                except OSError as exc:
+                    self.log(f"[{table.id}] The other servers cannot be told who is here: {exc.strerror or exc}.")
+
+        return {
+            "bot_delay": self.bot_delay, "log": log, "on_send": sent, "limits": Limits.derive(table.players),
+            "on_presence": presence,
+        }
+
+    def serve_table(self, table: Table, writer: SaveWriter) -> None:
+        writer.on_error = lambda sentence: self.save_failed(table, sentence)
         table.server = GameServer(
-            writer, {}, bot_delay=self.bot_delay, log=log, on_send=sent,
-            limits=Limits.derive(table.players), think=self.bots.think, on_change=lambda: self.changed(table),
+            writer, {}, think=self.bots.think, on_change=lambda: self.changed(table), **self.options(table),
         )
         table.server.begin()
+        if self.news is not None:
+            self.unpublished.add(table.id)
+            self.seen_seated(table)
+            self.loop.call_soon(self.play_relayed, table)  # type: ignore[union-attr]  # those left for its last server
+
+    def save_failed(self, table: Table, sentence: str) -> None:
+        """A table's save could not be written: said to the log.  A lease lost with it (its
+        connection cut, the database restarted) means another hall may serve the table
+        now: this one lets it go, its players join it again (a follower's, or the new server's)."""
+        self.log(f"[{table.id}] {sentence}")
+        server = table.server
+        if self.news is not None and server is not None and server.save is not None and server.save.lost:
+            self.let_go(table)
+
+    def check_leases(self) -> None:
+        """The tables whose lease was lost while nothing was written are let go too."""
+        if self.store.leases_alive():  # type: ignore[attr-defined]
+            return
+        for table in list(self.tables.values()):
+            if table.server is not None and table.server.save is not None:
+                self.let_go(table)
+
+    def let_go(self, table: Table) -> None:
+        """This hall serves ``table`` no more (its lease is lost): its connections are told to
+        join again, and find it where it is served now (through a follower, if elsewhere)."""
+        if self.tables.get(table.id) is not table or table.server is None:
+            return
+        del self.tables[table.id]
+        self.unpublished.discard(table.id)
+        self.log(f"[{table.id}] Its lease is lost: this server serves it no more.")
+        self.later(table.server.close(MOVED))
+        self.lobby_news()
+
+    def later(self, work: Any) -> None:
+        """Run the coroutine ``work`` in a task of the hall's (ended when it closes)."""
+        task = asyncio.get_running_loop().create_task(work)
+        self.chores.add(task)
+        task.add_done_callback(self.chores.discard)
+
+    # -- the other halls of a database ---------------------------------------------------------
+
+    def heard(self, message: dict[str, Any]) -> None:
+        """Another hall's news (or this one's), from the listening thread."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self.news_came, message)
+
+    def news_came(self, message: dict[str, Any]) -> None:
+        kind, table_id = message.get("t"), message.get("table")
+        try:
+            if kind == "lobby":
+                self.lobby_news()
+            elif kind in ("log", "rewrite") and table_id in self.followers:
+                server = self.followers[table_id].server
+                if isinstance(server, Follower):
+                    server.catch_up(rewritten=kind == "rewrite")
+            elif kind == "command" and table_id in self.tables:
+                self.play_relayed(self.tables[table_id])
+            elif kind == "seated":
+                table = self.tables.get(table_id) or self.followers.get(table_id)  # type: ignore[arg-type]
+                if table is not None:
+                    self.seen_seated(table)
+            elif kind == "answer" and message.get("hall") == self.news.pid and table_id in self.followers:
+                server = self.followers[table_id].server
+                if isinstance(server, Follower):
+                    server.answered(int(message.get("number", -1)), str(message.get("kind")), str(message.get("message")))
+            elif kind == "listening":  # heard again after a while: this hall has a new name, and missed news
+                for table in [*self.tables.values(), *self.followers.values()]:
+                    if table.server is not None and table.server.on_presence is not None:
+                        for seat in table.server.players:
+                            table.server.on_presence(seat, True)
+                self.catch_up()
+        except (OSError, SaveError) as exc:
+            self.log(f"Could not follow the other servers' news ({kind}): {exc}")
+
+    def catch_up(self) -> None:
+        """Read again what news tells: the lobby, the followed tables' logs, who is connected where,
+        the commands relayed to this hall's tables.  Raises OSError, SaveError."""
+        self.read_lobby()
+        for table in list(self.followers.values()):
+            if isinstance(table.server, Follower):
+                table.server.catch_up()
+                self.seen_seated(table)
+        for table in list(self.tables.values()):
+            if table.server is not None:
+                self.seen_seated(table)
+                self.play_relayed(table)
+
+    def lobby_news(self) -> None:
+        """The lobby is read again within NEWS_DELAY (news comes in bursts)."""
+        if self.news_handle is None and self.loop is not None:
+            self.news_handle = self.loop.call_later(NEWS_DELAY, self.read_lobby_now)
+
+    def read_lobby_now(self) -> None:
+        self.news_handle = None
+        try:
+            self.read_lobby()
+        except (OSError, SaveError) as exc:
+            self.log(f"Cannot read the lobby: {exc}")
+
+    def read_lobby(self) -> None:
+        """Every table of the database as this hall's lobby lists it: the waiting ones as their
+        records say (any hall may seat players there), those served elsewhere as their server
+        last published them.  Raises SaveError."""
+        seen = set()
+        for table_id, record, summary in self.store.listings():  # type: ignore[attr-defined]
+            seen.add(table_id)
+            mine = self.tables.get(table_id)
+            if mine is not None and (mine.server is not None or mine.ended is not None):
+                continue  # served (or finished) here: this hall knows it best
+            try:
+                fresh = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False))
+                listing = msgpack.unpackb(summary, raw=False, strict_map_key=False) if summary is not None else None
+            except (ValueError, TypeError, KeyError, msgpack.UnpackException):
+                continue
+            if get_game(fresh.game) is None:
+                continue
+            if fresh.free_seats():  # waiting for players
+                if mine is not None:
+                    mine.seats = fresh.seats
+                else:
+                    self.tables[table_id] = fresh
+                self.elsewhere.pop(table_id, None)
+                continue
+            if mine is not None:
+                del self.tables[table_id]  # it started on another hall
+            if not isinstance(listing, dict):
+                listing = {**fresh.listing(), "state": "playing"}  # its server has not published it yet
+            if listing.get("state") == "finished":
+                fresh.ended = {"text": listing.get("outcome") or ""}
+            self.elsewhere[table_id] = (fresh, listing)
+        for table_id, table in list(self.tables.items()):
+            if table.server is None and table.ended is None and table_id not in seen:
+                del self.tables[table_id]  # nobody sits there any more
+        for table_id in list(self.elsewhere):
+            if table_id not in seen or table_id in self.tables:
+                del self.elsewhere[table_id]
+        self.lobby_changed()
+
+    def publish(self) -> None:
+        """The listings of the tables served here, for the other halls' lobbies."""
+        summaries = {}
+        for table_id in self.unpublished:
+            table = self.tables.get(table_id)
+            if table is not None and table.server is not None:
+                summaries[table_id] = msgpack.packb(table.listing(), use_bin_type=True)
+        self.unpublished.clear()
+        try:
+            self.store.publish(summaries)  # type: ignore[attr-defined]
+        except OSError as exc:
+            self.log(f"Cannot publish the tables' listings: {exc.strerror or exc}")
+
+    def follow(self, table_id: str) -> Table | None:
+        """The table another hall serves, served here from its log (None: no such table)."""
+        if table_id in self.followers:
+            return self.followers[table_id]
+        if table_id not in self.elsewhere:
+            self.read_lobby()
+        if table_id not in self.elsewhere:
+            return self.tables.get(table_id)
+        table = self.elsewhere[table_id][0]
+        if table.ended is not None:
+            return table
+        try:
+            server = Follower(self.store, table_id, lambda: self.news.pid, **self.options(table))
+        except SaveError as exc:
+            self.log(f"[{table_id}] cannot be followed: {exc}")
+            return table  # not started yet, as far as its log says
+        table.server = server
+        self.followers[table_id] = table
+        self.seen_seated(table)
+        server.begin()
+        return table
+
+    def unfollow_if_idle(self, table: Table) -> None:
+        """A followed table nobody here is connected to any more is followed no more."""
+        server = table.server
+        if self.followers.get(table.id) is not table or server is None:
+            return
+        if server.players or server.watchers or server.pending or server.ending:
+            return
+        del self.followers[table.id]
+        table.server = None
+        self.later(server.close())
+
+    def seen_seated(self, table: Table) -> None:
+        """Which seats of ``table`` are connected to the other halls, as the database says."""
+        server = table.server
+        if server is None:
+            return
+        try:
+            elsewhere = self.store.seated(table.id, self.news.pid)  # type: ignore[attr-defined]
+        except SaveError as exc:
+            self.log(f"[{table.id}] Cannot read who is connected elsewhere: {exc}")
+            return
+        if elsewhere != server.present_elsewhere:
+            server.present_elsewhere = elsewhere
+            server.presence_changed()
+            if table.id in self.tables:
+                self.changed(table)
+
+    def play_relayed(self, table: Table) -> None:
+        """The commands of this table's seats on other halls, played as this hall's own
+        connections' are; each answered to the hall it came from."""
+        server = table.server
+        if server is None or server.save is None or self.tables.get(table.id) is not table:
+            return
+        try:
+            relayed = self.store.take_commands(table.id)  # type: ignore[attr-defined]
+        except OSError as exc:
+            self.log(f"[{table.id}] Cannot read the commands passed on: {exc.strerror or exc}")
+            return
+        for number, seat, kind, body, hall in relayed:
+            if seat not in server.match.humans():
+                answer = ("error", "That seat is not a player's.")
+            elif kind == "takeback":
+                answer = server.take_back(seat)
+            else:
+                try:
+                    command: Any = decode_body(body)
+                except Exception:  # not a map of plain values: a command of no game
+                    command = None
+                refusal = server.submit(seat, command)
+                answer = ("ok", "") if refusal is None else ("error", refusal)
+            try:
+                self.store.notify({"t": "answer", "hall": hall, "table": table.id, "number": number,  # type: ignore[attr-defined]
+                                   "kind": answer[0], "message": answer[1]})
+            except OSError as exc:
+                self.log(f"[{table.id}] Cannot answer a command passed on: {exc.strerror or exc}")
 
     def start_table(self, table: Table) -> None:
         """Every human seat is taken: the match is made and saved, and the table served."""
@@ -451,6 +738,8 @@ class Hall:
 
     def changed(self, table: Table) -> None:
         table.updated = time.time()
+        if self.news is not None and table.server is not None:
+            self.unpublished.add(table.id)
         self.lobby_changed()
 
     # -- the lobby ------------------------------------------------------------------------------------
@@ -462,10 +751,16 @@ class Hall:
             self.lobby_handle = asyncio.get_running_loop().call_later(LOBBY_DELAY, self.tell_lobbies)
 
     def listing(self) -> dict[str, Any]:
-        return {"t": "lobby", "tables": [t.listing() for t in self.tables.values()]}
+        tables = [t.listing() for t in self.tables.values()]
+        if self.elsewhere:
+            tables += [listing for _, listing in self.elsewhere.values()]
+            tables.sort(key=lambda t: t["created"])
+        return {"t": "lobby", "tables": tables}
 
     def tell_lobbies(self) -> None:
         self.lobby_handle = None
+        if self.unpublished:
+            self.publish()
         if not self.lobbies:
             return
         frame = pack(self.listing())
@@ -496,6 +791,8 @@ class Hall:
                 await self.lobby(Lobby(name, writer), reader)
                 return
             table = self.tables.get(table_id) if isinstance(table_id, str) else None
+            if self.news is not None and isinstance(table_id, str) and (table is None or table.state() == "waiting"):
+                table = self.follow(table_id)  # served by another hall, or started there since this one heard
             if table is None or table.server is None:
                 sentence = (
                     "There is no such table." if table is None
@@ -507,6 +804,7 @@ class Hall:
             seat = table.seat_of(name)
             admitted: Viewer = PUBLIC if seat is None or hello.get("watch") is True else seat
             await table.server.adopt(reader, writer, admitted, key=name)
+            self.unfollow_if_idle(table)
         except (ConnectionError, OSError, asyncio.IncompleteReadError):
             pass
         except asyncio.CancelledError:
@@ -558,6 +856,8 @@ class Hall:
 
     def table_or_refuse(self, message: dict[str, Any]) -> Table:
         table = self.tables.get(message.get("table")) if isinstance(message.get("table"), str) else None
+        if table is None and message.get("table") in self.elsewhere:
+            table = self.elsewhere[message["table"]][0]
         if table is None:
             raise Refused("There is no such table (any more).")
         return table
@@ -566,7 +866,9 @@ class Hall:
         game = get_game(message.get("game")) if isinstance(message.get("game"), str) else None
         if game is None:
             raise Refused(f"This server has no such game (games: {', '.join(all_games())}).")
-        open_ones = [t for t in self.tables.values() if t.created_by == name and t.state() in ("waiting", "playing")]
+        open_ones = [t.listing() for t in self.tables.values() if t.created_by == name]
+        open_ones += [listing for _, listing in self.elsewhere.values() if listing["created_by"] == name]
+        open_ones = [t for t in open_ones if t["state"] in ("waiting", "playing")]
         if len(open_ones) >= self.open_tables:
             raise Refused(f"You have {len(open_ones)} tables not finished; finish one before you open another.")
         players, asked = message.get("players"), message.get("seats")
@@ -598,50 +900,87 @@ class Hall:
             raise Refused("Choose a player's seat for yourself.")
         table_id = new_table_id()
         taken = set(self.store.tables())
-        while table_id in self.tables or table_id in taken:
+        while table_id in self.tables or table_id in taken or table_id in self.elsewhere:
             table_id = new_table_id()
         table = Table(table_id, game.id, players, seats, {str(k): str(v) for k, v in variants.items()}, name, time.time())
         self.tables[table.id] = table
         self.log(f"[{table.id}] {name} opens a table of {game.title} for {players}.")
-        reply = self.sit(name, table, sit)
+        reply = self.sit(name, table, sit, new=True)
         reply["table"] = table.id
         return reply
 
-    def sit(self, name: str, table: Table, seat: Any) -> dict[str, Any]:
-        if table.state() != "waiting":
-            raise Refused("That table has started: watch it instead.")
-        if table.seat_of(name) is not None:
-            raise Refused("You have a seat at that table already.")
-        free = table.free_seats()
-        if seat is None and free:
-            seat = free[0]
-        if seat not in free:
-            raise Refused("That seat is not free.")
-        table.seats[seat]["user"] = name
+    def change_seats(self, table: Table, change: Callable[[Table], None], new: bool = False) -> None:
+        """Change who sits at the waiting ``table`` as one step no other hall's change comes
+        between: the table is first brought up to its record as it is now (another hall of
+        the database may have changed it), then ``change``d (Refused: nothing is), then kept;
+        a table nobody sits at any more is forgotten."""
+        before = [dict(seat) for seat in table.seats]
+
+        def step(record: bytes | None) -> bytes | None:
+            if record is not None and self.store.shared:
+                try:
+                    table.seats = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False)).seats
+                except (ValueError, TypeError, KeyError, msgpack.UnpackException):
+                    raise Refused("That table's record is damaged.") from None
+            elif record is None and self.store.shared and not new:
+                raise Refused("There is no such table (any more).")
+            change(table)
+            return msgpack.packb(table.record(), use_bin_type=True) if any(table.users()) else None
+
+        try:
+            self.store.update_lobby(table.id, step)
+        except Refused:
+            if not self.store.shared:
+                table.seats = before
+            raise
+        except OSError as exc:
+            table.seats = before
+            raise Refused(f"The lobby cannot be changed just now ({exc.strerror or exc}).") from None
+
+    def sit(self, name: str, table: Table, seat: Any, new: bool = False) -> dict[str, Any]:
+        chosen: list[int] = []
+
+        def take(table: Table) -> None:
+            if table.state() != "waiting" or not table.free_seats():
+                raise Refused("That table has started: watch it instead.")
+            if table.seat_of(name) is not None:
+                raise Refused("You have a seat at that table already.")
+            free = table.free_seats()
+            wanted = free[0] if seat is None and free else seat
+            if wanted not in free:
+                raise Refused("That seat is not free.")
+            table.seats[wanted]["user"] = name
+            chosen.append(wanted)
+
+        self.change_seats(table, take, new=new)
         started = not table.free_seats()
         if started:
             try:
                 self.start_table(table)
             except (ConfigError, OSError, SaveError) as exc:
-                table.seats[seat]["user"] = None
                 self.log(f"[{table.id}] could not start: {exc}")
+                with contextlib.suppress(Refused):
+                    self.change_seats(table, lambda t: t.seats[chosen[0]].update(user=None))
+                self.changed(table)
                 raise Refused(f"The table could not start: {exc}") from None
-        self.keep(table)
+            self.tables[table.id] = table
+            self.elsewhere.pop(table.id, None)
         self.changed(table)
-        return {"ok": True, "table": table.id, "seat": seat, "started": started}
+        return {"ok": True, "table": table.id, "seat": chosen[0], "started": started}
 
     def stand(self, name: str, table: Table) -> dict[str, Any]:
-        seat = table.seat_of(name)
-        if seat is None:
-            raise Refused("You have no seat at that table.")
-        if table.state() != "waiting":
-            raise Refused("That table has started: your seat waits for you there.")
-        table.seats[seat]["user"] = None
+        def leave(table: Table) -> None:
+            seat = table.seat_of(name)
+            if seat is None:
+                raise Refused("You have no seat at that table.")
+            if table.state() != "waiting" or not table.free_seats():
+                raise Refused("That table has started: your seat waits for you there.")
+            table.seats[seat]["user"] = None
+
+        self.change_seats(table, leave)
         if not any(table.users()):
-            self.forget(table)  # nobody left at it
+            self.tables.pop(table.id, None)  # nobody left at it: its record is gone
             self.log(f"[{table.id}] closed: nobody sits at it any more.")
-        else:
-            self.keep(table)
         self.changed(table)
         return {"ok": True}
 

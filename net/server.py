@@ -482,7 +482,7 @@ class Connection:
 class GameServer:
     def __init__(
         self,
-        writer: SaveWriter,
+        writer: SaveWriter | None,
         codes: dict[int, str],
         bot_delay: float = 0.6,
         log: Callable[[str], None] | None = None,
@@ -492,9 +492,13 @@ class GameServer:
         presence_delay: float = PRESENCE_DELAY,
         think: Think | None = None,
         on_change: Callable[[], None] | None = None,
+        match: Match | None = None,
+        on_presence: Callable[[int, bool], None] | None = None,
     ) -> None:
+        #: the save the moves are appended to; None for a table served from another
+        #: server's log (``net.relay.Follower``: ``match`` is given)
         self.save = writer
-        self.match: Match = writer.match
+        self.match: Match = writer.match if writer is not None else match  # type: ignore[assignment]
         self.game = self.match.game
         self.codes = codes
         #: the code spectators must give; None: they need none
@@ -507,6 +511,10 @@ class GameServer:
         self.think = think or think_in_thread
         #: told whenever what the table shows changes (a move, a seat's coming or going)
         self.on_change = on_change
+        #: told when a seat's player is connected here (True) and no more (False)
+        self.on_presence = on_presence
+        #: the seats whose players are connected to another server of the same store: not away
+        self.present_elsewhere: set[int] = set()
         self.log = log or (lambda line: None)
         #: every message sent, with the seat it went to (tests scan them for leaks)
         self.on_send = on_send
@@ -567,7 +575,7 @@ class GameServer:
         """The family and address of each TCP socket listened on."""
         return [(s.family, s.getsockname()[0]) for s in self.listeners if s.family != socket.AF_UNIX]
 
-    async def close(self) -> None:
+    async def close(self, farewell: str = "The host has stopped the game; it is saved.") -> None:
         for task in self.accepting:
             task.cancel()
         for sock in self.listeners:
@@ -575,7 +583,7 @@ class GameServer:
         if self.presence_handle is not None:
             self.presence_handle.cancel()
         for conn in list(self.players.values()) + list(self.watchers):
-            conn.close("The host has stopped the game; it is saved.", come_back=True, linger=False)
+            conn.close(farewell, come_back=True, linger=False)
         for conn in list(self.pending) + list(self.ending):
             conn.close(linger=False)
         tasks = [t for t in list(self.tasks) + ([self.bot_task] if self.bot_task else []) if t is not asyncio.current_task()]
@@ -588,7 +596,8 @@ class GameServer:
         for tally in (self.arrivals, self.refusals):
             if tally is not None:
                 tally.close()
-        self.save.close()  # the save is free for the next host (or a cabinet load)
+        if self.save is not None:
+            self.save.close()  # the save is free for the next host (or a cabinet load)
 
     async def accept_socket(self, listener: socket.socket) -> tuple[socket.socket, Any]:
         """The next connection (the seam where accept() fails when descriptors run out)."""
@@ -831,6 +840,8 @@ class GameServer:
         self.log(f"{self.name(seat)} joined.")
         if old is None:
             self.presence_changed()  # first: the update the player gets now says it already
+            if self.on_presence is not None:
+                self.on_presence(seat, True)
         self.welcome(conn)
         return True
 
@@ -866,6 +877,8 @@ class GameServer:
             del self.players[conn.seat]
             self.log(f"{self.name(conn.seat)} is away.")
             self.presence_changed()
+            if self.on_presence is not None:
+                self.on_presence(conn.seat, False)
 
     def handle(self, conn: Connection, message: dict[str, Any]) -> None:
         kind = message["t"]
@@ -897,34 +910,55 @@ class GameServer:
         if not isinstance(command, dict) or not isinstance(command.get("t"), str):
             conn.send({"t": "error", "message": "A command must be a map with a type."})
             return
+        self.play(conn, seat, command)
+
+    def play(self, conn: Connection, seat: int, command: Command) -> None:
+        """``conn``'s seat plays ``command``; it is told why not if it may not."""
+        refusal = self.submit(seat, command)
+        if refusal is not None:
+            conn.send({"t": "error", "message": refusal})
+
+    def submit(self, seat: int, command: Any) -> str | None:
+        """``seat`` plays ``command``: None, or the sentence why it may not (nothing changed)."""
+        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
+            return "A command must be a map with a type."
         try:
             self.match.submit(seat, command)
         except IllegalCommand as exc:
-            conn.send({"t": "error", "message": str(exc)})
-            return
+            return str(exc)
         except Exception:  # a command the game cannot even read: it changed nothing
-            conn.send({"t": "error", "message": "This game has no such command."})
-            return
+            return "This game has no such command."
         self.moved()
+        return None
 
     def takeback(self, conn: Connection) -> None:
         """The seat's last move is taken back, at a table where every other seat is a bot (as at
         a local table: with another human, a move once seen stays played)."""
-        seat, match = conn.seat, self.match
+        seat = conn.seat
         if not isinstance(seat, int):
             conn.send({"t": "error", "message": "A spectator has no move to take back."})
             return
+        self.ask_takeback(conn, seat)
+
+    def ask_takeback(self, conn: Connection, seat: int) -> None:
+        """``conn``'s seat takes its last move back; it is told that it did, or why not."""
+        kind, sentence = self.take_back(seat)
+        conn.send({"t": kind, "message": sentence})
+
+    def take_back(self, seat: int) -> tuple[str, str]:
+        """``seat``'s last move taken back: ("info", the sentence that says so), or
+        ("error", the sentence why not)."""
+        match = self.match
         if len(match.humans()) > 1:
-            conn.send({"t": "error", "message": "Take-backs are for tables where every other seat is a bot."})
-            return
+            return "error", "Take-backs are for tables where every other seat is a bot."
         point = match.takeback_point(seat)
         if point is None:
-            conn.send({"t": "error", "message": match.takeback_refusal(seat) or "There is no move to take back."})
-            return
+            return "error", match.takeback_refusal(seat) or "There is no move to take back."
         if self.bot_task is not None:
             self.bot_task.cancel()  # whatever it was thinking of is no longer the position
             self.bot_task = None
         match.truncate_moves(point)
+        assert self.save is not None  # a follower passes take-backs on to the table's server
         try:
             self.save.rewrite()
         except OSError as exc:
@@ -933,7 +967,7 @@ class GameServer:
         for other in [*self.players.values(), *self.watchers]:
             other.told = min(other.told, len(match.events))  # their next update starts where the log now ends
         self.moved()
-        conn.send({"t": "info", "message": "Move taken back."})
+        return "info", "Move taken back."
 
     # -- the game moves on -------------------------------------------------------------
 
@@ -1048,11 +1082,15 @@ class GameServer:
             "view": game.view(match.state, seat),
             "legal": game.legal(match.state, seat) if isinstance(seat, int) and seat in active else None,
             "active": active,
-            "away": [s for s in match.humans() if s not in self.players],
+            "away": self.away(),
             "outcome": None if outcome is None else {
                 "winners": list(outcome.winners), "reason": outcome.reason, **({"victor": outcome.victor} if outcome.victor else {})
             },
         }
+
+    def away(self) -> list[int]:
+        """The human seats whose players are connected neither here nor to another server."""
+        return [s for s in self.match.humans() if s not in self.players and s not in self.present_elsewhere]
 
     def table(self) -> dict[str, Any]:
         """What everybody may know of the table: no seed (it decides the shuffles)."""

@@ -596,6 +596,12 @@ class Log:
     def drop(self) -> None:
         """Give up the place written to after a failure (the hold is kept)."""
 
+    @property
+    def lost(self) -> bool:
+        """Whether the hold itself is gone (a lease whose connection ended): this writer may
+        write no more, and another may have taken the log.  A file's lock is never lost."""
+        return False
+
     def release(self) -> None:
         """Let the log go: another writer may take it.  Idempotent."""
         raise NotImplementedError
@@ -816,6 +822,11 @@ class SaveWriter:
         self._log.drop()
         if self.on_error is not None:
             self.on_error(self.error)
+
+    @property
+    def lost(self) -> bool:
+        """Whether this writer's hold of the save is gone (a lease lost with its connection)."""
+        return self._log.lost
 
     def close(self) -> None:
         """Stop writing and let the save go (another writer may then take it); idempotent."""

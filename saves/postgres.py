@@ -33,7 +33,8 @@ import errno
 import json
 import secrets
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -62,7 +63,11 @@ from saves.store import Store
 DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
 
 #: the schema this Cabinet makes and reads
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+#: the channel every server of a database listens on: a table's new records, lobby changes, relayed commands
+CHANNEL = "cabinet"
+#: seconds between two attempts to listen again after the listening connection was lost
+LISTEN_RETRY = 1.0
 #: the first key of every advisory lock Cabinet takes ("CAB!"), so that they never meet another program's
 LOCK_SPACE = 0x43414221
 #: the second key of the lock under which the schema is made (table ids start at 1)
@@ -101,6 +106,25 @@ MIGRATIONS: dict[int, list[str]] = {
                key text NOT NULL,
                since bigint NOT NULL)""",
     ],
+    # every server lists every table, and serves any to its players: what the table's server
+    # alone knows for the lobby (its listing), the commands of seats on other servers, and
+    # which seats are connected to which server (``hall``: its listening connection's pid)
+    4: [
+        "ALTER TABLE cabinet.tables ADD COLUMN summary bytea",
+        """CREATE TABLE cabinet.commands (
+               id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+               table_name text NOT NULL,
+               seat integer NOT NULL,
+               kind text NOT NULL CHECK (kind IN ('command', 'takeback')),
+               body bytea NOT NULL,
+               hall integer NOT NULL)""",
+        "CREATE INDEX ON cabinet.commands (table_name)",
+        """CREATE TABLE cabinet.seated (
+               table_name text NOT NULL,
+               seat integer NOT NULL,
+               hall integer NOT NULL,
+               PRIMARY KEY (table_name, seat, hall))""",
+    ],
 }
 
 
@@ -129,8 +153,14 @@ def _io(what: str) -> Iterator[None]:
         raise OSError(errno.EIO, f"{what}: {_first_line(exc)}") from None
 
 
+def _notice(message: dict[str, Any]) -> str:
+    return json.dumps(message, separators=(",", ":"))
+
+
 class PostgresStore(Store):
     """The tables of a PostgreSQL database (``postgresql://...``)."""
+
+    shared = True
 
     def __init__(self, url: str) -> None:
         """Connects and makes the schema if it is missing.  Raises :class:`SaveError`
@@ -253,20 +283,139 @@ class PostgresStore(Store):
 
     def keep_lobby(self, table: str, record: bytes) -> None:
         with _io(f"the lobby of table {table} cannot be written"):
+            with self.lock, self.conn.transaction():
+                self._keep_lobby(table, record)
+
+    def _keep_lobby(self, table: str, record: bytes | None) -> None:
+        """In a transaction: the table's lobby record written (None: forgotten), and every server told."""
+        if record is None:
+            self.conn.execute("UPDATE cabinet.tables SET lobby = NULL, summary = NULL WHERE name = %s", (table,))
+            self.conn.execute(
+                "DELETE FROM cabinet.tables t WHERE name = %s "
+                "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
+                (table,),
+            )
+        else:
             self.conn.execute(
                 "INSERT INTO cabinet.tables (name, lobby) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET lobby = EXCLUDED.lobby",
                 (table, record),
             )
+        self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "lobby", "table": table})))
 
     def forget_lobby(self, table: str) -> None:
         with _io(f"the lobby of table {table} cannot be written"):
-            with self.conn.transaction():
-                self.conn.execute("UPDATE cabinet.tables SET lobby = NULL WHERE name = %s", (table,))
-                self.conn.execute(
-                    "DELETE FROM cabinet.tables t WHERE name = %s "
-                    "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
-                    (table,),
-                )
+            with self.lock, self.conn.transaction():
+                self._keep_lobby(table, None)
+
+    def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
+        # the row locked until the transaction ends: another server changing it waits, then sees this change
+        with _io(f"the lobby of table {table} cannot be written"):
+            with self.lock, self.conn.transaction():
+                row = self.conn.execute("SELECT lobby FROM cabinet.tables WHERE name = %s FOR UPDATE", (table,)).fetchone()
+                new = change(bytes(row[0]) if row is not None and row[0] is not None else None)
+                self._keep_lobby(table, new)
+        return new
+
+    # -- every server lists and serves every table --------------------------------------------
+
+    def listings(self) -> list[tuple[str, bytes, bytes | None]]:
+        """Every table's lobby record and the listing its server last published (None if
+        none yet), the oldest first."""
+        rows = self._query("SELECT name, lobby, summary FROM cabinet.tables WHERE lobby IS NOT NULL ORDER BY created, id")
+        return [(name, bytes(record), None if summary is None else bytes(summary)) for name, record, summary in rows]
+
+    def publish(self, summaries: dict[str, bytes]) -> None:
+        """The listings of the tables this server serves, for the others' lobbies; they are told."""
+        if not summaries:
+            return
+        with _io("the lobby cannot be written"):
+            with self.lock, self.conn.transaction():
+                for table, summary in summaries.items():
+                    self.conn.execute("UPDATE cabinet.tables SET summary = %s WHERE name = %s", (summary, table))
+                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "lobby", "table": None})))
+
+    def notify(self, message: dict[str, Any]) -> None:
+        """Tell every server listening (``Listener``) ``message``.  Raises OSError."""
+        with _io("the other servers cannot be told"):
+            with self.lock:
+                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice(message)))
+
+    def records_after(self, table: str, seq: int) -> list[tuple[int, bytes, bytes]]:
+        """The sequence number, kind and body of the table's records after ``seq``, in order.  Raises SaveError."""
+        rows = self._query(
+            "SELECT e.seq, convert_to(e.kind, 'UTF8'), e.body FROM cabinet.events e JOIN cabinet.tables t ON t.id = e.table_id "
+            "WHERE t.name = %s AND e.seq > %s ORDER BY e.seq",
+            (table, seq),
+            binary=True,
+        )
+        return [(seq, bytes(kind), bytes(body)) for seq, kind, body in rows]
+
+    def relay(self, table: str, seat: int, kind: str, body: bytes, hall: int) -> int:
+        """A command (or take-back) of ``seat``, connected to the server ``hall``, for the
+        server that holds ``table``, which is told; its number (the answer names it).  Raises OSError."""
+        with _io("the command cannot be passed on"):
+            with self.lock, self.conn.transaction():
+                row = self.conn.execute(
+                    "INSERT INTO cabinet.commands (table_name, seat, kind, body, hall) VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                    (table, seat, kind, body, hall),
+                ).fetchone()
+                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "command", "table": table})))
+        assert row is not None
+        return int(row[0])
+
+    def take_commands(self, table: str) -> list[tuple[int, int, str, bytes, int]]:
+        """The commands relayed for ``table`` (number, seat, kind, body, hall), in the order
+        they came, taken out of the database.  Raises OSError."""
+        with _io("the commands cannot be read"):
+            with self.lock:
+                rows = self.conn.execute(
+                    "DELETE FROM cabinet.commands WHERE table_name = %s RETURNING id, seat, kind, body, hall", (table,)
+                ).fetchall()
+        return sorted((int(i), int(seat), str(kind), bytes(body), int(hall)) for i, seat, kind, body, hall in rows)
+
+    def seat_here(self, table: str, seat: int, hall: int, here: bool) -> None:
+        """``seat``'s player is connected to the server ``hall`` (``here``), or no more; every
+        server is told.  Raises OSError."""
+        with _io("the seat's presence cannot be written"):
+            with self.lock, self.conn.transaction():
+                if here:
+                    self.conn.execute(
+                        "INSERT INTO cabinet.seated (table_name, seat, hall) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                        (table, seat, hall),
+                    )
+                else:
+                    self.conn.execute(
+                        "DELETE FROM cabinet.seated WHERE table_name = %s AND seat = %s AND hall = %s", (table, seat, hall)
+                    )
+                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "seated", "table": table})))
+
+    def seated(self, table: str, besides: int) -> set[int]:
+        """The seats of ``table`` whose players are connected to a server other than
+        ``besides`` that is still there (its listening connection alive).  Raises SaveError."""
+        rows = self._query(
+            "SELECT DISTINCT seat FROM cabinet.seated WHERE table_name = %s AND hall <> %s "
+            "AND hall IN (SELECT pid FROM pg_stat_activity)",
+            (table, besides),
+        )
+        return {int(seat) for (seat,) in rows}
+
+    def leases_alive(self) -> bool:
+        """Whether the connection the leases are held on still answers (a lost one has
+        lost them all).  True when there is none yet."""
+        with self.lock:
+            conn = self._leases
+            if conn is None or conn.closed:
+                return conn is None
+            try:
+                conn.execute("SELECT 1")
+            except psycopg.Error:
+                return False
+            return True
+
+    def listen(self, deliver: Callable[[dict[str, Any]], None]) -> Listener:
+        """A connection listening for the other servers' news, passing each to ``deliver``
+        (in a thread of its own).  Raises SaveError."""
+        return Listener(self, deliver)
 
     def source(self, table: str) -> Source:
         return InStore(self, table)
@@ -312,8 +461,11 @@ class PostgresStore(Store):
             raise SaveError(f"Cannot write table {table} to {self.where}: {_first_line(exc)}.") from None
 
 
-def _insert(conn: psycopg.Connection[Any], table_id: int, records: list[StoredRecord], copy: bool = False) -> None:
-    """The records' rows; ``copy`` for many (an import, a rewrite), else one statement (a move)."""
+def _insert(
+    conn: psycopg.Connection[Any], table_id: int, records: list[StoredRecord], copy: bool = False, told: str | None = None
+) -> None:
+    """The records' rows; ``copy`` for many (an import, a rewrite), else one statement (a move),
+    which also tells the listening servers ``told`` if given."""
     rows = [(table_id, r.seq, r.kind.decode(), r.crc, r.link, r.seal, r.body) for r in records]
     if copy:
         with conn.cursor() as cur:
@@ -322,10 +474,13 @@ def _insert(conn: psycopg.Connection[Any], table_id: int, records: list[StoredRe
                     out.write_row(row)
         return
     values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
-    conn.execute(
-        f"INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) VALUES {values}",
-        [value for row in rows for value in row],
-    )
+    insert = f"INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) VALUES {values}"
+    params: list[Any] = [value for row in rows for value in row]
+    if told is not None:
+        # a data-modifying WITH runs to its end whatever the query reads of it
+        insert = f"WITH written AS ({insert}) SELECT pg_notify(%s, %s)"
+        params += [CHANNEL, told]
+    conn.execute(insert, params)
 
 
 class TableLease(Log):
@@ -398,21 +553,24 @@ class TableLease(Log):
             with self.store.lock, conn.transaction():
                 conn.execute("DELETE FROM cabinet.events WHERE table_id = %s", (self.id,))
                 _insert(conn, self.id, records, copy=True)
+                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "rewrite", "table": self.table})))
         self.broken = False
 
     def append(self, data: bytes, durable: bool) -> None:
         conn = self._conn()
         records = split_records(data, whole=False)
+        # the servers following the table are told in the same statement, when it commits
+        told = _notice({"t": "log", "table": self.table, "seq": records[-1].seq}) if records else None
         with _io(f"{self.name} cannot be written"):
             if durable:
                 with self.store.lock:
-                    _insert(conn, self.id, records)  # one statement, its own transaction: one round trip
+                    _insert(conn, self.id, records, told=told)  # one statement, its own transaction: one round trip
                 return
             # committed without waiting for the disk (headless games), this transaction only:
             # the connection is every table's
             with self.store.lock, conn.transaction():
                 conn.execute("SET LOCAL synchronous_commit = off")
-                _insert(conn, self.id, records)
+                _insert(conn, self.id, records, told=told)
 
     def resume_at(self, end: int) -> bool:
         conn = self._conn()
@@ -437,6 +595,10 @@ class TableLease(Log):
     def ready(self) -> bool:
         return not self.broken and self.conn is not None and not self.conn.closed
 
+    @property
+    def lost(self) -> bool:
+        return self.conn is None or self.conn.closed
+
     def drop(self) -> None:
         self.broken = True
 
@@ -460,3 +622,63 @@ class TableLease(Log):
         except psycopg.Error:
             pass  # the connection broke: the lease went with it
 
+
+
+class Listener:
+    """A connection of its own listening on ``CHANNEL``, in a thread: each notice, a
+    map, is passed to ``deliver`` (from that thread).  Its backend's pid names this
+    server to the others (``hall`` in ``cabinet.seated`` and ``cabinet.commands``): a
+    server whose listening connection ends, however its process died, is seen gone.
+    Lost, the connection is made again (a new pid), and ``{"t": "listening"}`` is
+    delivered: what was missed meanwhile is to be read again."""
+
+    def __init__(self, store: PostgresStore, deliver: Callable[[dict[str, Any]], None]) -> None:
+        self.store = store
+        self.deliver = deliver
+        self.stopping = False
+        self.conn = self._connect()
+        self.pid: int = self.conn.info.backend_pid
+        self.thread = threading.Thread(target=self._run, name="cabinet-listener", daemon=True)
+        self.thread.start()
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        conn = self.store.connect()
+        try:
+            conn.execute(f"LISTEN {CHANNEL}")
+            # rows of servers gone (a pid is used again in time, by this connection perhaps) are cleared
+            conn.execute(
+                "DELETE FROM cabinet.seated WHERE hall = pg_backend_pid() OR hall NOT IN (SELECT pid FROM pg_stat_activity)"
+            )
+        except psycopg.Error as exc:
+            conn.close()
+            raise SaveError(f"Cannot listen to {self.store.where}: {_first_line(exc)}.") from None
+        return conn
+
+    def _run(self) -> None:
+        while not self.stopping:
+            try:
+                for notice in self.conn.notifies(timeout=0.5):
+                    try:
+                        message = json.loads(notice.payload)
+                    except ValueError:
+                        continue
+                    if isinstance(message, dict):
+                        self.deliver(message)
+            except psycopg.Error:
+                if self.stopping:
+                    return
+                self.conn.close()
+                while not self.stopping:
+                    time.sleep(LISTEN_RETRY)
+                    try:
+                        self.conn = self._connect()
+                    except SaveError:
+                        continue
+                    self.pid = self.conn.info.backend_pid
+                    self.deliver({"t": "listening"})
+                    break
+
+    def close(self) -> None:
+        self.stopping = True
+        self.thread.join(timeout=5)
+        self.conn.close()

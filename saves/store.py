@@ -13,7 +13,7 @@ import datetime
 import os
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -200,6 +200,8 @@ class Store:
 
     #: how sentences name the store ("the saves in DIR", "PostgreSQL database cabinet on HOST")
     where: str = ""
+    #: other server processes may serve tables of this store at the same time (a database)
+    shared: bool = False
 
     def tables(self) -> list[str]:
         """Every table with a log, the oldest first."""
@@ -246,6 +248,13 @@ class Store:
 
     def forget_lobby(self, table: str) -> None:
         """The table's lobby record is gone (nobody sits there any more)."""
+        raise NotImplementedError
+
+    def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
+        """Change the table's lobby record as one step nobody else's change can come
+        between: ``change`` gets the record as it is now (None: there is none) and gives
+        the one to keep (None: forget it); what it raises leaves the record as it was,
+        and comes out of here.  The record kept.  Raises OSError when it cannot be written."""
         raise NotImplementedError
 
     def close(self) -> None:
@@ -296,6 +305,19 @@ class FileStore(Store):
             (self.directory / (table + LOBBY_EXTENSION)).unlink()
         except OSError:
             pass
+
+    def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
+        # one server a directory, which changes its lobby from one thread: nothing comes between
+        try:
+            record: bytes | None = (self.directory / (table + LOBBY_EXTENSION)).read_bytes()
+        except FileNotFoundError:
+            record = None
+        new = change(record)
+        if new is None:
+            self.forget_lobby(table)
+        else:
+            self.keep_lobby(table, new)
+        return new
 
     def source(self, table: str) -> Source:
         return self.path(table)

@@ -1,0 +1,136 @@
+"""A table another server holds, served here: its players and spectators on this server.
+
+With ``cabinet serve --store postgresql://...`` each table in play is served by
+the one server holding its lease (the *owner*), yet a player may reach any
+server.  A server that does not hold a table its player opens serves it from a
+:class:`Follower`: the match rebuilt from the table's log in the database and
+kept current as the owner commits records (it tells every server with
+``NOTIFY``).  A follower is a :class:`GameServer` without a save: it speaks to
+its connections exactly as the owner does (the same welcome, updates with that
+seat's view, events and legal commands only, the same sentences), and passes
+its seats' commands and take-backs on to the owner through the database, which
+plays them as it plays its own connections' and sends back the sentence of a
+refusal.  The owner runs the bots and writes the log; a follower only reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import msgpack
+
+from core.engine import Command, Match
+from core.games import get_game
+from net.server import Connection, GameServer
+from saves import SaveError
+from saves.format import HEADER, MOVE, decode_body
+
+#: what a player is told when a command cannot be passed on to the table's server
+UNREACHABLE = "The table's server cannot be reached just now; try that again in a moment."
+
+
+def rebuild(table: str, records: list[tuple[int, bytes, bytes]]) -> Match:
+    """The match of a table's log (its records' sequence numbers, kinds and bodies, as
+    its server committed them).  Raises SaveError."""
+    if not records or records[0][1] != HEADER:
+        raise SaveError(f"table {table} has no log yet.")
+    try:
+        header = decode_body(records[0][2])
+        game = get_game(header["game"])
+        if game is None:
+            raise SaveError(f"table {table} is a game this Cabinet does not know ({header['game']!r}).")
+        match = Match(game, header)
+        follow(match, records[1:])
+    except SaveError:
+        raise
+    except Exception:
+        raise SaveError(f"table {table} cannot be followed: its log holds what the rules cannot apply.") from None
+    return match
+
+
+def follow(match: Match, records: list[tuple[int, bytes, bytes]]) -> None:
+    """Fold the move records among ``records`` into ``match`` (checkpoints and the result
+    say nothing the moves do not)."""
+    for _, kind, body in records:
+        if kind == MOVE:
+            move = decode_body(body)
+            match.replay_move(move["seat"], move["command"], move["events"])
+
+
+class Follower(GameServer):
+    """A table held by another server, served to this server's connections.
+
+    ``store``: the database (``saves.postgres.PostgresStore``); ``hall``: this
+    server's name there (its listening connection's pid), which answers are sent to."""
+
+    def __init__(self, store: Any, table: str, hall: Callable[[], int], **options: Any) -> None:
+        records = store.records_after(table, -1)
+        super().__init__(None, {}, match=rebuild(table, records), **options)
+        self.store = store
+        self.table_id = table
+        self.hall = hall
+        self.bots = {}  # the owner runs them
+        #: the last record folded in
+        self.seq = records[-1][0]
+        #: the connections whose commands were passed on and not answered yet, by number
+        self.asked: dict[int, Connection] = {}
+
+    def schedule_bots(self) -> None:
+        if self.match.outcome is not None:
+            self.finished.set()
+
+    # -- a seat's commands go to the table's server ------------------------------------
+
+    def play(self, conn: Connection, seat: int, command: Command) -> None:
+        self.relay(conn, seat, "command", msgpack.packb(command, use_bin_type=True))
+
+    def ask_takeback(self, conn: Connection, seat: int) -> None:
+        self.relay(conn, seat, "takeback", b"")
+
+    def relay(self, conn: Connection, seat: int, kind: str, body: bytes) -> None:
+        try:
+            number = self.store.relay(self.table_id, seat, kind, body, self.hall())
+        except OSError as exc:
+            self.log(f"Could not pass a command on: {exc.strerror or exc}.")
+            conn.send({"t": "error", "message": UNREACHABLE})
+            return
+        self.asked[number] = conn
+
+    def answered(self, number: int, kind: str, message: str) -> None:
+        """The table's server played command ``number`` (``kind`` "ok"), or tells its
+        player ``message`` (``kind`` "error" or "info")."""
+        conn = self.asked.pop(number, None)
+        if conn is not None and kind != "ok":
+            conn.send({"t": kind, "message": message})
+
+    # -- the log moves on -------------------------------------------------------------------
+
+    def catch_up(self, rewritten: bool = False) -> None:
+        """Fold in the records committed since the last one folded, or read the whole log
+        again if it was ``rewritten`` (a take-back cut it); everybody is told.  Raises SaveError."""
+        records = [] if rewritten else self.store.records_after(self.table_id, self.seq)
+        if records and records[0][0] != self.seq + 1:
+            rewritten = True  # a record is missing: the log was rewritten meanwhile
+        if rewritten:
+            records = self.store.records_after(self.table_id, -1)
+            match = rebuild(self.table_id, records)
+            old = self.match.events
+            same = 0
+            while same < min(len(old), len(match.events)) and old[same] == match.events[same]:
+                same += 1
+            self.match = match
+            for conn in [*self.players.values(), *self.watchers]:
+                conn.told = min(conn.told, same)  # their next update starts where the logs part
+        else:
+            try:
+                follow(self.match, records)
+            except Exception:
+                raise SaveError(f"table {self.table_id} cannot be followed: its log holds what the rules cannot apply.") from None
+        if not records:
+            return
+        self.seq = records[-1][0]
+        self.version += 1
+        self.broadcast()
+        if self.match.outcome is not None:
+            self.finished.set()
