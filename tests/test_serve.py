@@ -378,3 +378,71 @@ def test_two_servers_on_one_database_agree_on_who_holds_a_name(tmp_path: Path, k
     assert not (tmp_path / "one" / "players.json").exists() and not (tmp_path / "two" / "players.json").exists()
     first.check_clean()
     second.check_clean()
+
+
+def whose_move(*seats: tuple[Terminal, str], timeout: float = 60.0) -> tuple[Terminal, str]:
+    """The seat whose screen says it is to move."""
+    found: list[tuple[Terminal, str]] = []
+
+    def ready() -> bool:
+        found[:] = [(t, name) for t, name in seats if f"{name}, your move" in t.screen_text()]
+        return bool(found)
+
+    until(ready, timeout, "a screen saying whose move it is")
+    return found[0]
+
+
+def move_seen_by_both(mover: tuple[Terminal, str], other: Terminal) -> None:
+    """The mover plays the first card of their hand; both screens show their hand one card shorter."""
+    t, name = mover
+    mine = hand(t)
+    theirs = hand(other)
+    assert not any(re.search(rf"\b{card}\b", other.screen_text()) for card in mine), other.screen_text()
+    assert not any(re.search(rf"\b{card}\b", t.screen_text()) for card in theirs), t.screen_text()
+    t.press("1")
+    t.wait_line(f" {name} ", f"{len(mine) - 1}+6")
+    other.wait_line(f" {name} ", f"{len(mine) - 1}+6")
+
+
+def test_players_on_two_servers_of_one_database_play_at_one_table(tmp_path: Path, keys: dict[str, Path], pg_url) -> None:  # noqa: F811
+    """Ann opens a table on one server; Bob, on another server of the same database, sits
+    at it, and they play, each seeing the other's moves and never the other's hand. The
+    server that serves the table is killed: the other takes it over from the log, Ann's
+    screen joins it again by itself, and Bob, connecting to the server left, plays on."""
+    pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
+    first = Serve(tmp_path / "one", "--store", pg_url).start()
+    second = Serve(tmp_path / "two", "--store", pg_url).start()
+    try:
+        with closing(player(first.port, keys["ann"], "ann", tmp_path)) as ann:
+            with closing(player(second.port, keys["bob"], "bob", tmp_path)) as bob:
+                new_table(ann, "A player")
+                ann.wait_for("Your table is open")
+                bob.wait_line("Waiting", "L'Agent Jean!", "ann, — free")  # listed on the other server
+                bob.press("enter")  # Bob takes the free seat: the table starts on his server
+                bob.wait_for("You: bob")
+                second.wait_line(r"starts: ann, bob\.")
+                ann.wait_for("has started")
+                ann.press("enter")
+                ann.wait_for("You: ann")
+                seats = ((ann, "ann"), (bob, "bob"))
+                for _ in range(3):
+                    mover = whose_move(*seats)
+                    move_seen_by_both(mover, bob if mover[0] is ann else ann)
+            assert second.proc is not None
+            second.proc.kill()  # the table's server dies (SIGKILL), Bob's session with it
+            second.proc.wait()
+            first.wait_line(r"taken over from its log")
+            ann.wait_for("Joined again")
+            with closing(player(first.port, keys["bob"], "bob", tmp_path)) as bob:
+                bob.wait_line("L'Agent Jean!", "ann, you")
+                bob.press("enter")
+                bob.wait_for("You: bob")
+                seats = ((ann, "ann"), (bob, "bob"))
+                for _ in range(2):
+                    mover = whose_move(*seats)
+                    move_seen_by_both(mover, bob if mover[0] is ann else ann)
+    finally:
+        first.stop()
+        if second.proc is not None and second.proc.poll() is None:
+            second.stop()
+    first.check_clean()
