@@ -67,6 +67,9 @@ LOBBY_DELAY = 0.5  # seconds: the lobby is told of changes at most this often (e
 NEWS_DELAY = 0.2  # seconds: lobby news from the other halls of a database, gathered before the lobby is read again
 #: what the players of a table are told when it moves from one hall to another, to join it again there
 MOVED = "This table's server changed; you are back at it in a moment."
+#: seconds a table may stay full with no log before another hall starts it: the hall that seated
+#: its last player died between the two (it starts a table within milliseconds of the last seat)
+STALLED = 10.0
 OPEN_TABLES = 20  # tables not yet finished a player may have created
 REQUEST_TIMEOUT = 10.0
 _ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
@@ -310,6 +313,8 @@ class Hall:
         self.news: Any = None
         #: tables another hall serves, as this hall's lobby lists them: the table and its listing
         self.elsewhere: dict[str, tuple[Table, dict[str, Any]]] = {}
+        #: tables of the database seen full but not yet published by a server: since when
+        self.unstarted: dict[str, float] = {}
         #: tables another hall serves, served here from their logs to this hall's connections
         self.followers: dict[str, Table] = {}
         #: tables served here whose listing changed since it was last published
@@ -370,13 +375,16 @@ class Hall:
 
     async def take_over(self) -> list[str]:
         """Serve here, from their logs, the tables in play that no server holds and this
-        hall does not know (their server died: its leases went with its connections);
-        the tables taken.  A table another hall takes first is left to it."""
+        hall does not know (their server died: its leases went with its connections), and
+        start those left full and not started (``start_stalled``); the tables taken.  A table
+        another hall takes first is left to it."""
+        taken = await self.start_stalled()
         orphans = [t for t in await asyncio.to_thread(self.store.unheld) if t not in self.tables and t not in self.left_out]
         if not orphans:
-            return []
+            if taken:
+                self.lobby_changed()
+            return taken
         records = dict(await asyncio.to_thread(self.store.lobby))
-        taken = []
         for table_id in orphans:
             if table_id in records and self.resume(table_id, records[table_id], set(orphans), quiet=True):
                 if self.tables[table_id].state() == "playing":
@@ -390,6 +398,36 @@ class Hall:
         if taken:
             self.lobby_changed()
         return taken
+
+    async def start_stalled(self) -> list[str]:
+        """Start here the tables full for STALLED seconds with no log: the hall that seated
+        their last player stopped before it could start them (the lease decides, should two
+        halls try at once: the second finds it held and leaves it)."""
+        now = time.monotonic()
+        due = [t for t, since in self.unstarted.items() if now - since >= STALLED and t in self.elsewhere]
+        if not due:
+            return []
+        logged = set(await asyncio.to_thread(self.store.tables))
+        started = []
+        for table_id in due:
+            del self.unstarted[table_id]
+            if table_id in logged or table_id not in self.elsewhere:
+                continue  # started after all (its listing is on its way), or gone
+            table = self.elsewhere[table_id][0]
+            try:
+                self.start_table(table)
+            except SaveLocked:
+                continue  # another hall is starting it
+            except (ConfigError, OSError, SaveError) as exc:
+                self.log(f"[{table_id}] could not start: {exc}")
+                self.left_out.add(table_id)
+                continue
+            del self.elsewhere[table_id]
+            self.tables[table_id] = table
+            self.log(f"[{table_id}] started here: the server that seated its last player stopped before starting it.")
+            self.changed(table)
+            started.append(table_id)
+        return started
 
     def resume(self, table_id: str, record: bytes, saved: set[str], quiet: bool = False) -> bool:
         """The table of this lobby record, and its match if it has a save (``saved``: the
@@ -617,6 +655,9 @@ class Hall:
                 del self.tables[table_id]  # it started on another hall
             if not isinstance(listing, dict):
                 listing = {**fresh.listing(), "state": "playing"}  # its server has not published it yet
+                self.unstarted.setdefault(table_id, time.monotonic())
+            else:
+                self.unstarted.pop(table_id, None)
             if listing.get("state") == "finished":
                 fresh.ended = {"text": listing.get("outcome") or ""}
             self.elsewhere[table_id] = (fresh, listing)
@@ -626,6 +667,9 @@ class Hall:
         for table_id in list(self.elsewhere):
             if table_id not in seen or table_id in self.tables:
                 del self.elsewhere[table_id]
+        for table_id in list(self.unstarted):
+            if table_id not in self.elsewhere:
+                del self.unstarted[table_id]
         self.lobby_changed()
 
     def publish(self) -> None:
@@ -957,6 +1001,11 @@ class Hall:
         if started:
             try:
                 self.start_table(table)
+            except SaveLocked:
+                # another hall found it full and not started, and started it: it is served there
+                self.log(f"[{table.id}] started by another server meanwhile.")
+                self.lobby_news()
+                return {"ok": True, "table": table.id, "seat": chosen[0], "started": True}
             except (ConfigError, OSError, SaveError) as exc:
                 self.log(f"[{table.id}] could not start: {exc}")
                 with contextlib.suppress(Refused):

@@ -392,3 +392,35 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
             await close_hall(b)
 
     asyncio.run(run())
+
+
+def test_a_table_left_full_and_not_started_by_a_hall_that_died_is_started_by_another(tmp_path: Path, pg_url: str, monkeypatch) -> None:  # noqa: F811
+    """The hall that seats a table's last player starts it at once; should it die between the
+    two, the table would wait for ever, full: after STALLED seconds another hall starts it."""
+    import net.hall
+    from net.hall import Table
+
+    monkeypatch.setattr(net.hall, "STALLED", 0.5)
+
+    async def run() -> None:
+        log: list[str] = []
+        b = await open_hall(tmp_path / "b", pg_url, log=log.append, take_over_every=0.1)
+        try:
+            # what a dead hall left: both seats taken in the lobby record, and no log
+            table = Table("stall1", "agent-jean", 2, [{"kind": "human", "user": "ann"}, {"kind": "human", "user": "bob"}], {}, "ann", 0.0)
+            b.store.keep_lobby(table.id, msgpack.packb(table.record(), use_bin_type=True))
+            assert await until(lambda: "stall1" in b.tables and b.tables["stall1"].server is not None, tries=200)
+            assert any("started here" in line for line in log), log
+            assert load(b.store.source("stall1")).match.header["seats"][1]["name"] == "bob"
+            # and it is played: ann, on this hall, opens it and finds her seat
+            ann, ann_task = await lobby_of(b, "ann")
+            remote = ann.table("stall1")
+            await remote.connect(timeout=STEP)
+            assert remote.seat == 0
+            await next_update(remote)
+            await remote.close()
+            await leave((ann, ann_task))
+        finally:
+            await close_hall(b)
+
+    asyncio.run(run())
