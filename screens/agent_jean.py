@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.agent_jean import cards
-from tui.widgets import Board
+from tui.widgets import Board, ChoiceList
 
 COLOUR_STYLE = {"purple": "bold magenta", "blue": "bold dodger_blue1", "green": "bold green3", "yellow": "bold yellow"}
 
@@ -253,7 +253,7 @@ class AgentJeanBoard(Board):
             yield Static("", id="aj-players")
             yield HandRow(id="aj-hand")
             yield Static("", id="aj-hands")
-            yield OptionList(id="aj-choices")
+            yield ChoiceList(id="aj-choices")
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)

@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.chirac_mitterrand import cards
-from tui.widgets import Board
+from tui.widgets import Board, ChoiceList
 
 SIDE_STYLE = {"chirac": "bold dodger_blue1", "mitterrand": "bold hot_pink"}
 SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
@@ -187,7 +187,7 @@ def command_label(command: Command, view: dict[str, Any], room: int = NARROW_ROO
     return Text(" · ".join([str(kind)] + [f"{k}: {v}" for k, v in command.items() if k != "t"]))
 
 
-class CommandList(OptionList):
+class CommandList(ChoiceList):
     """A list of legal commands, each in words."""
 
 

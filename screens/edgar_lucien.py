@@ -16,7 +16,7 @@ from textual.widgets.option_list import Option
 from core.engine import Command
 from core.games.edgar_lucien import cards, fosko
 from core.games.edgar_lucien.fosko import ADMIN, IVORY, STEEL, Fosko
-from tui.widgets import Board
+from tui.widgets import Board, ChoiceList
 
 #: how each seat's colour is drawn, and its letter for monochrome terminals
 SEAT_STYLE = {"red": "bold red", "yellow": "bold yellow", "blue": "bold dodger_blue1", "white": "bold white"}
@@ -577,7 +577,7 @@ class EdgarLucienBoard(Board):
             yield Static("", id="el-map")
             yield Static("", id="el-players")
         yield Static("", id="el-me")
-        yield OptionList(id="el-choices")
+        yield ChoiceList(id="el-choices")
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         if list(legal or []) != self.legal:  # a new choice: start from the top of the dialog

@@ -15,7 +15,7 @@ from textual.widgets.option_list import Option
 from core.engine import Command
 from core.games.ministeres import cards
 from core.games.ministeres.rules import card_name
-from tui.widgets import Board
+from tui.widgets import Board, ChoiceList
 
 KIND_STYLE = {"gouvernement": "bold", "roi": "bold magenta", "or": "bold yellow"}
 KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
@@ -108,7 +108,7 @@ class MinisteresBoard(Board):
             yield Static("", id="mi-status")
             yield Static("", id="mi-ministries")
             yield Static("", id="mi-table")
-            yield OptionList(id="mi-choices")
+            yield ChoiceList(id="mi-choices")
             yield Static("", id="mi-more")
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:

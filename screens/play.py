@@ -244,7 +244,7 @@ class PlayScreen(LiveTableScreen):
             else:
                 text = f"Waiting for {names}."
         you = f"You: {seat_name(match, self.viewer)}" if isinstance(self.viewer, int) else "Watching"
-        self.query_one("#status", Static).update(f"{match.game.title} · {you} · {text}")
+        self.query_one("#status", Static).update(f"{match.game.title} · {you} · {text}", layout=False)  # one line, always: nothing to lay out again
 
     def refresh_table(self) -> None:
         match, board = self.match, self.query_one(Board)

@@ -154,7 +154,7 @@ class RemotePlayScreen(LiveTableScreen):
                     text += f" Away: {', '.join(others)}."
         you = f"You: {remote.name(remote.seat)}" if isinstance(remote.seat, int) else "Watching"
         title = remote.game.title if remote.game else "Cabinet"
-        self.query_one("#status", Static).update(f"{title} · {you} · {text}")
+        self.query_one("#status", Static).update(f"{title} · {you} · {text}", layout=False)  # one line, always: nothing to lay out again
 
     def refresh_table(self) -> None:
         remote = self.remote

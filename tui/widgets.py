@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 from rich.console import Group
 from rich.table import Table
@@ -156,6 +156,28 @@ class KeysFooter(Footer):
         if keys != self.shown_keys:
             self.shown_keys = keys
             await self.recompose()
+
+
+class ChoiceList(OptionList):
+    """A board's list of the moves its seat may make: Enter plays the highlighted one,
+    and the footer says so while the list has the keys."""
+
+    BINDINGS = [Binding("enter", "select", "Choose")]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "select":  # nothing to choose (a replay, another's turn): no key shown
+            return bool(self.option_count) and self.display
+        return True
+
+    def add_options(self, items: Any) -> Self:
+        super().add_options(items)
+        self.refresh_bindings()  # the footer shows the key once there is something to choose
+        return self
+
+    def clear_options(self) -> Self:
+        super().clear_options()
+        self.refresh_bindings()
+        return self
 
 
 class HistoryPanel(OptionList):
