@@ -392,6 +392,13 @@ def whose_move(*seats: tuple[Terminal, str], timeout: float = 60.0) -> tuple[Ter
     return found[0]
 
 
+def moves_seen_by_both(ann: Terminal, bob: Terminal, moves: int) -> None:
+    """``moves`` moves, by whoever is to make them, each seen by both."""
+    for _ in range(moves):
+        mover = whose_move((ann, "ann"), (bob, "bob"))
+        move_seen_by_both(mover, bob if mover[0] is ann else ann)
+
+
 def move_seen_by_both(mover: tuple[Terminal, str], other: Terminal) -> None:
     """The mover plays the first card of their hand; both screens show their hand one card shorter."""
     t, name = mover
@@ -424,10 +431,7 @@ def test_players_on_two_servers_of_one_database_play_at_one_table(tmp_path: Path
                 ann.wait_for("has started")
                 ann.press("enter")
                 ann.wait_for("You: ann")
-                seats = ((ann, "ann"), (bob, "bob"))
-                for _ in range(3):
-                    mover = whose_move(*seats)
-                    move_seen_by_both(mover, bob if mover[0] is ann else ann)
+                moves_seen_by_both(ann, bob, 3)
             assert second.proc is not None
             second.proc.kill()  # the table's server dies (SIGKILL), Bob's session with it
             second.proc.wait()
@@ -437,10 +441,7 @@ def test_players_on_two_servers_of_one_database_play_at_one_table(tmp_path: Path
                 bob.wait_line("L'Agent Jean!", "ann, you")
                 bob.press("enter")
                 bob.wait_for("You: bob")
-                seats = ((ann, "ann"), (bob, "bob"))
-                for _ in range(2):
-                    mover = whose_move(*seats)
-                    move_seen_by_both(mover, bob if mover[0] is ann else ann)
+                moves_seen_by_both(ann, bob, 2)
     finally:
         first.stop()
         if second.proc is not None and second.proc.poll() is None:
