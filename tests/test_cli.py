@@ -90,9 +90,9 @@ def test_the_save_directory_option_is_heard_before_or_after_the_command(capsys, 
 
 def finished_save(tmp_path: Path) -> Path:
     match = agent_jean_match(humans=0, players=2, seed=2)
-    writer = start_save(tmp_path, match, durable=False)
-    play_out(match, bots_for(match))
-    return writer.path
+    with start_save(tmp_path, match, durable=False) as writer:
+        play_out(match, bots_for(match))
+    return writer.path  # written whole, and its lock let go
 
 
 def test_simulate_plays_saves_and_sums_up(capsys, tmp_path) -> None:

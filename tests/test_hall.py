@@ -19,7 +19,6 @@ import msgpack
 import pytest
 
 from core.engine import ALL
-from core.games import get_game
 from net.client import HallClient, JoinError, RemoteTable
 from net.hall import BOT_NICENESS, BotPool, Hall
 from net.protocol import Address
