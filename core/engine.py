@@ -367,6 +367,15 @@ class Outcome:
         return cls(tuple(data["winners"]), str(data["reason"]), tuple(data.get("scores", ())), str(data.get("victor") or ""))
 
 
+def outcome_text(match: Match, why: bool = True) -> str:
+    """Who won the finished ``match`` and (``why``) why, in a sentence ("" while it is on)."""
+    outcome = match.outcome
+    if outcome is None:
+        return ""
+    names = [match.header["seats"][s]["name"] for s in outcome.winners]
+    return outcome_sentence(names, outcome.reason, outcome.victor, why)
+
+
 def outcome_sentence(names: list[str], reason: str, victor: str = "", why: bool = True) -> str:
     """Who won (the winners' ``names``, else the seatless ``victor``, else nobody), and
     (``why``) the rules' reason: "Ada wins. ...", "Ada and Bruno share the victory. ..."."""

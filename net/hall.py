@@ -50,12 +50,12 @@ from typing import Any
 import msgpack
 
 from core.bots import choose_safely, make_bot
-from core.engine import PUBLIC, Bot, Command, ConfigError, Match, Viewer
+from core.engine import PUBLIC, Bot, Command, ConfigError, Match, Viewer, outcome_text
 from core.games import all_games, get_game
 from core.tables import new_match
 from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
 from net.relay import Follower
-from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, outcome_text, think_in_thread, unlink_if_same
+from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, think_in_thread, unlink_if_same
 from saves import SaveError, SaveLocked, SaveWriter, load
 from saves.format import decode_body
 from saves.store import FileStore, Store
@@ -380,11 +380,7 @@ class Hall:
         another hall takes first is left to it."""
         taken = await self.start_stalled()
         orphans = [t for t in await asyncio.to_thread(self.store.unheld) if t not in self.tables and t not in self.left_out]
-        if not orphans:
-            if taken:
-                self.lobby_changed()
-            return taken
-        records = dict(await asyncio.to_thread(self.store.lobby))
+        records = dict(await asyncio.to_thread(self.store.lobby)) if orphans else {}
         for table_id in orphans:
             if table_id in records and self.resume(table_id, records[table_id], set(orphans), quiet=True):
                 if self.tables[table_id].state() == "playing":
@@ -493,10 +489,6 @@ class Hall:
         unlink_if_same(self.socket_path, self.socket_id)
 
     # -- tables ------------------------------------------------------------------------------------
-
-    def keep(self, table: Table) -> None:
-        """Write the table's record, replacing the old one at once."""
-        self.store.keep_lobby(table.id, msgpack.packb(table.record(), use_bin_type=True))
 
     def options(self, table: Table) -> dict[str, Any]:
         """What a table's server (its own or a follower) is made with here."""

@@ -46,7 +46,7 @@ from typing import Any
 import msgpack
 
 from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, Command, IllegalCommand, Match, Viewer, outcome_sentence
+from core.engine import PUBLIC, Bot, Command, IllegalCommand, Match, Viewer, outcome_text
 from saves import SaveWriter
 from net.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
 
@@ -1113,11 +1113,3 @@ class GameServer:
 
     def outcome_text(self) -> str:
         return outcome_text(self.match)
-
-
-def outcome_text(match: Match) -> str:
-    """Who won and why, in a sentence ("" while the game is on)."""
-    outcome = match.outcome
-    if outcome is None:
-        return ""
-    return outcome_sentence([match.header["seats"][s]["name"] for s in outcome.winners], outcome.reason, outcome.victor)

@@ -157,6 +157,11 @@ def _notice(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
 
+def _tell(conn: psycopg.Connection[Any], message: dict[str, Any]) -> None:
+    """Every server listening on ``CHANNEL`` is told ``message`` (in a transaction: when it commits)."""
+    conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice(message)))
+
+
 class PostgresStore(Store):
     """The tables of a PostgreSQL database (``postgresql://...``)."""
 
@@ -300,7 +305,7 @@ class PostgresStore(Store):
                 "INSERT INTO cabinet.tables (name, lobby) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET lobby = EXCLUDED.lobby",
                 (table, record),
             )
-        self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "lobby", "table": table})))
+        _tell(self.conn, {"t": "lobby", "table": table})
 
     def forget_lobby(self, table: str) -> None:
         with _io(f"the lobby of table {table} cannot be written"):
@@ -332,13 +337,13 @@ class PostgresStore(Store):
             with self.lock, self.conn.transaction():
                 for table, summary in summaries.items():
                     self.conn.execute("UPDATE cabinet.tables SET summary = %s WHERE name = %s", (summary, table))
-                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "lobby", "table": None})))
+                _tell(self.conn, {"t": "lobby", "table": None})
 
     def notify(self, message: dict[str, Any]) -> None:
         """Tell every server listening (``Listener``) ``message``.  Raises OSError."""
         with _io("the other servers cannot be told"):
             with self.lock:
-                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice(message)))
+                _tell(self.conn, message)
 
     def records_after(self, table: str, seq: int) -> list[tuple[int, bytes, bytes]]:
         """The sequence number, kind and body of the table's records after ``seq``, in order.  Raises SaveError."""
@@ -359,7 +364,7 @@ class PostgresStore(Store):
                     "INSERT INTO cabinet.commands (table_name, seat, kind, body, hall) VALUES (%s, %s, %s, %s, %s) RETURNING id",
                     (table, seat, kind, body, hall),
                 ).fetchone()
-                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "command", "table": table})))
+                _tell(self.conn, {"t": "command", "table": table})
         assert row is not None
         return int(row[0])
 
@@ -387,7 +392,7 @@ class PostgresStore(Store):
                     self.conn.execute(
                         "DELETE FROM cabinet.seated WHERE table_name = %s AND seat = %s AND hall = %s", (table, seat, hall)
                     )
-                self.conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "seated", "table": table})))
+                _tell(self.conn, {"t": "seated", "table": table})
 
     def seated(self, table: str, besides: int) -> set[int]:
         """The seats of ``table`` whose players are connected to a server other than
@@ -553,7 +558,7 @@ class TableLease(Log):
             with self.store.lock, conn.transaction():
                 conn.execute("DELETE FROM cabinet.events WHERE table_id = %s", (self.id,))
                 _insert(conn, self.id, records, copy=True)
-                conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice({"t": "rewrite", "table": self.table})))
+                _tell(conn, {"t": "rewrite", "table": self.table})
         self.broken = False
 
     def append(self, data: bytes, durable: bool) -> None:

@@ -296,20 +296,23 @@ class FileStore(Store):
                 continue  # gone since it was listed
         return records
 
+    def lobby_path(self, table: str) -> Path:
+        return self.directory / (table + LOBBY_EXTENSION)
+
     def keep_lobby(self, table: str, record: bytes) -> None:
         private_dir(self.directory)
-        atomic_write(self.directory / (table + LOBBY_EXTENSION), record)
+        atomic_write(self.lobby_path(table), record)
 
     def forget_lobby(self, table: str) -> None:
         try:
-            (self.directory / (table + LOBBY_EXTENSION)).unlink()
+            self.lobby_path(table).unlink()
         except OSError:
             pass
 
     def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
         # one server a directory, which changes its lobby from one thread: nothing comes between
         try:
-            record: bytes | None = (self.directory / (table + LOBBY_EXTENSION)).read_bytes()
+            record: bytes | None = self.lobby_path(table).read_bytes()
         except FileNotFoundError:
             record = None
         new = change(record)

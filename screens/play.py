@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, IllegalCommand, Match, ScoreSheet, Viewer, outcome_sentence
+from core.engine import PUBLIC, Bot, IllegalCommand, Match, ScoreSheet, Viewer, outcome_text
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
 from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog
@@ -19,14 +19,6 @@ def seat_name(match: Match, seat: Viewer) -> str:
     if isinstance(seat, int):
         return match.header["seats"][seat]["name"]
     return "Spectator"
-
-
-def outcome_text(match: Match, why: bool = True) -> str:
-    """Who won, and (``why``) the rules' reason: the status line has room for the first only."""
-    outcome = match.outcome
-    if outcome is None:
-        return ""
-    return outcome_sentence([seat_name(match, s) for s in outcome.winners], outcome.reason, outcome.victor, why)
 
 
 def seat_names(match: Match) -> list[str]:

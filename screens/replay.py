@@ -11,9 +11,9 @@ from textual.binding import Binding
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from core.engine import ALL, PUBLIC, Match, Viewer
+from core.engine import ALL, PUBLIC, Match, Viewer, outcome_text
 from screens.boards import TableScreen
-from screens.play import history_lines, outcome_text, seat_name
+from screens.play import history_lines, seat_name
 from tui.widgets import Board, HistoryPanel
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
