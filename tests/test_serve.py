@@ -155,8 +155,9 @@ def hand(t: Terminal) -> list[str]:
     lines = t.lines()
     top = next(i for i, line in enumerate(lines) if "Your hand" in line)
     bottom = next(i for i in range(top + 1, len(lines)) if lines[i].lstrip().startswith("╰"))
-    column = lines[top].index("╭")
-    return re.findall(r"\b[PBGY]\d{1,2}\b", "\n".join(line[column:] for line in lines[top + 1 : bottom]))
+    left = lines[top].index("╭")
+    right = lines[top].index("╮", left)  # the history panel may stand beside the box: not the hand
+    return re.findall(r"\b[PBGY]\d{1,2}\b", "\n".join(line[left:right] for line in lines[top + 1 : bottom]))
 
 
 def play_first_card(t: Terminal, name: str, cards_before: int) -> None:
@@ -192,7 +193,8 @@ def settle(server: InProcess, *seats: tuple[Terminal, str], timeout: float = 60.
             agreed = agreed and shown_hand(t) == set(state.hands[i]) and asked == (i in active)
         if agreed and match.state is state:
             return
-    raise AssertionError("the screens do not show the game as the server has it:\n" + "\n".join(t.report(name) for t, name in seats))
+    held = "; ".join(f"{name} holds {sorted(state.hands[i])}" for i, (_, name) in enumerate(seats))
+    raise AssertionError(f"the screens do not show the game as the server has it ({held}; to move: {sorted(active)}):\n" + "\n".join(t.report(name) for t, name in seats))
 
 
 # -- a player --------------------------------------------------------------------------------
