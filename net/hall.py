@@ -156,8 +156,14 @@ class BotPool:
             for process in list(getattr(self.pool, "_processes", {}).values()):
                 with contextlib.suppress(Exception):
                     process.kill()  # a search to the end of its budget is not worth the wait
+            manager = getattr(self.pool, "_executor_manager_thread", None)
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
+            # Its manager thread closes its wake-up pipe as it ends; Python's exit writes to that
+            # pipe unless the thread has ended (in 3.11 they race: "Bad file descriptor" printed
+            # at exit). Killed workers end it at once; a bounded wait all the same.
+            if manager is not None:
+                manager.join(timeout=5)
 
 
 # -- a table ---------------------------------------------------------------------------------------
