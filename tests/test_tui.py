@@ -498,3 +498,46 @@ async def test_the_footer_follows_the_focus_where_its_keys_differ() -> None:
         app.query_one("#c").focus()  # others
         await pilot.pause()
         assert [k.description for k in app.query(FooterKey)] == ["Fold"]
+
+
+@run_async
+async def test_a_key_that_comes_and_goes_is_hidden_and_shown_again_not_rebuilt() -> None:
+    """As the turn passes, "Choose" comes and goes from the footer: the footer shows and
+    hides that key (the text a player reads changes) without building itself again."""
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.widgets import Button
+    from textual.widgets._footer import FooterKey
+
+    from tui.widgets import KeysFooter
+
+    class Wait(Button):
+        BINDINGS = [Binding("h", "app.bell", "History")]
+
+    class Play(Button):
+        BINDINGS = [Binding("h", "app.bell", "History"), Binding("enter", "press", "Choose")]
+
+    class Table(App):
+        def compose(self) -> ComposeResult:
+            yield Play("play", id="mine")
+            yield Wait("wait", id="theirs")
+            yield KeysFooter(show_command_palette=False)
+
+    def footer(app: App) -> str:
+        return "".join(strip.text for strip in app.screen._compositor.render_strips()[-1:])
+
+    app = Table()
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.query_one("#mine").focus()
+        await pilot.pause()
+        built = list(app.query(FooterKey))
+        assert "Choose" in footer(app) and "History" in footer(app)
+        for turn in range(3):
+            app.query_one("#theirs").focus()
+            await pilot.pause()
+            assert "Choose" not in footer(app) and "History" in footer(app)
+            app.query_one("#mine").focus()
+            await pilot.pause()
+            assert "Choose" in footer(app) and "History" in footer(app)
+        assert list(app.query(FooterKey)) == built  # the same widgets throughout
+        await pilot.press("enter")  # and the key shown again works

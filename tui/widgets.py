@@ -15,6 +15,7 @@ from textual import events
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
+from textual.widgets._footer import FooterKey
 from textual.widgets.option_list import Option
 
 from core.engine import Command, ScoreSheet
@@ -155,7 +156,39 @@ class KeysFooter(Footer):
         keys = self.keys_now()
         if keys != self.shown_keys:
             self.shown_keys = keys
-            await self.recompose()
+            if not self.show_again(keys):
+                await self.recompose()
+
+    def show_again(self, keys: tuple[Any, ...]) -> bool:
+        """Show ``keys`` with the keys mounted already, hiding the others, where all of
+        them are there and in that order; False where the footer must be built again.
+
+        Whose turn it is comes and goes with a key or two ("Choose" on your turn, none
+        on another's): shown and hidden again, they need no widget taken apart and
+        mounted, nor styled afresh."""
+        wanted: dict[str, tuple[Any, ...]] = {}  # action -> its first key, as Footer shows them
+        for key in keys:
+            if key[3] is not None:  # a group of keys: the footer draws those its own way
+                return False
+            wanted.setdefault(key[2], key)
+        mounted = list(self.query_children(FooterKey))
+        order = iter(wanted.values())
+        shown: dict[FooterKey, tuple[Any, ...] | None] = {}
+        want = next(order, None)
+        for widget in mounted:
+            if want is not None and (widget.key, widget.description, widget.action) == want[:3]:
+                shown[widget] = want
+                want = next(order, None)
+            else:
+                shown[widget] = None
+        if want is not None:  # a key not mounted, or out of order
+            return False
+        for widget, key in shown.items():
+            widget.display = key is not None
+            if key is not None and widget._disabled == key[4]:  # enabled now as it was not, or back
+                widget._disabled = not key[4]
+                widget.set_class(widget._disabled, "-disabled")
+        return True
 
 
 class ChoiceList(OptionList):
