@@ -12,6 +12,7 @@ session's app is still the process ``cabinet serve`` starts.
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import signal
 import subprocess
@@ -45,16 +46,18 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 class Serve:
     """``cabinet serve`` in a process of its own, and the lines it prints."""
 
-    def __init__(self, data: Path, *args: str) -> None:
+    def __init__(self, data: Path, *args: str, env: dict[str, str] | None = None) -> None:
         self.data = data
         self.args = args
+        self.env = env
         self.lines: list[str] = []
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
 
     def start(self) -> Serve:
         command = [str(CABINET), "serve", "--listen", "127.0.0.1:0", "--data", str(self.data), "--bot-delay", "0", *self.args]
-        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        env = None if self.env is None else {**os.environ, **self.env}
+        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
         threading.Thread(target=self._read, daemon=True).start()
         self.port = int(self.wait_line(r"^Cabinet serves on 127\.0\.0\.1:(\d+) ").group(1))
         return self
@@ -328,10 +331,22 @@ def grey(colour: str) -> bool:
     return colour in ("default", "black", "white") or (len(colour) == 6 and colour[0:2] == colour[2:4] == colour[4:6])
 
 
+def session_environment(serve: Serve, name: str) -> dict[str, str]:
+    """The environment the server gave the program of ``name``'s latest session."""
+    pid = [m.group(1) for m in (re.search(rf"^{name} from .*: session started \(.*, pid (\d+)\)", line) for line in serve.lines) if m][-1]
+    entries = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    return dict(entry.decode().split("=", 1) for entry in entries if b"=" in entry)
+
+
 def test_colours_follow_the_players_terminal(tmp_path: Path, keys: dict[str, Path]) -> None:
-    serve = Serve(tmp_path / "data").start()
+    serve = Serve(tmp_path / "data", env={"CABINET_SECRET_OF_THE_SERVER": "s3cret"}).start()
     try:
         with closing(player(serve.port, keys["ann"], "ann", tmp_path, env={"COLORTERM": "truecolor"})) as ann:
+            # the session's program: the client's terminal and colours, a screen's frame
+            # rate for a server, none of the server's own environment
+            env = session_environment(serve, "ann")
+            assert env["TERM"] == "xterm-256color" and env["COLORTERM"] == "truecolor" and env["TEXTUAL_FPS"] == "30"
+            assert "CABINET_SECRET_OF_THE_SERVER" not in env
             ann.press("n")
             ann.wait_for("Start  (ctrl+s)")
             until(lambda: b"38;2;" in ann.raw, what="24-bit colour codes")

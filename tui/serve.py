@@ -23,6 +23,11 @@ ENV_HALL = "CABINET_HALL"
 ENV_TOKEN = "CABINET_TOKEN"
 DEFAULT_PORT = 2222
 TAKE_OVER_EVERY = 1.0  # seconds between looks for tables in play that no server holds (--store)
+#: frames a second a session's app draws at most (Textual's TEXTUAL_FPS; 60 on a local
+#: terminal). What changes within a frame is drawn once: a move's updates, the turn
+#: passing, the history scrolling on, are one frame more often than two or three, and
+#: a server's sessions share its cores. A key's echo waits 33 ms at most.
+SESSION_FPS = 30
 
 
 def data_dir_of(args: argparse.Namespace) -> Path:
@@ -77,7 +82,7 @@ class Server:
         def child(login: Login) -> tuple[list[str], dict[str, str]]:
             token = self.hall.open_session(login.name)
             self.tokens[id(login)] = token
-            return child_command(), {ENV_HALL: str(self.hall.socket_path), ENV_TOKEN: token}
+            return child_command(), {ENV_HALL: str(self.hall.socket_path), ENV_TOKEN: token, "TEXTUAL_FPS": str(SESSION_FPS)}
 
         def ended(login: Login) -> None:
             token = self.tokens.pop(id(login), None)
