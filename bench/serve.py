@@ -1,8 +1,8 @@
 """Cabinet's benchmarks of `cabinet serve` (net/ssh.py, net/hall.py): the real server
 as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
 
-    /work/main/.venv/bin/python bench/serve.py            (from the repo root; 6 to 8 minutes)
-    /work/main/.venv/bin/python bench/serve.py --quick    (shorter windows; about 3 minutes)
+    /work/main/.venv/bin/python bench/serve.py            (from the repo root; 12 to 15 minutes)
+    /work/main/.venv/bin/python bench/serve.py --quick    (shorter windows; about 8 minutes)
     /work/main/.venv/bin/python bench/serve.py --figures 1   (only the start-up: about 1 minute)
 
 1. From `ssh` to the lobby's first frame, against the local `cabinet` to its main
@@ -30,7 +30,11 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    frame drawn on the other seat's pty after it.  The figure is the 95th
    percentile, an absolute time: goal under 150 ms.  Memory: the sum of the PSS
    (/proc/PID/smaps_rollup) of the server and of its session children, over the
-   sessions; the RSS of one child.
+   sessions; the RSS of one child.  Then the tables play on at that pace until
+   every one of them is in its auctions (its screens say "Enchères"; 10 minutes at
+   most), where a move costs a screen more (a list of bids, a move that always
+   passes the turn): the same figure there, at that pace, then at a bidder's pace
+   (--auction-pace, 3 to 6 s), in a window twice as long.
 3. The same load with 10 more tables of "You" against "Bot: hard" (the server
    runs with --bot-delay 0, and at those tables the player answers at a player's
    pace, --bot-pace, by default the human tables' own): ten hard bots' searches
@@ -715,6 +719,7 @@ class Load:
     stop: bool = False
     bot_presses: dict[str, int] = field(default_factory=dict)
     stuck: int = 0
+    stuck_screens: dict[int, str] = field(default_factory=dict)  # table -> its screens, stuck
     over: int = 0
 
 
@@ -778,6 +783,8 @@ async def play_humans(load: Load, i: int, rng: random.Random) -> None:
             mover = await whose_move(a, b)
         except TimeoutError:
             load.stuck += 1
+            if i not in load.stuck_screens:  # what its two screens showed, the first time
+                load.stuck_screens[i] = f"{a.name} ({a.status}):\n{a.text()}\n{b.name} ({b.status}):\n{b.text()}"
             continue
         if mover is None:
             load.over += 1
@@ -822,6 +829,10 @@ async def play_bot(load: Load, p: Pty, rng: random.Random) -> None:
 
 
 PACE = (1.0, 2.0)  # s between two moves at a human table
+#: s between two moves at a human table in the auctions' second window (--auction-pace): a
+#: bidder reads the offer and the bid before raising
+AUCTION_PACE = (3.0, 6.0)
+AUCTIONS_WAIT = 600.0  # s of play at most for every table to reach its auctions
 #: s a player against a bot takes to answer (--bot-pace; default: PACE, a player's pace; 0,0:
 #: at once, the bots' tables then redraw as fast as the bots move, a load of screens of its own)
 BOT_PACE: tuple[float, float] | None = None
@@ -894,6 +905,17 @@ async def window(load: Load, server: Server, name: str, seconds: float) -> dict[
     return usage.since()
 
 
+async def until_auctions(load: Load, timeout: float) -> int:
+    """Play on until every human table is in its auctions (its screens say "Enchères") or
+    over; how many tables were not by ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        behind = [pair for pair in load.humans if not any(p.status == "over" or "Enchères" in p.text() for p in pair)]
+        if not behind or time.monotonic() > deadline:
+            return len(behind)
+        await asyncio.sleep(5.0)
+
+
 async def drain_bots(load: Load, timeout: float = 20.0) -> float:
     """Bots off: wait until every table against a bot waits for its human (no bot thinking)."""
     load.bots_on = False
@@ -924,6 +946,20 @@ async def bench_load(tmp: Path, quick: bool, figures: set[int]) -> dict[str, Any
         out["usage2"] = await window(load, server, "fig2", FIG2 if not quick else FIG2_QUICK)
         out["memory"] = memory(server)
         out["fig2"] = round_trips(load, "fig2")
+        # 2, later: the same tables once all of them are in their auctions, at the same pace,
+        # then at a bidder's pace
+        t0 = time.perf_counter()
+        out["auctions_after"] = await until_auctions(load, AUCTIONS_WAIT)
+        out["auctions_reached"] = time.perf_counter() - t0
+        length = FIG2 if not quick else FIG2_QUICK
+        out["usage_auct"] = await window(load, server, "auct", length)
+        out["fig2_auct"] = round_trips(load, "auct")
+        fast = PACE
+        globals()["PACE"] = AUCTION_PACE
+        await asyncio.sleep(max(AUCTION_PACE))  # every table's next move at the new pace
+        out["usage_auct_slow"] = await window(load, server, "auct-slow", length * 2)
+        out["fig2_auct_slow"] = round_trips(load, "auct-slow")
+        globals()["PACE"] = fast
         if 3 in figures:
             try:
                 t0 = time.perf_counter()
@@ -957,7 +993,7 @@ async def bench_load(tmp: Path, quick: bool, figures: set[int]) -> dict[str, Any
         for p in [p for pair in load.humans for p in pair] + load.bots:
             p.close()
         await server.stop()
-    out["stuck"], out["over"] = load.stuck, load.over
+    out["stuck"], out["over"], out["stuck_screens"] = load.stuck, load.over, load.stuck_screens
     out["bot_presses"] = load.bot_presses
     out["log_errors"] = [line for _, line in server.lines if "rror" in line or "Traceback" in line][:5]
     out["stderr"] = server.errors()[-2000:]
@@ -1031,6 +1067,21 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         f"a child's RSS {med(m['child_rss']) / 1024:.0f} MiB (median); {m['helpers']} helper processes "
         f"{m['helpers_pss'] / 1024:.0f} MiB"
     )
+    for key, pace, length in (("auct", PACE, 1), ("auct_slow", AUCTION_PACE, 2)):
+        res = r[f"fig2_{key}"]
+        if key == "auct":
+            late = f"{r['auctions_after']} tables not yet" if r["auctions_after"] else "every table"
+            print(f"   later, {late} in its auctions (after {r['auctions_reached']:.0f} s more of play), a move every {pace[0]:g}-{pace[1]:g} s, {length * (FIG2 if not quick else FIG2_QUICK):.0f} s measured:")
+        else:
+            print(f"   then a move every {pace[0]:g}-{pace[1]:g} s at each table (a bidder's pace), {length * (FIG2 if not quick else FIG2_QUICK):.0f} s measured:")
+        ok = bool(res["rt"]) and pct(res["rt"], 0.95) < GOAL_RT
+        print(f"     key press to the other seat's screen   {rt_line(res)}")
+        print(f"     goal p95 < {ms(GOAL_RT)}   {verdict(ok)}")
+        print(f"     {usage_line(r['usage_' + key], n)}")
+    if r["stuck"] or r["over"]:
+        print(f"   tables stuck (screens not agreeing for 10 s): {r['stuck']}; games that ended: {r['over']}")
+        for table, screens in r["stuck_screens"].items():
+            print(f"   table {table} stuck, its screens:\n{screens}")
     if "fig3_error" in r:
         print(f"3. not measured: {r['fig3_error']}")
     if "windows" not in r:
@@ -1054,8 +1105,6 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         print(f"     goal: the same p95, under {ms(GOAL_RT)}   {verdict(pb < GOAL_RT)} (busy p95 {ms(pb)})")
     m = r["memory3"]
     print(f"     memory with {m['sessions']} sessions: helpers (bot pool) {m['helpers']} processes, {m['helpers_pss'] / 1024:.0f} MiB PSS")
-    if r["stuck"] or r["over"]:
-        print(f"   tables stuck (screens not agreeing for 10 s): {r['stuck']}; games that ended: {r['over']}")
     if r["log_errors"] or "Traceback" in r["stderr"]:
         print("   the server said:", r["log_errors"], r["stderr"][-500:])
 
@@ -1102,6 +1151,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})")
     ap.add_argument("--pace", default=f"{PACE[0]:g},{PACE[1]:g}", help=f"LO,HI: s between two moves at a human table, uniform (default {PACE[0]:g},{PACE[1]:g})")
     ap.add_argument("--bot-pace", default=None, help="LO,HI: s the player at a bot's table takes to answer in figure 3 (default: --pace; 0,0: at once)")
+    ap.add_argument("--auction-pace", default=f"{AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g}", help=f"LO,HI: s between two moves in figure 2's second window of the auctions (default {AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g})")
     ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})")
     args = ap.parse_args(argv)
     try:
@@ -1116,7 +1166,13 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError
     except ValueError:
         ap.error("--bot-pace takes LO,HI in seconds, 0 <= LO <= HI (e.g. 0,0)")
-    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, PACE=pace, BOT_PACE=bot_pace)
+    try:
+        auction_pace = tuple(float(x) for x in args.auction_pace.split(","))
+        if len(auction_pace) != 2 or not 0 < auction_pace[0] <= auction_pace[1]:
+            raise ValueError
+    except ValueError:
+        ap.error("--auction-pace takes LO,HI in seconds, 0 < LO <= HI (e.g. 3,6)")
+    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, PACE=pace, BOT_PACE=bot_pace, AUCTION_PACE=auction_pace)
     loop = asyncio.new_event_loop()
     task = loop.create_task(amain(args))
     for sig in (signal.SIGTERM, signal.SIGHUP):
