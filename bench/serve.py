@@ -1154,24 +1154,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--auction-pace", default=f"{AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g}", help=f"LO,HI: s between two moves in figure 2's second window of the auctions (default {AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g})")
     ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})")
     args = ap.parse_args(argv)
-    try:
-        pace = tuple(float(x) for x in args.pace.split(","))
-        if len(pace) != 2 or not 0 < pace[0] <= pace[1]:
-            raise ValueError
-    except ValueError:
-        ap.error("--pace takes LO,HI in seconds, 0 < LO <= HI (e.g. 3,6)")
-    try:
-        bot_pace = pace if args.bot_pace is None else tuple(float(x) for x in args.bot_pace.split(","))
-        if len(bot_pace) != 2 or not 0 <= bot_pace[0] <= bot_pace[1]:
-            raise ValueError
-    except ValueError:
-        ap.error("--bot-pace takes LO,HI in seconds, 0 <= LO <= HI (e.g. 0,0)")
-    try:
-        auction_pace = tuple(float(x) for x in args.auction_pace.split(","))
-        if len(auction_pace) != 2 or not 0 < auction_pace[0] <= auction_pace[1]:
-            raise ValueError
-    except ValueError:
-        ap.error("--auction-pace takes LO,HI in seconds, 0 < LO <= HI (e.g. 3,6)")
+
+    def seconds(option: str, text: str, zero: bool = False) -> tuple[float, float]:
+        """LO,HI in seconds, 0 < LO <= HI (0 <= LO where ``zero``), or the parser's error."""
+        try:
+            lo, hi = (float(x) for x in text.split(","))
+            if (0 <= lo if zero else 0 < lo) and lo <= hi:
+                return lo, hi
+        except ValueError:
+            pass
+        ap.error(f"{option} takes LO,HI in seconds, {'0 <=' if zero else '0 <'} LO <= HI (e.g. {'0,0' if zero else '3,6'})")
+
+    pace = seconds("--pace", args.pace)
+    bot_pace = pace if args.bot_pace is None else seconds("--bot-pace", args.bot_pace, zero=True)
+    auction_pace = seconds("--auction-pace", args.auction_pace)
     globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, PACE=pace, BOT_PACE=bot_pace, AUCTION_PACE=auction_pace)
     loop = asyncio.new_event_loop()
     task = loop.create_task(amain(args))
