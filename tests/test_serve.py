@@ -403,6 +403,8 @@ def whose_move(ann: Terminal, bob: Terminal, timeout: float = 60.0) -> tuple[Ter
     found: list[tuple[Terminal, str, Terminal]] = []
 
     def ready() -> bool:
+        ann.pump(0.05)  # what each program has written since: a status line may come a frame late
+        bob.pump(0.05)
         found[:] = [
             (t, name, other)
             for t, name, other in ((ann, "ann", bob), (bob, "bob", ann))
@@ -410,7 +412,10 @@ def whose_move(ann: Terminal, bob: Terminal, timeout: float = 60.0) -> tuple[Ter
         ]
         return bool(found)
 
-    until(ready, timeout, "both screens agreeing on whose move it is")
+    try:
+        until(ready, timeout, "both screens agreeing on whose move it is")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc}\n{ann.report('ann')}\n{bob.report('bob')}") from None
     return found[0]
 
 
