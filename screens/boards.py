@@ -7,7 +7,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from core.engine import Match
-from tui.widgets import Board, HistoryPanel, KeysFooter, RoomyScreen, too_small_text
+from tui.widgets import Board, HistoryPanel, KeysFooter, RoomyScreen, StatusLine, too_small_text
 
 
 def board_for(game_id: str) -> Board:
@@ -39,7 +39,7 @@ class TableScreen(RoomyScreen):
         return self.match.game.id
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="status")
+        yield StatusLine(id="status")
         with Horizontal(id="main"):
             yield board_for(self.game_id())
             yield HistoryPanel(id="history")

@@ -6,13 +6,12 @@ import time
 from typing import Any
 
 from textual.binding import Binding
-from textual.widgets import Static
 
 from core.bots import bot_inputs, bots_for, choose_safely
 from core.engine import PUBLIC, Bot, IllegalCommand, Match, ScoreSheet, Viewer, outcome_text
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
-from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog
+from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog, StatusLine
 
 
 def seat_name(match: Match, seat: Viewer) -> str:
@@ -236,7 +235,7 @@ class PlayScreen(LiveTableScreen):
             else:
                 text = f"Waiting for {names}."
         you = f"You: {seat_name(match, self.viewer)}" if isinstance(self.viewer, int) else "Watching"
-        self.query_one("#status", Static).update(f"{match.game.title} · {you} · {text}", layout=False)  # one line, always: nothing to lay out again
+        self.query_one("#status", StatusLine).say(match.game.title, you, text)
 
     def refresh_table(self) -> None:
         match, board = self.match, self.query_one(Board)

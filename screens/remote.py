@@ -14,12 +14,11 @@ from core.engine import ScoreSheet
 
 from textual.binding import Binding
 from textual.screen import ModalScreen
-from textual.widgets import Static
 
 from screens.boards import LiveTableScreen
 from net.client import JoinError, RemoteTable
 from net.protocol import ProtocolError
-from tui.widgets import Board, GameOver, HistoryPanel, ScoreSheetDialog
+from tui.widgets import Board, GameOver, HistoryPanel, ScoreSheetDialog, StatusLine
 
 RETRY = 2.0  # seconds between two attempts to join again
 _UNSEEN = object()
@@ -154,7 +153,7 @@ class RemotePlayScreen(LiveTableScreen):
                     text += f" Away: {', '.join(others)}."
         you = f"You: {remote.name(remote.seat)}" if isinstance(remote.seat, int) else "Watching"
         title = remote.game.title if remote.game else "Cabinet"
-        self.query_one("#status", Static).update(f"{title} · {you} · {text}", layout=False)  # one line, always: nothing to lay out again
+        self.query_one("#status", StatusLine).say(title, you, text)
 
     def refresh_table(self) -> None:
         remote = self.remote

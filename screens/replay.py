@@ -9,12 +9,12 @@ from typing import Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from core.engine import ALL, PUBLIC, Match, Viewer, outcome_text
 from screens.boards import TableScreen
 from screens.play import history_lines, seat_name
-from tui.widgets import Board, HistoryPanel
+from tui.widgets import Board, HistoryPanel, StatusLine
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
 
@@ -110,11 +110,11 @@ class ReplayScreen(TableScreen):
         self.query_one(Board).show(match.game.view(state, self.viewer), None)
         eyes = "everything revealed" if self.viewer == ALL else f"as {seat_name(match, self.viewer)} saw it"
         auto = f" · autoplay {SPEEDS[self.speed]}s" if self.timer else ""
-        end = ""
+        end = ()
         if self.position == self.last and match.outcome is not None:
-            end = " · " + outcome_text(match, why=False)
-        self.query_one("#status", Static).update(
-            f"Replay · {match.game.title} · move {match.moves_within(self.position)}/{match.move_count} · {eyes}{auto}{end}"
+            end = (outcome_text(match, why=False),)
+        self.query_one("#status", StatusLine).say(
+            f"Replay · {match.game.title}", f"move {match.moves_within(self.position)}/{match.move_count}", f"{eyes}{auto}", *end
         )
         self.follow_history()
 

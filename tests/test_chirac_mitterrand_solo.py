@@ -488,3 +488,43 @@ def test_an_old_solo_save_loads_verifies_and_replays(tmp_path) -> None:
     assert loaded.match.header["variants"] == {"campaign": "second"}
     assert loaded.match.events == m.events and loaded.match.state == m.state
     assert GAME.canonical(loaded.match.state) == GAME.canonical(m.state)
+
+
+def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
+    """A long victor's name is read whole on the status line: the game's title gives way
+    first, then the move, and they come back where there is room."""
+    import asyncio
+
+    from core.bots import play_out
+    from core.engine import ALL
+    from screens.replay import ReplayScreen
+    from tests.tui_helpers import screen_text
+    from tui.app import CabinetApp, Start
+    from tui.session import start_save
+
+    for seed in range(40):
+        m = solo_match("chirac", seed=seed)
+        play_out(m, {0: make_bot(GAME, "random", seed)})
+        if m.outcome.winners == ():
+            break
+    writer = start_save(tmp_path, m, durable=False)
+    writer.close()
+
+    async def status_at(size: tuple[int, int], then: tuple[int, int]) -> tuple[str, str]:
+        """The status line at ``size``, and after the terminal is resized to ``then``."""
+        app = CabinetApp(save_dir=tmp_path, start=Start(mode="replay", match=m, path=writer.path, viewer=ALL, locked=True))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            assert isinstance(app.screen, ReplayScreen)
+            before = screen_text(app).splitlines()[0].strip()
+            await pilot.resize_terminal(*then)
+            await pilot.pause()
+            return before, screen_text(app).splitlines()[0].strip()
+
+    narrow, widened = asyncio.run(status_at((80, 24), (120, 40)))
+    wide, narrowed = asyncio.run(status_at((120, 40), (80, 24)))
+    assert (widened, narrowed) == (wide, narrow)  # a resize fits the line again
+    assert narrow.endswith("The automated opponent (François Mitterrand) wins."), narrow
+    assert narrow.startswith("everything revealed · "), narrow  # the title and the move give way
+    # with 40 columns more, the move comes back (the title, long as it is, still gives way)
+    assert wide == f"move {m.move_count}/{m.move_count} · everything revealed · The automated opponent (François Mitterrand) wins.", wide

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Self
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -97,6 +98,30 @@ def too_small_text(width: int, height: int) -> str:
         f"The terminal is {width}x{height}: a table needs 80x24.\n\n"
         "Enlarge the terminal (or make the font smaller) to play on; nothing is lost meanwhile."
     )
+
+
+class StatusLine(Static):
+    """A table's one line of status: its parts joined by `` · ``, the first ones left out
+    while the line is wider than the screen. What it says last (whose move, who won) is
+    what must be read whole; the game's title and the seat come back as room allows."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.parts: tuple[str, ...] = ()
+
+    def say(self, *parts: str) -> None:
+        self.parts = parts
+        self.fit()
+
+    def fit(self) -> None:
+        room = self.content_region.width
+        parts = self.parts
+        while room and len(parts) > 1 and cell_len(" · ".join(parts)) > room:
+            parts = parts[1:]
+        self.update(" · ".join(parts), layout=False)  # one line, always: nothing to lay out again
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit()
 
 
 class RoomyScreen(Screen):
