@@ -108,7 +108,6 @@ class StatusLine(Static):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.parts: tuple[str, ...] = ()
-        self.line = ""  # what it shows
 
     def say(self, *parts: str) -> None:
         self.parts = parts
@@ -120,8 +119,7 @@ class StatusLine(Static):
         while room and len(parts) > 1 and cell_len(" · ".join(parts)) > room:
             parts = parts[1:]
         line = " · ".join(parts)
-        if line != self.line:  # the same line is not drawn again
-            self.line = line
+        if line != self.content:  # the same line is not drawn again
             self.update(line, layout=False)  # one line, always: nothing to lay out again
 
     def on_resize(self, event: events.Resize) -> None:
