@@ -143,22 +143,30 @@ class MinisteresBoard(Board):
             label = command_label(command, view)
             alike.setdefault(label.plain, [command, label, 0])[2] += 1
         choices = [command for command, _, _ in alike.values()]
-        options = self.query_one("#mi-choices", OptionList)
+        options = self.query_one("#mi-choices", ChoiceList)
         where = {"Pay": "in your hand", "Take": "in the centre"}
         prompts = [
             label + Text(f"  ({count} {where.get(command['t'], 'alike')})", style="dim") if count > 1 else label
             for command, label, count in alike.values()
         ]
-        if choices != self.choices or prompts != self.prompts:  # the same list keeps its place
-            self.choices, self.prompts = choices, prompts
-            options.clear_options()
-            options.add_options([Option(prompt) for prompt in prompts])
-            if choices:
-                options.highlighted = 0
-        options.display = bool(choices)
-        options.border_title = self.prompt(view)
         if choices:
+            if choices != self.choices or prompts != self.prompts or not options.option_count:
+                self.choices, self.prompts = choices, prompts
+                options.clear_options()
+                options.add_options([Option(prompt) for prompt in prompts])
+                options.highlighted = 0
+            else:  # the same list keeps its place
+                options.resume()
+            options.border_title = self.prompt(view)
+            options.display = True
             self.take_focus(options)
+        elif options.display and options.option_count and view["phase"] != "over":
+            # another's move, or the history looked back at: the choices stay, greyed
+            options.wait("Waiting")
+        else:
+            self.choices, self.prompts = [], []
+            options.clear_options()
+            options.display = False
 
     def ministries(self, view: dict[str, Any]) -> Table:
         """Each ministry's tokens, and your Gouvernement cards in it with their sum."""
@@ -260,6 +268,8 @@ class MinisteresBoard(Board):
             self.post_message(Board.Chosen(self.choices[event.option_index]))
 
     def action_pass_bid(self) -> None:
+        if self.query_one("#mi-choices", ChoiceList).waiting:
+            return
         passing = next((c for c in self.choices if c.get("t") == "Pass"), None)
         if passing is not None:
             self.post_message(Board.Chosen(passing))

@@ -168,3 +168,84 @@ async def test_the_final_score_says_why_the_winner_won_a_tie(tmp_path: Path) -> 
         assert "Ann wins with the stronger government (Gouvernement cards worth 45)" in app.screen.text
         notes = " ".join(n.strip() for n in app.screen.sheet.notes)
         assert "tied on 8 points and 2 Primaire tokens, Gouvernement cards worth 45 to Bob's 43." in notes
+
+
+@run_async
+async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_path: Path) -> None:
+    """Ada and Bastien at one table: on Bastien's move, Ada's choices stay where they
+    were, greyed under "Waiting", the footer's Choose greyed, and neither Enter nor p
+    (pass) plays anything; on her move they can be chosen again, and Enter plays."""
+    import asyncio
+
+    from net.client import RemoteTable
+    from tests.test_remote import hosted, join, serve, until
+    from textual.widgets._footer import FooterKey
+    from tui.app import CabinetApp
+    from tui.widgets import ChoiceList
+
+    writer, codes = hosted(tmp_path, "ministeres", 2, 2, seed=3)
+    server = await serve(writer, codes)
+    go = asyncio.Event()
+
+    async def bastien(remote: RemoteTable) -> None:
+        while (message := await remote.receive()) is not None:
+            if message["t"] != "update":
+                continue
+            remote.apply(message)
+            if remote.outcome is not None:
+                return
+            if remote.legal:
+                await go.wait()
+                go.clear()
+                remote.command(remote.legal[0])
+
+    task = asyncio.create_task(bastien(await join(server, 1)))
+    try:
+        app = CabinetApp(save_dir=tmp_path / "ada", bot_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await app.join(RemoteTable(server.address, codes[0]))
+            screen, match = app.screen, server.match
+            options = screen.query_one("#mi-choices", ChoiceList)
+
+            def choose_key() -> FooterKey:
+                return next(k for k in screen.query(FooterKey) if k.action == "select" and k.display)
+
+            def seen() -> bool:
+                return len(screen.remote.events) == len(match.events)
+
+            waited_in_auctions, place = 0, None
+            for _ in range(400):
+                await until(seen, pilot)
+                if 0 in match.active():
+                    await until(lambda: not options.waiting and options.option_count > 0, pilot)
+                    assert options.display and not options.waiting and options.highlighted == 0
+                    assert not choose_key().has_class("-disabled")
+                    place = options.region
+                    before = len(match.events)
+                    await pilot.press("enter")
+                    await until(lambda: len(match.events) > before, pilot)
+                    assert len(match.events) > before, "Enter on Ada's move played nothing"
+                    continue
+                if place is not None:  # Ada has had choices: they wait, greyed, where they were
+                    await until(lambda: options.waiting, pilot)
+                    assert options.display and options.border_title == "Waiting"
+                    assert options.region.size == place.size  # (the lines above it may change)
+                    assert options.option_count > 0 and all(o.disabled for o in options.options)
+                    assert options.highlighted is None
+                    assert choose_key().has_class("-disabled")
+                    before = len(match.events)
+                    await pilot.press("enter", "p")
+                    await asyncio.sleep(0.05)
+                    await pilot.pause()
+                    assert len(match.events) == before, "a key played on Bastien's move"
+                    if match.state.phase == "auction":
+                        waited_in_auctions += 1
+                        if waited_in_auctions == 3:
+                            break
+                before = len(match.events)
+                go.set()
+                await until(lambda: len(match.events) > before, pilot)
+            assert waited_in_auctions == 3
+    finally:
+        task.cancel()
+        await server.close()

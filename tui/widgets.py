@@ -220,13 +220,26 @@ class KeysFooter(Footer):
 
 class ChoiceList(OptionList):
     """A board's list of the moves its seat may make: Enter plays the highlighted one,
-    and the footer says so while the list has the keys."""
+    and the footer says so while the list has the keys.
+
+    Between two of the seat's moves the list may ``wait``: its choices stay where they
+    are, greyed, and none can be chosen, until ``resume`` (the same choices, in the
+    same place) or new ones. A list that went and came back with every turn would
+    move what is below it twice a move, take the keys elsewhere and back, and have
+    the whole screen laid out and drawn again each time."""
 
     BINDINGS = [Binding("enter", "select", "Choose")]
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.waiting = False
+        self._kept_highlight: int | None = None
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "select":  # nothing to choose (a replay, another's turn): no key shown
-            return bool(self.option_count) and self.display
+        if action == "select":
+            if not self.option_count or not self.display:  # nothing to choose (a replay): no key
+                return False
+            return None if self.waiting else True  # greyed choices: the key greyed
         return True
 
     def add_options(self, items: Any) -> Self:
@@ -235,9 +248,32 @@ class ChoiceList(OptionList):
         return self
 
     def clear_options(self) -> Self:
+        self.waiting = False
         super().clear_options()
         self.refresh_bindings()
         return self
+
+    def wait(self, title: str) -> None:
+        """Grey every choice (none can be chosen) and title the list ``title``."""
+        self.border_title = title
+        if self.waiting:
+            return
+        self.waiting = True
+        self._kept_highlight = self.highlighted
+        for index in range(self.option_count):
+            self.disable_option_at_index(index)
+        self.highlighted = None
+        self.refresh_bindings()
+
+    def resume(self) -> None:
+        """The choices greyed by ``wait`` can be chosen again, the same one highlighted."""
+        if not self.waiting:
+            return
+        self.waiting = False
+        for index in range(self.option_count):
+            self.enable_option_at_index(index)
+        self.highlighted = self._kept_highlight
+        self.refresh_bindings()
 
 
 class HistoryPanel(OptionList):
