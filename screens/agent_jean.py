@@ -12,7 +12,6 @@ from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.agent_jean import cards
@@ -342,14 +341,11 @@ class AgentJeanBoard(Board):
         all_hands.display = bool(hands)
 
         hand_row.set_class(not roomy and bool(self.choices), "-compact")
-        options = self.query_one("#aj-choices", OptionList)
-        options.border_title = choice_title(self.choices)
-        options.clear_options()
-        options.add_options([Option(command_label(c, view)) for c in self.choices])
-        options.display = bool(self.choices)
-        if self.choices:
+        options = self.query_one("#aj-choices", ChoiceList)
+        # between two of the seat's choices the list waits, greyed; it goes for a card to play
+        prompts = [command_label(c, view) for c in self.choices]
+        if options.list_choices(prompts, choice_title(self.choices), live=not over and not plays):
             self.take_focus(options)
-            options.highlighted = 0
         elif plays and not hand_row.has_focus:
             self.take_focus(hand_row)
 

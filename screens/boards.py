@@ -56,7 +56,9 @@ class LiveTableScreen(TableScreen):
         raise NotImplementedError
 
     def action_history(self) -> None:
-        self.query_one(HistoryPanel).focus()
+        # at once, not after this message (as Widget.focus does): a key read with h (a paste,
+        # a slow link's packet) goes to the history, not to the choices h left
+        self.set_focus(self.query_one(HistoryPanel))
 
     def action_live(self) -> None:
         """Back from the history to play: the table as it is now, the keys to the player's choice."""

@@ -462,36 +462,36 @@ class ChiracMitterrandBoard(Board):
 
     def fill_choices(self, view: dict[str, Any]) -> None:
         options = self.query_one("#cm-choices", CommandList)
-        options.clear_options()
         self.listed = []
+        prompts: list[Any] = []
+        heading = ""
         campaign = [c for c in self.legal if c.get("t") == "Campaign"]
         plays = [c for c in self.legal if c.get("t") == "PlayCard"]
         others = [c for c in self.legal if c.get("t") not in ("Campaign", "PlayCard")]
         if campaign:
             self.open_campaign(view, campaign)
         elif plays:
-            self.fill_plays(view, plays, options)
+            heading = self.fill_plays(view, plays, prompts)
         elif others:
-            options.border_title = "Your choice"
+            heading = "Your choice"
             for command in others:
                 self.listed.append(("command", command))
-                options.add_option(Option(command_label(command, view, self.room())))
-        options.display = bool(self.listed)
-        if self.listed:
+                prompts.append(command_label(command, view, self.room()))
+        # between two of the seat's choices (the other side's turn) the list waits, greyed
+        if options.list_choices(prompts, heading, live=view.get("phase") != "over" and not campaign):
             self.take_focus(options)
-            options.highlighted = 0
 
-    def fill_plays(self, view: dict[str, Any], plays: list[Command], options: CommandList) -> None:
-        """The step the player is at: the card, its action, then the fate of the other two cards."""
+    def fill_plays(self, view: dict[str, Any], plays: list[Command], prompts: list[Any]) -> str:
+        """The step the player is at: the card, its action, then the fate of the other two
+        cards; their lines put in ``prompts``, the step's title returned."""
         room = self.room()
         if self.card is None:
             hand = view.get("hand") or []
             playable = [c for c in hand if any(p["card"] == c for p in plays)]
-            options.border_title = "Play which card? (1-3, Enter)"
             for card in playable:
                 self.listed.append(("card", card))
-                options.add_option(Option(card_lines(card, f"{hand.index(card) + 1}.", room)))
-            return
+                prompts.append(card_lines(card, f"{hand.index(card) + 1}.", room))
+            return "Play which card? (1-3, Enter)"
         mine = [p for p in plays if p["card"] == self.card]
         actions: list[tuple[int, tuple[str, ...]]] = []
         for p in mine:
@@ -505,23 +505,21 @@ class ChiracMitterrandBoard(Board):
             self.action, self.action_skipped = actions[0], True
         info = cards.event_info(self.card)
         if self.action is None:
-            options.border_title = f"{title(self.card, room - 16)}: which action?"
             for key in actions:
                 if len(fates[key]) == 1:  # nothing left to choose: this option plays
                     self.listed.append(("command", fates[key][0]))
-                    options.add_option(Option(command_label(fates[key][0], view, room)))
+                    prompts.append(command_label(fates[key][0], view, room))
                 else:
                     self.listed.append(("action", key))
-                    options.add_option(Option(one_line(action_text(info["actions"][key[0]], key[0], list(key[1])))))
-            return
-        if view.get("solo"):
-            options.border_title = "Remove one card, keep the other"
-        else:
-            name = view["names"].get(opponent_of(view), "your opponent")
-            options.border_title = f"Under {name}'s pile: which comes up first?"
+                    prompts.append(one_line(action_text(info["actions"][key[0]], key[0], list(key[1]))))
+            return f"{title(self.card, room - 16)}: which action?"
         for command in fates[self.action]:
             self.listed.append(("command", command))
-            options.add_option(Option(fate_label(command, view, room)))
+            prompts.append(fate_label(command, view, room))
+        if view.get("solo"):
+            return "Remove one card, keep the other"
+        name = view["names"].get(opponent_of(view), "your opponent")
+        return f"Under {name}'s pile: which comes up first?"
 
     def open_campaign(self, view: dict[str, Any], commands: list[Command]) -> None:
         if self.dialog_open:

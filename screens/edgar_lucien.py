@@ -11,7 +11,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.edgar_lucien import cards, fosko
@@ -636,49 +635,49 @@ class EdgarLucienBoard(Board):
     # -- the dialog ---------------------------------------------------------------------
 
     def fill_choices(self, view: dict[str, Any], place: Fosko) -> None:
-        options = self.query_one("#el-choices", OptionList)
-        options.clear_options()
+        options = self.query_one("#el-choices", ChoiceList)
         self.listed = []
+        prompts: list[Any] = []
+        heading = ""
         wide = self.screen.has_class("-wide")
         me = view.get("seat")
         player = view["players"][me] if isinstance(me, int) else None
         programs = [c for c in self.legal if c["t"] == "Program"]
         if programs and player is not None:
             if self.edgar_move is None:
-                options.border_title = "Program your Edgar (E)"
+                heading = "Program your Edgar (E)"
                 for move in dict.fromkeys(c["edgar"] for c in programs):
                     self.listed.append(("edgar", move))
-                    options.add_option(Option(move_text(place, player.get("edgar"), move)))
+                    prompts.append(move_text(place, player.get("edgar"), move))
             else:
-                options.border_title = "Program your Lucien (L) · Esc: Edgar again"
+                heading = "Program your Lucien (L) · Esc: Edgar again"
                 for command in programs:
                     if command["edgar"] == self.edgar_move:
                         self.listed.append(("command", command))
-                        options.add_option(Option(move_text(place, player.get("lucien"), command["lucien"])))
+                        prompts.append(move_text(place, player.get("lucien"), command["lucien"]))
         elif self.legal:
             groups: dict[tuple[str, ...], list[Command]] = {}
             for command in self.legal:
                 groups.setdefault(head_of(command), []).append(command)
             if self.opened is not None and self.opened in groups:
-                options.border_title = "Which one? · Esc: back"
+                heading = "Which one? · Esc: back"
                 for command in groups[self.opened]:
                     self.listed.append(("command", command))
-                    options.add_option(Option(command_label(command, view, place, wide)))
+                    prompts.append(command_label(command, view, place, wide))
             else:
                 self.opened = None
-                options.border_title = self.prompt(view)
+                heading = self.prompt(view)
                 for head, members in groups.items():
                     if len(members) == 1 or head[0] in ("Place", "Requisition", "Surrender", "Bid"):
                         for command in members:
                             self.listed.append(("command", command))
-                            options.add_option(Option(command_label(command, view, place, wide)))
+                            prompts.append(command_label(command, view, place, wide))
                     else:
                         self.listed.append(("head", head))
-                        options.add_option(Option(head_label(head, members, view, place, wide)))
-        options.display = bool(self.listed)
-        if self.listed:
+                        prompts.append(head_label(head, members, view, place, wide))
+        # between two of the seat's choices (the others programming, say) the list waits, greyed
+        if options.list_choices(prompts, heading, live=view.get("phase") != "over"):
             self.take_focus(options)
-            options.highlighted = 0
 
     def prompt(self, view: dict[str, Any]) -> str:
         ask = view.get("ask")

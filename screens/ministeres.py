@@ -10,7 +10,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
-from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.ministeres import cards
@@ -149,24 +148,12 @@ class MinisteresBoard(Board):
             label + Text(f"  ({count} {where.get(command['t'], 'alike')})", style="dim") if count > 1 else label
             for command, label, count in alike.values()
         ]
-        if choices:
-            if choices != self.choices or prompts != self.prompts or not options.option_count:
-                self.choices, self.prompts = choices, prompts
-                options.clear_options()
-                options.add_options([Option(prompt) for prompt in prompts])
-                options.highlighted = 0
-            else:  # the same list keeps its place
-                options.resume()
-            options.border_title = self.prompt(view)
-            options.display = True
+        same = (choices, prompts) == (self.choices, self.prompts)
+        if choices or view["phase"] == "over":
+            self.choices, self.prompts = choices, prompts
+        # another's move, or the history looked back at: the choices stay, greyed
+        if options.list_choices(prompts, self.prompt(view), live=view["phase"] != "over", same=same):
             self.take_focus(options)
-        elif options.display and options.option_count and view["phase"] != "over":
-            # another's move, or the history looked back at: the choices stay, greyed
-            options.wait("Waiting")
-        else:
-            self.choices, self.prompts = [], []
-            options.clear_options()
-            options.display = False
 
     def ministries(self, view: dict[str, Any]) -> Table:
         """Each ministry's tokens, and your Gouvernement cards in it with their sum."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import Static
+from textual import events as events_module
 
 from core.engine import ALL, Bot
 from core.games import all_games
@@ -169,6 +170,13 @@ async def test_browsing_history_does_not_change_the_game(tmp_path: Path) -> None
         await pilot.press("escape")
         assert screen.browsing is None
         assert match.events == events
+        # h and ↑ read at once (a slow link delivers them in one packet): ↑ is still one step back
+        app._driver.send_message(events_module.Key("h", "h"))
+        app._driver.send_message(events_module.Key("up", None))
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.browsing is not None and screen.browsing < len(events)
+        assert "Looking back" in str(screen.query_one("#status").render())
 
 
 # -- replay --------------------------------------------------------------------
@@ -541,3 +549,51 @@ async def test_a_key_that_comes_and_goes_is_hidden_and_shown_again_not_rebuilt()
             assert "Choose" in footer(app) and "History" in footer(app)
         assert list(app.query(FooterKey)) == built  # the same widgets throughout
         await pilot.press("enter")  # and the key shown again works
+
+
+# -- the choices between two of a seat's moves -------------------------------------
+
+
+@pytest.mark.parametrize("game_id", ["chirac-mitterrand", "edgar-lucien", "ministeres"])
+@run_async
+async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id: str) -> None:
+    """Every game against a bot that takes its time: while the bot thinks, the list of the
+    player's choices stays on the screen, greyed under "Waiting" (Enter plays nothing),
+    and on the player's move it offers the new choices, and Enter plays."""
+    import asyncio
+
+    from core.games import get_game
+    from tui.session import new_match
+    from tui.widgets import ChoiceList
+    from tests.tui_helpers import app_for
+
+    game = get_game(game_id)
+    players = 2
+    controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * (players - 1)
+    match = new_match(game, players, [{"name": n} for n in NAMES[:players]], controllers, seed=4, bot_seed=4)
+    app = app_for(tmp_path, start_save(tmp_path, match), delay=0.3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = next(s for s in app.screen_stack if isinstance(s, PlayScreen))
+        options = screen.query_one(ChoiceList)
+        waited = 0
+        for _ in range(600):
+            await asyncio.sleep(0.02)
+            await pilot.pause()
+            if match.outcome is not None or waited == 3:
+                break
+            if app.screen is not screen:  # a period's score, say: read, then on
+                await pilot.press("enter")
+                continue
+            if screen.thinking is not None and options.option_count:
+                assert options.display and options.waiting and options.border_title == "Waiting"
+                assert all(o.disabled for o in options.options) and options.highlighted is None
+                before = len(match.events)
+                await pilot.press("enter")
+                assert len(match.events) == before, "Enter played while the bot was to move"
+                waited += 1
+                while screen.thinking is not None:
+                    await asyncio.sleep(0.05)
+                    await pilot.pause()
+            elif 0 in match.active() and screen.thinking is None and options.option_count and not options.waiting:
+                await pilot.press("enter")  # the first choice (a card, its action, its fate: a step each)
+        assert waited == 3

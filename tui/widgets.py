@@ -253,6 +253,30 @@ class ChoiceList(OptionList):
         self.refresh_bindings()
         return self
 
+    def list_choices(self, prompts: list[Any], title: str, live: bool, same: bool = False) -> bool:
+        """What a board shows of its seat's choices, one ``prompts`` line each, under ``title``.
+
+        No prompts: while the game goes on (``live``) the choices listed wait, greyed,
+        titled "Waiting"; at its end, or where none were listed, the list goes. ``same``:
+        the prompts are those listed already, which keep their place. True where the
+        list has choices to take the keys (the board focuses it)."""
+        if prompts:
+            if same and self.option_count:
+                self.resume()
+            else:
+                self.clear_options()
+                self.add_options([p if isinstance(p, Option) else Option(p) for p in prompts])
+                self.highlighted = 0
+            self.border_title = title
+            self.display = True
+            return True
+        if live and self.display and self.option_count:
+            self.wait("Waiting")
+        elif self.option_count or self.display:
+            self.clear_options()
+            self.display = False
+        return False
+
     def wait(self, title: str) -> None:
         """Grey every choice (none can be chosen) and title the list ``title``."""
         self.border_title = title
@@ -345,20 +369,25 @@ class HistoryPanel(OptionList):
             self.replace_option_prompt_at_index(i, self.prompt(n, *self.texts[i]))
 
     def action_cursor_up(self) -> None:
+        self.open_at_now()  # h and ↑ read together (a paste, a slow link): ↑ is one step back
         # the first line is as far back as the history goes: ↑ does not wrap round to now
         if self.highlighted != 0:
             super().action_cursor_up()
 
     def action_cursor_down(self) -> None:
+        self.open_at_now()
         # nor ↓ from now round to the first line
         if self.highlighted is None or self.highlighted < self.option_count - 1:
             super().action_cursor_down()
 
-    def on_focus(self) -> None:
-        # live play: the history opens on its last line, the table as it is now, so that
-        # the first ↑ steps back one line (a replay keeps the line it is at)
+    def open_at_now(self) -> None:
+        """Live play: the history opens on its last line, the table as it is now, so
+        that the first ↑ steps back one line (a replay keeps the line it is at)."""
         if not self.keep_highlight and self.highlighted is None and self.option_count:
             self.highlighted = self.option_count - 1
+
+    def on_focus(self) -> None:
+        self.open_at_now()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
