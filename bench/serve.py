@@ -833,7 +833,9 @@ async def play_bot(load: Load, p: Pty, rng: random.Random) -> None:
         if p.status == "over":
             load.over += 1
             return
-        ready = bool(p.status_frames) and p.status_frames[-1][0] > pressed and p.status == "mine"
+        # a frame since the key (the move shown) and the status saying "your move": a status
+        # line that says what it said is not drawn again (the bot answered within the frame)
+        ready = bool(p.frames) and p.frames[-1] > pressed and p.status == "mine"
         if not ready:
             p.changed.clear()
             with contextlib.suppress(asyncio.TimeoutError):
@@ -872,8 +874,11 @@ def round_trips(load: Load, window: str) -> dict[str, Any]:
         end = m.until or m.t0 + 10
         flip = next((t for t, st in m.other.status_frames if m.t0 < t <= end and st == "mine"), None)
         if flip is None:
-            if any(m.t0 < t <= end and st == "mine" for t, st in m.mover.status_frames):
-                kept += 1  # the same seat moves again: its partner's status line does not change
+            # the same seat moves again: its partner's status line does not change, and its own
+            # says "your move." again, or is not drawn again (it says what it said)
+            drew = [st for t, st in m.mover.status_frames if m.t0 < t <= end]
+            if "mine" in drew or (not drew and any(m.t0 < t <= end for t in m.mover.frames)):
+                kept += 1
             else:
                 lost += 1
             continue
