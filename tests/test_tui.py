@@ -587,6 +587,7 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
             if screen.thinking is not None and options.option_count:
                 assert options.display and options.waiting and options.border_title == "Waiting"
                 assert all(o.disabled for o in options.options) and options.highlighted is None
+                assert options.scroll_y == 0  # where the first choice, the one played, was
                 before = len(match.events)
                 await pilot.press("enter")
                 assert len(match.events) == before, "Enter played while the bot was to move"

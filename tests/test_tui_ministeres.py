@@ -231,7 +231,7 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
                     assert options.display and options.border_title == "Waiting"
                     assert options.region.size == place.size  # (the lines above it may change)
                     assert options.option_count > 0 and all(o.disabled for o in options.options)
-                    assert options.highlighted is None
+                    assert options.highlighted is None and options.scroll_y == 0  # not scrolled away
                     assert choose_key().has_class("-disabled")
                     before = len(match.events)
                     await pilot.press("enter", "p")

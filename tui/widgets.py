@@ -283,10 +283,11 @@ class ChoiceList(OptionList):
         if self.waiting:
             return
         self.waiting = True
-        self._kept_highlight = self.highlighted
+        # no line highlighted first: disabling the highlighted line would move the highlight
+        # on to the next, and the list would scroll down to its last line
+        self._kept_highlight, self.highlighted = self.highlighted, None
         for index in range(self.option_count):
             self.disable_option_at_index(index)
-        self.highlighted = None
         self.refresh_bindings()
 
     def resume(self) -> None:
