@@ -87,7 +87,7 @@ def bot_name(seat: int) -> str:
 # -- bots, in worker processes ------------------------------------------------------------------
 
 
-BOT_NICENESS = 19  # a bot worker's niceness (the lowest priority): the players' screens come before the bots' thinking
+BOT_NICENESS = 10  # added to a bot worker's niceness: the players' screens come before the bots' thinking
 
 
 def _think_in_the_background() -> None:
