@@ -297,7 +297,7 @@ class ChoiceList(OptionList):
         self.waiting = False
         for index in range(self.option_count):
             self.enable_option_at_index(index)
-        self.highlighted = self._kept_highlight
+        self.highlighted = self._kept_highlight if self._kept_highlight is not None else 0
         self.refresh_bindings()
 
 
