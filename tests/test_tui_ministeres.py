@@ -221,6 +221,13 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
                     assert options.display and not options.waiting and options.highlighted == 0
                     assert not choose_key().has_class("-disabled")
                     place = options.region
+                    if waited_in_auctions == 1:  # the history, in and out, then the move by keys
+                        await pilot.press("h", "up")
+                        assert screen.browsing is not None and options.waiting
+                        assert options.border_title == "Looking back"
+                        await pilot.press("escape")
+                        assert screen.browsing is None and not options.waiting
+                        assert options.highlighted == 0 and options.has_focus
                     before = len(match.events)
                     await pilot.press("enter")
                     await until(lambda: len(match.events) > before, pilot)

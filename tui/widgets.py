@@ -257,7 +257,7 @@ class ChoiceList(OptionList):
         """What a board shows of its seat's choices, one ``prompts`` line each, under ``title``.
 
         No prompts: while the game goes on (``live``) the choices listed wait, greyed,
-        titled "Waiting"; at its end, or where none were listed, the list goes. ``same``:
+        titled "Waiting" (or "Looking back", while the screen shows a past position); at its end, or where none were listed, the list goes. ``same``:
         the prompts are those listed already, which keep their place. True where the
         list has choices to take the keys (the board focuses it)."""
         if prompts:
@@ -271,7 +271,9 @@ class ChoiceList(OptionList):
             self.display = True
             return True
         if live and self.display and self.option_count:
-            self.wait("Waiting")
+            # the seat's move, while the history is looked back at; or another's move
+            looking_back = getattr(self.screen, "browsing", None) is not None
+            self.wait("Looking back" if looking_back else "Waiting")
         elif self.option_count or self.display:
             self.clear_options()
             self.display = False
