@@ -257,15 +257,16 @@ class ChoiceList(OptionList):
         """What a board shows of its seat's choices, one ``prompts`` line each, under ``title``.
 
         No prompts: while the game goes on (``live``) the choices listed wait, greyed,
-        titled "Waiting" (or "Looking back", while the screen shows a past position); at its end, or where none were listed, the list goes. ``same``:
-        the prompts are those listed already, which keep their place. True where the
-        list has choices to take the keys (the board focuses it)."""
+        titled "Waiting" (or "Looking back", while the screen shows a past position); at
+        its end, or where none were listed, the list goes. ``same``: the prompts are those
+        listed already, which keep their place. True where the list has choices to take
+        the keys (the board focuses it)."""
         if prompts:
             if same and self.option_count:
                 self.resume()
             else:
                 self.clear_options()
-                self.add_options([p if isinstance(p, Option) else Option(p) for p in prompts])
+                self.add_options([Option(prompt) for prompt in prompts])
                 self.highlighted = 0
             self.border_title = title
             self.display = True
