@@ -163,3 +163,43 @@ async def test_a_game_in_play_replayed_from_the_command_line_stays_public(tmp_pa
         await pilot.press("v")
         assert app.screen.viewer == PUBLIC  # never a seat's hand, never everything revealed
         assert "Eyes" not in screen_text(app)
+
+
+class _HallNeverAnswers:
+    """A served session's hall that is slow to answer: the app stays as it starts."""
+
+    async def connect(self) -> None:
+        import asyncio
+
+        await asyncio.Event().wait()
+
+
+@run_async
+async def test_a_served_session_writes_nothing_on_the_servers_machine(tmp_path: Path, monkeypatch) -> None:
+    """Textual's screenshot (and its other ways to write a file, open a browser or stop the
+    process) belongs to the player's own machine; a served session runs on the operator's."""
+    from tui.app import Start
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    app = CabinetApp(tmp_path / "saves", Start(mode="lobby", remote=_HallNeverAnswers()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert "Screenshot" not in titles and {"Keys", "Quit", "Rules"} <= titles
+        app.action_screenshot()  # as an action named in text would
+        app.action_screenshot("x.svg", str(tmp_path))
+        assert app.save_screenshot("y.svg", str(tmp_path)) == ""
+        app.deliver_screenshot()
+        app.deliver_text(__import__("io").StringIO("secret"), save_filename="z.txt", save_directory=str(tmp_path))
+        app.open_url("https://example.com/")
+        app.action_suspend_process()
+        await pilot.pause()
+        assert sorted(p.name for p in tmp_path.rglob("*") if p.name != "saves") == [], "no file written anywhere"
+        assert messages(app) and all(m == CabinetApp.SERVED_REFUSAL for m in messages(app))
+
+    local = CabinetApp(tmp_path / "saves")  # on the player's own machine, the screenshot is theirs
+    async with local.run_test(size=(80, 24)) as pilot:
+        assert "Screenshot" in {command.title for command in local.get_system_commands(local.screen)}
+        local.action_screenshot("mine.svg", str(tmp_path))
+        await pilot.pause()
+        assert (tmp_path / "mine.svg").exists()

@@ -145,8 +145,61 @@ class CabinetApp(App[int]):
             self.pop_screen()
         self.clear_notifications()  # what was said at the table stays there
 
+    # -- a served session touches nothing of the server's machine ------------
+    #
+    # Textual's App can write files (a screenshot, a delivered file), open a browser and
+    # suspend its process: on the player's own machine these are theirs, but a served
+    # session runs on the operator's, where any player with a key would use them.  They
+    # are offered nowhere in a served session (the palette, the keys), and refused in
+    # one sentence if reached another way (an action named in text, say).
+
+    SERVED_REFUSAL = "Nothing is saved or opened on the server's machine from a session."
+
+    def refuse_on_server(self) -> bool:
+        """In a served session: say so, and True (the caller does nothing)."""
+        if self.served:
+            self.notify(self.SERVED_REFUSAL, severity="warning")
+        return self.served
+
+    def action_screenshot(self, filename: str | None = None, path: str | None = None) -> None:
+        if not self.refuse_on_server():
+            super().action_screenshot(filename, path)
+
+    def save_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str:
+        if self.refuse_on_server():
+            return ""
+        return super().save_screenshot(filename, path, time_format)
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+        if self.refuse_on_server():
+            return None
+        return super().deliver_screenshot(filename, path, time_format)
+
+    def deliver_text(self, *args: Any, **kwargs: Any) -> str | None:
+        if self.refuse_on_server():
+            return None
+        return super().deliver_text(*args, **kwargs)
+
+    def deliver_binary(self, *args: Any, **kwargs: Any) -> str | None:
+        if self.refuse_on_server():
+            return None
+        return super().deliver_binary(*args, **kwargs)
+
+    def open_url(self, url: str, *, new_tab: bool = True) -> None:
+        if not self.refuse_on_server():
+            super().open_url(url, new_tab=new_tab)
+
+    def action_suspend_process(self) -> None:
+        if not self.refuse_on_server():
+            super().action_suspend_process()
+
+    #: the palette's own commands a served session keeps: none of them reaches the machine
+    SERVED_SYSTEM_COMMANDS = frozenset({"Theme", "Quit", "Keys", "Maximize", "Minimize"})
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if not self.served or command.title in self.SERVED_SYSTEM_COMMANDS:
+                yield command
         game = getattr(screen, "match", None)
         if game is not None and hasattr(screen, "action_where_saved"):
             yield SystemCommand("Save", "Where this game is saved (every move is saved as it is played)", screen.action_where_saved)
