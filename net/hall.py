@@ -337,6 +337,11 @@ class Hall:
         self.sessions[token] = name
         return token
 
+    def seated(self, name: str) -> bool:
+        """Has ``name`` a seat at a table not finished, here or at another server's?"""
+        tables = [*self.tables.values(), *(table for table, _ in self.elsewhere.values())]
+        return any(table.seat_of(name) is not None and table.state() != "finished" for table in tables)
+
     def close_session(self, token: str) -> None:
         """The session is over: its token is no good any more, its connections are closed."""
         self.sessions.pop(token, None)

@@ -42,9 +42,9 @@ def valid_name(name: str) -> str | None:
     if len(name) > NAME_MAX:
         return f"A name has {NAME_MAX} characters at most."
     if not (name[0].isascii() and name[0].isalnum()):
-        return "A name starts with a letter or a digit."
+        return "A name starts with a letter (a to z, without accents) or a digit."
     if not _NAME_CHARS.match(name):
-        return "A name has only letters, digits, '-', '_' and '.' in it."
+        return "A name has only letters (a to z, without accents), digits, '-', '_' and '.' in it."
     return None
 
 

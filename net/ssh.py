@@ -43,6 +43,8 @@ import fcntl
 import functools
 import os
 import re
+import resource
+import shutil
 import signal
 import struct
 import subprocess
@@ -78,7 +80,23 @@ OUTPUT_HIGH = 256 * 1024  # bytes waiting in a channel before the pty is no long
 INPUT_MAX = 64 * 1024  # bytes typed that the child has not read, before the client is made to wait
 DRAIN_MAX = 1024 * 1024  # bytes of a finished child's last output still relayed
 KEEPALIVE = (30.0, 4)  # seconds between keepalives to a silent client, and how many unanswered end it
-SIZE_MAX = 9999  # columns or rows: a bigger terminal is taken to be this big
+#: columns and rows a session's terminal may have: a bigger one is taken to be this big.
+#: A screen costs memory and output by its area, and no table uses more than this;
+#: a client claiming 65535x65535 would otherwise cost the server a gigabyte.
+SIZE_MAX = (400, 200)
+#: what a session's program may hold (bytes of data: heap and private mappings). A
+#: session holds 60 MiB or so; past this, it fails alone rather than starve the others.
+MEMORY_MAX = 512 * 1024 * 1024
+#: the largest file a session's program may write, in bytes: it writes none (screenshots and
+#: the like are refused), so any attempt is bounded, whatever slips past that
+FILE_MAX = 1024 * 1024
+#: bytes a second a session's screen may send its player, on average, and at once: many
+#: times what play needs (a move redraws a few kilobytes), so that one session streaming
+#: a huge screen cannot take the server's cores and bandwidth from the others
+OUTPUT_RATE, OUTPUT_BURST = 512 * 1024, 2 * 1024 * 1024
+#: bytes a second a player may type, on average, and at once: a paste or a fast key
+#: repeat (an arrow key is 3 bytes) goes through whole; a flood is slowed, never cut off
+INPUT_RATE, INPUT_BURST = 1024, 16 * 1024
 DEFAULT_SIZE = (80, 24)  # columns, rows, for a client that says 0
 DEFAULT_TERM = "xterm-256color"  # for a client that names no terminal, or one that cannot be a name
 _TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}\Z")
@@ -133,7 +151,9 @@ def no_command(port: int) -> str:
 NO_TERMINAL = "Cabinet needs a terminal: connect with ssh -t."
 NOT_LISTED = "Your key is not on this server's list of players; ask its operator to add it."
 FULL = "The server is full; try again later."
-STOPPING = "The server is stopping; your seats wait for you."
+STOPPING = "The server is stopping."
+SEATS_WAIT = "your seats wait for you."
+TABLES_SAVED = "every table is saved."
 NO_START = "Cabinet could not start your session; try again later."
 NO_FORWARDING = "Cabinet forwards no connections."
 
@@ -142,8 +162,13 @@ def per_key(n: int) -> str:
     return f"You have {n} Cabinet session{'s' if n != 1 else ''} open already; close one first."
 
 
-def idle_sentence(seconds: float) -> str:
-    return f"Closed after {span(seconds)} without a key pressed; your seats wait for you."
+def stopping(seated: bool) -> str:
+    """The goodbye of a server that stops: a player is told their seats wait, a spectator not."""
+    return f"The server is stopping; {SEATS_WAIT if seated else TABLES_SAVED}"
+
+
+def idle_sentence(seconds: float, seated: bool) -> str:
+    return f"Closed after {span(seconds)} without a key pressed" + (f"; {SEATS_WAIT}" if seated else ".")
 
 
 # -- files -----------------------------------------------------------------------------------
@@ -219,15 +244,26 @@ class AllowList:
                 raise OSError(exc.errno or errno.EIO, f"{self.path} cannot be read ({exc.strerror or exc})") from None
             self._stamp = None
             return
-        if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
+        if not lines:
             self.keys = None  # emptied: nobody gets in
             self.log(f"{self.path} lists no key: nobody can log in.")
             return
-        try:
-            self.keys = asyncssh.import_authorized_keys(text)
-        except ValueError as exc:
-            if strict:
-                raise OSError(errno.EINVAL, f"{self.path} has no public key Cabinet can read ({exc})") from None
+        # asyncssh skips a line it cannot read without a word: the operator who mistyped a
+        # friend's key must learn which line, or the friend is refused for no visible reason
+        kept = []
+        for n, line in lines:
+            try:
+                asyncssh.import_authorized_keys(line)
+            except ValueError:
+                self.log(f"{self.path}, line {n}: not a public key Cabinet can read ({shown(line.strip(), 30)}); it is skipped.")
+            else:
+                kept.append(line)
+        if kept:
+            self.keys = asyncssh.import_authorized_keys("\n".join(kept) + "\n")
+        elif strict:
+            raise OSError(errno.EINVAL, f"{self.path} has no public key Cabinet can read")
+        else:
             self.log(f"{self.path} has no public key Cabinet can read; the keys read before stand.")
 
     def admits(self, key: asyncssh.SSHKey, address: str) -> bool:
@@ -272,9 +308,13 @@ def guarded(default: Any = None) -> Callable[[F], F]:
 
 def _take_terminal() -> None:
     """In the child, between fork and exec (``start_new_session`` has made it a session
-    leader already): its stdin, the pty, becomes its controlling terminal.  subprocess
-    has no option for this; it is one ioctl, and takes no lock a thread could hold."""
+    leader already): its stdin, the pty, becomes its controlling terminal, and its
+    limits are set (MEMORY_MAX, FILE_MAX, no core file).  subprocess has no option for
+    these; each is one system call, and takes no lock a thread could hold."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_MAX, MEMORY_MAX))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_MAX, FILE_MAX))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
 def _set_size(fd: int, cols: int, rows: int) -> None:
@@ -286,7 +326,7 @@ def terminal_size(cols: int, rows: int) -> tuple[int, int]:
     anything over SIZE_MAX is SIZE_MAX."""
     if cols <= 0 or rows <= 0:
         return DEFAULT_SIZE
-    return min(cols, SIZE_MAX), min(rows, SIZE_MAX)
+    return min(cols, SIZE_MAX[0]), min(rows, SIZE_MAX[1])
 
 
 #: the client's terminal modes (RFC 4254, 8) that a pty has: control characters...
@@ -345,12 +385,15 @@ class PtyChild:
         output: Callable[[bytes], None],
         exited: Callable[[int], None],
         full: Callable[[bool], None],
+        home: str = "/",
     ) -> None:
         self.loop = asyncio.get_running_loop()
         self.output, self.exited, self.full = output, exited, full
         self.inbox = bytearray()  # typed, not yet taken by the pty
         self.reading = False
-        self.paused = False
+        self.paused = False  # the client's buffer is full
+        self.budget = Budget(OUTPUT_RATE, OUTPUT_BURST)
+        self.throttle_handle: asyncio.TimerHandle | None = None  # over its budget: read again then
         self.silent = False  # the pty said EIO: nothing has it open for writing any more
         self.waiting = False
         self.returncode: int | None = None
@@ -368,6 +411,8 @@ class PtyChild:
                 stdout=slave,
                 stderr=slave,
                 env=env,
+                cwd=home,
+                umask=0o077,
                 start_new_session=True,
                 preexec_fn=_take_terminal,
                 close_fds=True,
@@ -391,7 +436,7 @@ class PtyChild:
     # -- output --------------------------------------------------------------------------
 
     def _read_on(self) -> None:
-        if self.master is not None and not self.reading and not self.paused and not self.silent:
+        if self.master is not None and not self.reading and not self.paused and self.throttle_handle is None and not self.silent:
             self.loop.add_reader(self.master, self._readable)
             self.reading = True
 
@@ -412,6 +457,14 @@ class PtyChild:
             self._read_off()  # the child's end (or its pidfd) will say the rest
             return
         self._relay(data)
+        wait = self.budget.spend(len(data))
+        if wait > 0 and self.master is not None:  # over its budget: its writes block meanwhile
+            self._read_off()
+            self.throttle_handle = self.loop.call_later(wait, self._unthrottle)
+
+    def _unthrottle(self) -> None:
+        self.throttle_handle = None
+        self._read_on()
 
     def _relay(self, data: bytes) -> None:
         try:
@@ -522,7 +575,7 @@ class PtyChild:
                 self.poll_handle = self.loop.call_later(0.2, self._poll)
             return
         self.returncode = self.proc.returncode
-        for handle in (self.kill_handle, self.poll_handle):
+        for handle in (self.kill_handle, self.poll_handle, self.throttle_handle):
             if handle is not None:
                 handle.cancel()
         drained = 0
@@ -549,13 +602,32 @@ class PtyChild:
         self.master = None
 
 
-def child_environment(login: Login, extra: dict[str, str]) -> dict[str, str]:
-    """The child's whole environment: a small one, never the server's (which may hold
-    secrets), and never the player's key: PATH and HOME, the terminal, the locale
-    the client sent (else C.UTF-8), and what the caller adds."""
+class Budget:
+    """A token bucket of bytes: ``rate`` a second on average, ``burst`` at once."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def spend(self, n: int) -> float:
+        """``n`` bytes go; the seconds to wait before the next may (0: none)."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - n
+        self.stamp = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+
+def child_environment(login: Login, extra: dict[str, str], home: str) -> dict[str, str]:
+    """The child's whole environment: a small one, nothing of the server's (which may
+    hold secrets, and whose paths are none of a stranger's business), and never the
+    player's key: a system PATH, ``home`` (the session's own empty directory) as HOME
+    and TMPDIR, the terminal, the locale the client sent (else C.UTF-8), and what the
+    caller adds."""
     env = {
-        "PATH": os.environ.get("PATH", os.defpath),
-        "HOME": os.environ.get("HOME", "/"),
+        "PATH": os.defpath,
+        "HOME": home,
+        "TMPDIR": home,
         "TERM": login.term,
     }
     locale = {k: v for k, v in login.env.items() if k == "LANG" or k.startswith("LC_")}
@@ -600,6 +672,58 @@ def peer_address(conn: asyncssh.SSHServerConnection) -> str:
     return host.removeprefix("::ffff:") if "." in host else host
 
 
+class TerminalModes:
+    """What a program has changed of its terminal and not put back, read from what it
+    writes: the private modes a full-screen app sets (the other screen, the mouse, the
+    cursor hidden, bracketed paste, focus reports...) and the kitty keyboard protocol.
+    ``restore()`` puts back what is left; for a program that ended well, nothing."""
+
+    #: the private modes watched, and their value at rest (True: set, as the cursor shown)
+    AT_REST = {25: True, 7: True, 1000: False, 1002: False, 1003: False, 1004: False, 1005: False, 1006: False,
+               1015: False, 1016: False, 2004: False, 2048: False, 1047: False, 1049: False, 47: False}  # fmt: skip
+    _MODES = re.compile(rb"\x1b\[\?([0-9;]{1,40})([hl])")
+    _KITTY = re.compile(rb"\x1b\[([<>])[0-9]{0,5}u")
+    TAIL = 48  # bytes of a sequence cut between two reads, kept to be read with the next
+
+    def __init__(self) -> None:
+        self.changed: dict[int, bool] = {}  # mode: its value now, where it is not the one at rest
+        self.kitty = False  # a keyboard mode pushed and not popped
+        self.tail = b""
+
+    def feed(self, data: bytes) -> None:
+        text = self.tail + data
+        # a sequence begun and not finished: its start read again with what follows (one read
+        # twice is harmless: setting a mode is the same once or twice)
+        escape = text.rfind(b"\x1b", max(0, len(text) - self.TAIL))
+        self.tail = text[escape:] if escape >= 0 else b""
+        if b"\x1b[" not in text:
+            return
+        for found in self._MODES.finditer(text):
+            on = found.group(2) == b"h"
+            for number in found.group(1).split(b";"):
+                mode = int(number) if number.isdigit() else -1
+                if mode in self.AT_REST:
+                    if on == self.AT_REST[mode]:
+                        self.changed.pop(mode, None)
+                    else:
+                        self.changed[mode] = on
+        for found in self._KITTY.finditer(text):
+            self.kitty = found.group(1) == b">"
+
+    def restore(self) -> bytes:
+        """The sequences that put the terminal back (the other screen left last, so
+        that what is reset is the player's own screen's state)."""
+        out = [b"\x1b[<u"] if self.kitty else []
+        screens = [m for m in (1049, 1047, 47) if m in self.changed]
+        for mode, on in sorted(self.changed.items()):
+            if mode not in screens:
+                out.append(b"\x1b[?%d%s" % (mode, b"h" if not on else b"l"))
+        if out or screens:
+            out.append(b"\x1b[0m")
+        out += [b"\x1b[?%dl" % m for m in screens]
+        return b"".join(out)
+
+
 # -- one connection ----------------------------------------------------------------------------
 
 
@@ -617,12 +741,26 @@ class _Door(asyncssh.SSHServer):
         self.logged_in = False
         self.gone = False
         self.told: set[str] = set()  # banners sent already
+        #: why keys were refused, told only if the login fails (a later key may be accepted)
+        self.refusals: dict[str, tuple[str, str]] = {}
+        self.refusals_told = False
         self.sessions: set[_Session] = set()  # channels open
         self.live = 0  # of them, with a child
         self.timer: asyncio.TimerHandle | None = None
 
     def __repr__(self) -> str:
         return f"{shown(self.name) or '(no name yet)'} from {self.address}"
+
+    def progress(self) -> int:
+        """How far its login has got: 0 connected, 1 the client said its version, 2 it
+        asked to log in (the key exchange done), 3 it offered a key this server takes."""
+        if self.key is not None:
+            return 3
+        if self.name:
+            return 2
+        if self.conn is not None and self.conn.get_extra_info("client_version"):
+            return 1
+        return 0
 
     def broken(self, where: str, exc: Exception) -> None:
         self.front.refused(f"Internal error in {where} for {self!r}: {exc!r}; the connection is closed.", ("internal error", "internal errors"))
@@ -657,6 +795,8 @@ class _Door(asyncssh.SSHServer):
             self.timer.cancel()
             self.timer = None
         was_pending = self.front.left(self)
+        if not self.logged_in:
+            self.log_refusals()  # a client that does not ask keyboard-interactive: never told
         if was_pending and exc is not None:
             self.front.refused(f"Lost {self!r} before it logged in: {shown(str(exc), 80)}", ("connection lost before login", "connections lost before login"))
 
@@ -685,7 +825,26 @@ class _Door(asyncssh.SSHServer):
         return False
 
     def kbdint_auth_supported(self) -> bool:
-        return False
+        """Offered once keys have been refused, and until their refusal is told: a client
+        tries keyboard-interactive when none of its keys got it in, and then (only then) it
+        is told why, as the challenge's instruction, with nothing to answer."""
+        return bool(self.refusals) and not self.refusals_told
+
+    @guarded(False)
+    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> tuple[str, str, str, list[tuple[str, bool]]] | bool:
+        if not self.refusals:
+            return False
+        self.log_refusals()
+        return "", "".join(sentence + "\r\n" for sentence in self.refusals), "", []
+
+    def validate_kbdint_response(self, username: str, responses: Any) -> bool:
+        return False  # nothing was asked: keyboard-interactive only ever tells why not
+
+    def log_refusals(self) -> None:
+        if not self.refusals_told:
+            self.refusals_told = True
+            for sentence, kind in self.refusals.items():
+                self.front.refused(f"Refused {self!r}: {sentence}", kind)
 
     def host_based_auth_supported(self) -> bool:
         return False
@@ -699,19 +858,20 @@ class _Door(asyncssh.SSHServer):
         if valid_name(username) is not None:
             return False  # told at begin_auth
         if front.allow is not None and not front.allow.admits(key, self.address):
-            self.refuse_login(NOT_LISTED, ("login refused: a key not on the list", "logins refused: keys not on the list"))
+            self.refusals.setdefault(NOT_LISTED, ("login refused: a key not on the list", "logins refused: keys not on the list"))
             return False
         fingerprint = key.get_fingerprint("sha256")
         assert front.identities is not None
         why = front.identities.check(username, fingerprint, claim=False)
         if why is not None:
-            self.refuse_login(why, ("login refused: a name held by another key", "logins refused: names held by other keys"))
+            self.refusals.setdefault(why, ("login refused: a name held by another key", "logins refused: names held by other keys"))
             return False
         self.key = fingerprint
         return True
 
     def refuse_login(self, sentence: str, kind: tuple[str, str]) -> None:
-        """A banner the client shows before its "Permission denied", once a connection."""
+        """A banner the client shows before its "Permission denied", once a connection:
+        for a login that cannot succeed whatever the key (a name that cannot be)."""
         if sentence in self.told:
             return
         self.told.add(sentence)
@@ -730,6 +890,7 @@ class _Door(asyncssh.SSHServer):
             self.end(why)
             return
         self.logged_in = True
+        self.refusals.clear()  # another key got in: the ones refused before are nobody's business
         self.player = front.identities.spelling(self.name)
         front.logged_in(self)
         self.wait_for_session()
@@ -815,6 +976,10 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.ending: str | None = None  # why the server ends it, told once the child is gone
         self.last_key = time.monotonic()
         self.idle_handle: asyncio.TimerHandle | None = None
+        self.home: str | None = None  # the child's own directory, removed when it has ended
+        self.modes_left = TerminalModes()  # what the child has set of the player's terminal
+        self.typing = Budget(INPUT_RATE, INPUT_BURST)
+        self.holds: set[str] = set()  # why the client's keys wait: "full" (the child does not read), "typing"
 
     def __repr__(self) -> str:
         return repr(self.door)
@@ -881,6 +1046,9 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if chan is None or self.closed:
             return
         try:
+            # a child killed, or ended by the server, did not put the terminal back: the
+            # player's shell would get mouse reports as keys, on the other screen, no cursor
+            chan.write(self.modes_left.restore())
             if sentence:  # on a line of its own, after whatever the child left on the screen
                 chan.write_stderr((("\r\n" if self.child is not None else "") + sentence + "\r\n").encode())
             if isinstance(status, str):
@@ -901,6 +1069,7 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     def output(self, data: bytes) -> None:
         if not self.closed and self.chan is not None:
+            self.modes_left.feed(data)
             self.chan.write(data)
 
     @guarded()
@@ -908,13 +1077,23 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.last_key = time.monotonic()
         if self.child is not None and datatype is None:
             self.child.write(data)
+            wait = self.typing.spend(len(data))
+            if wait > 0 and "typing" not in self.holds:  # a flood: slowed, never cut off
+                self.hold("typing", True)
+                asyncio.get_running_loop().call_later(wait, self.hold, "typing", False)
 
     def input_full(self, waiting: bool) -> None:
         """The child does not read what is typed: the client waits (the SSH window
         stays shut) until it has."""
-        if self.chan is not None and not self.closed:
+        self.hold("full", waiting)
+
+    def hold(self, why: str, on: bool) -> None:
+        """The client's keys wait while any reason holds them (its SSH window stays shut)."""
+        held = bool(self.holds)
+        self.holds.add(why) if on else self.holds.discard(why)
+        if self.chan is not None and not self.closed and held != bool(self.holds):
             with contextlib.suppress(Exception):
-                self.chan.pause_reading() if waiting else self.chan.resume_reading()
+                self.chan.pause_reading() if self.holds else self.chan.resume_reading()
 
     @guarded(True)
     def eof_received(self) -> bool:
@@ -947,7 +1126,7 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             return
         if time.monotonic() - self.last_key >= self.front.limits.idle:
             self.front.refused(f"Closed the session of {self!r}: idle.", ("session closed for being idle", "sessions closed for being idle"))
-            self.end(idle_sentence(self.front.limits.idle))
+            self.end(idle_sentence(self.front.limits.idle, self.front.is_seated(self)))
         else:
             self.watch_idle()
 
@@ -988,9 +1167,11 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 class SSHFront:
     """``cabinet serve``'s SSH server.  ``child(login)`` gives the argv and extra
     environment of each session's program; ``on_end(login)`` is told when a session
-    that had one has ended (its child reaped), whatever the reason.  Both are called
-    on the event loop, and must not block it; an exception out of either costs that
-    session only (and is logged)."""
+    that had one has ended (its child reaped), whatever the reason; ``seated(login)``
+    says whether the player has a seat at a table in play (a session ended by the
+    server tells them that their seats wait; a spectator is not told so).  All are
+    called on the event loop, and must not block it; an exception out of any costs
+    that session only (and is logged)."""
 
     def __init__(
         self,
@@ -999,6 +1180,7 @@ class SSHFront:
         allow: Path | None,
         child: Callable[[Login], tuple[list[str], dict[str, str]]],
         on_end: Callable[[Login], None] | None = None,
+        seated: Callable[[Login], bool] | None = None,
         limits: FrontLimits = FrontLimits(),
         log: Callable[[str], None] = print,
         identities: Any = None,
@@ -1009,6 +1191,7 @@ class SSHFront:
         self.allow_path = None if allow is None else Path(allow)
         self.child = child
         self.on_end = on_end
+        self.seated = seated
         self.limits = limits
         self.log = log
         self.host_fingerprint = ""  # SHA256:... of the host key, once started
@@ -1024,6 +1207,10 @@ class SSHFront:
         self.stopping = False
         self.quiet = asyncio.Event()  # no child running
         self.quiet.set()
+        #: where each session's program has a directory of its own (HOME, TMPDIR and the
+        #: working directory: nothing of the operator's), made at start, removed at close
+        self.homes: str | None = None
+        self.listening: list[tuple[int, str]] = []  # the family and address of each socket listened on
 
     @property
     def sessions(self) -> int:
@@ -1037,6 +1224,7 @@ class SSHFront:
         what it should be."""
         self.tally = Tally(self.log, burst=REFUSALS_LOGGED)
         key = load_or_make_host_key(self.data_dir / HOST_KEY, self.log)
+        self.homes = tempfile.mkdtemp(prefix="cabinet-sessions-")  # mode 0700
         self.host_fingerprint = key.get_fingerprint("sha256")
         self.identities = self.given_identities or Identities(self.data_dir / PLAYERS)
         if self.allow_path is not None:
@@ -1049,7 +1237,7 @@ class SSHFront:
             line_editor=False,
             public_key_auth=True,
             password_auth=False,
-            kbdint_auth=False,
+            kbdint_auth=True,  # only to say why a login failed: see _Door.kbdint_auth_supported
             host_based_auth=False,
             gss_host=None,  # no GSS key exchange or authentication
             x11_forwarding=False,
@@ -1060,6 +1248,7 @@ class SSHFront:
             keepalive_count_max=KEEPALIVE[1],
         )
         sockets = await bind_tcp(host, port)
+        self.listening = [(sock.family, sock.getsockname()[0]) for sock in sockets]
         try:
             for sock in sockets:
                 self.acceptors.append(await asyncssh.listen(sock=sock, options=options))
@@ -1071,6 +1260,10 @@ class SSHFront:
             raise
         return host, sockets[0].getsockname()[1]
 
+    def listening_on(self) -> list[tuple[int, str]]:
+        """The family and address of each TCP socket listened on."""
+        return list(self.listening)
+
     async def close(self) -> None:
         """Stop listening, end every session (each player told why), kill and reap
         every child, close every connection."""
@@ -1079,7 +1272,7 @@ class SSHFront:
             acceptor.close()
         for session in list(self.live):
             with contextlib.suppress(Exception):
-                session.end(STOPPING)
+                session.end(stopping(self.is_seated(session)))
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self.quiet.wait(), GRACE + 2.0)
         # the players' last words and exit statuses reach them before the connections close
@@ -1089,7 +1282,7 @@ class SSHFront:
         doors = list(self.doors)
         for door in doors:
             with contextlib.suppress(Exception):  # one gone meanwhile
-                door.end(STOPPING if door.logged_in else None)
+                door.end(STOPPING if door.logged_in else None)  # (sessions were told their own)
         waits = [door.conn.wait_closed() for door in doors if door.conn is not None]
         if waits:
             await asyncio.wait([asyncio.ensure_future(w) for w in waits], timeout=2.0)
@@ -1097,6 +1290,9 @@ class SSHFront:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(acceptor.wait_closed(), 2.0)
         self.acceptors = []
+        if self.homes is not None:
+            shutil.rmtree(self.homes, ignore_errors=True)
+            self.homes = None
         if self.tally is not None:
             self.tally.close()
 
@@ -1109,12 +1305,20 @@ class SSHFront:
             return
         self.doors.add(door)
         if self.pending_by_address[door.address] >= PENDING_PER_ADDRESS:
-            oldest = next(d for d in self.pending if d.address == door.address)
-            self.drop(oldest, f"{PENDING_PER_ADDRESS} at most from one address")
+            self.drop(self.weakest([d for d in self.pending if d.address == door.address]), f"{PENDING_PER_ADDRESS} at most from one address")
         if len(self.pending) >= PENDING_MAX:
-            self.drop(next(iter(self.pending)), f"{PENDING_MAX} at most")
+            self.drop(self.weakest(list(self.pending)), f"{PENDING_MAX} at most")
         self.pending[door] = None
         self.pending_by_address[door.address] += 1
+
+    def weakest(self, doors: list[_Door]) -> _Door:
+        """Of connections not logged in yet, the one to drop to make room: the one that has
+        got least far (a connection held open and silent never gets past the start, while
+        an honest client's handshake is under way within a millisecond), then one from the
+        address that holds the most of them (each address its share, so that many
+        addresses holding a few each cannot crowd out one holding one), then the oldest."""
+        order = {door: i for i, door in enumerate(self.pending)}
+        return min(doors, key=lambda d: (d.progress(), -self.pending_by_address[d.address], order.get(d, 0)))
 
     def drop(self, door: _Door, why: str) -> None:
         self.unpend(door)
@@ -1174,11 +1378,14 @@ class SSHFront:
             size=session.size,
         )
         try:
+            assert self.homes is not None
+            session.home = tempfile.mkdtemp(dir=self.homes, prefix="session-")
             argv, extra = self.child(login)
-            env = child_environment(login, dict(extra))
-            child = PtyChild(argv, env, session.size, session.modes, session.output, session.child_exited, session.input_full)
+            env = child_environment(login, dict(extra), session.home)
+            child = PtyChild(argv, env, session.size, session.modes, session.output, session.child_exited, session.input_full, home=session.home)
         except Exception as exc:  # noqa: BLE001 - the caller's function, the system: this session only
             self.log(f"Could not start a session for {session!r}: {exc!r}")
+            self.clear_home(session)
             session.finish(1, NO_START)
             return
         session.child, session.login = child, login
@@ -1192,12 +1399,28 @@ class SSHFront:
         session.watch_idle()
         self.log(f"{login.name} from {door.address}: session started ({login.size[0]}x{login.size[1]} {login.term}, pid {child.pid}).")
 
+    def is_seated(self, session: _Session) -> bool:
+        if self.seated is None or session.login is None:
+            return False
+        try:
+            return self.seated(session.login)
+        except Exception as exc:  # noqa: BLE001 - the caller's: the goodbye says less, nothing worse
+            self.log(f"seated failed for {session!r}: {exc!r}")
+            return False
+
+    def clear_home(self, session: _Session) -> None:
+        """The session's directory goes with it, and whatever its program left there."""
+        if session.home is not None:
+            shutil.rmtree(session.home, ignore_errors=True)
+            session.home = None
+
     def over(self, session: _Session, returncode: int) -> None:
         """A session's child has ended and is reaped."""
         door = session.door
         if session not in self.live:
             return
         self.live.discard(session)
+        self.clear_home(session)
         key = door.key or ""
         self.live_by_key[key] -= 1
         if self.live_by_key[key] <= 0:

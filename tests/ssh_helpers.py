@@ -17,6 +17,7 @@ Everything waits on a condition with a deadline, never on a fixed sleep.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -35,6 +36,28 @@ WAIT = 10.0  # seconds any one thing may take before a test fails
 
 
 # -- the stand-in child -----------------------------------------------------------------------
+
+#: what Textual writes of its terminal's modes when it starts, and when it ends well: the
+#: other screen, the cursor hidden, the mouse reported, bracketed paste, focus reports, and
+#: the kitty keyboard protocol
+SCREEN_ON = "\x1b[?1049h\x1b[?25l\x1b[?1000h\x1b[?1003h\x1b[?1015h\x1b[?1006h\x1b[?2004h\x1b[?1004h\x1b[>1u"
+SCREEN_OFF = "\x1b[?1000l\x1b[?1003l\x1b[?1015l\x1b[?1006l\x1b[?2004l\x1b[<u\x1b[?1049l\x1b[?25h\x1b[?1004l"
+
+
+def modes_left_on(output: bytes | str) -> list[str]:
+    """Of the modes SCREEN_ON sets, those a terminal that was sent ``output`` is left in:
+    each mode's last word, set or reset, is the one that stands."""
+    text = output.decode("utf-8", "replace") if isinstance(output, bytes) else output
+    left = []
+    for mode in ("1049", "1000", "1003", "1015", "1006", "2004", "1004"):
+        if text.rfind(f"\x1b[?{mode}h") > text.rfind(f"\x1b[?{mode}l"):
+            left.append(f"?{mode}h")
+    if text.rfind("\x1b[?25l") > text.rfind("\x1b[?25h"):
+        left.append("cursor hidden")
+    if text.rfind("\x1b[>1u") > text.rfind("\x1b[<u"):
+        left.append("kitty keyboard")
+    return left
+
 
 
 def stand_in(directory: str) -> None:
@@ -55,11 +78,26 @@ def stand_in(directory: str) -> None:
         flush=True,
     )
     print("ENV=" + ",".join(sorted(os.environ)), flush=True)
+    import resource
+
+    umask = os.umask(0)
+    os.umask(umask)
+    home = os.environ.get("HOME", "")
+    print(
+        f"HOME={home} CWD={os.getcwd()} UMASK={umask:03o} PATH={os.environ.get('PATH')} TMPDIR={os.environ.get('TMPDIR')} "
+        f"HOMEFILES={len(os.listdir(home)) if os.path.isdir(home) else -1} "
+        f"DATA={resource.getrlimit(resource.RLIMIT_DATA)[0]} FSIZE={resource.getrlimit(resource.RLIMIT_FSIZE)[0]}",
+        flush=True,
+    )
     signal.signal(signal.SIGWINCH, lambda *_: print(f"RESIZED={size()}", flush=True))
     for line in sys.stdin:
         line = line.rstrip("\r\n")
         if line.startswith("exit "):
             sys.exit(int(line[5:]))
+        if line in ("screen", "unscreen"):  # what a full-screen app does to its terminal, and undoes
+            sys.stdout.write(SCREEN_ON if line == "screen" else SCREEN_OFF)
+            print(f"{line.upper()} DONE", flush=True)
+            continue
         if line.startswith("flood "):  # lines numbered 0 to N-1, as fast as the terminal takes them
             out = sys.stdout.buffer
             for start in range(0, int(line[6:]), 1000):
@@ -95,6 +133,7 @@ def launch(config_path: str) -> None:
             allow=Path(config["allow"]) if config.get("allow") else None,
             child=child,
             on_end=lambda login: say(f"END {login.name}"),
+            seated=lambda login: login.name not in config.get("unseated", []),  # the rest only watch
             limits=FrontLimits(**config.get("limits", {})),
             log=lambda line: say("LOG " + line),
         )
@@ -152,20 +191,24 @@ def client_env(home: Path, **more: str) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8", **more}
 
 
-def ssh_args(port: int, key: Path, user: str, *extra: str, tty: bool = True, command: list[str] | None = None) -> list[str]:
+def ssh_args(port: int, key: Path | list[Path], user: str, *extra: str, tty: bool = True, command: list[str] | None = None, batch: bool = True) -> list[str]:
+    """``batch``: as a script runs ssh (BatchMode); else as a player does, which is the
+    only way to hear why a login was refused: ssh in BatchMode skips keyboard-interactive,
+    where the server says it (see net.ssh's _Door.kbdint_auth_supported)."""
+    keys = [key] if isinstance(key, Path) else key
     return [
-        "ssh", "-F", "/dev/null", "-p", str(port), "-i", str(key),
+        "ssh", "-F", "/dev/null", "-p", str(port), *(a for k in keys for a in ("-i", str(k))),
         "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
-        "-o", "IdentitiesOnly=yes", "-o", "BatchMode=yes", "-o", "PasswordAuthentication=no",
+        "-o", "IdentitiesOnly=yes", *(["-o", "BatchMode=yes"] if batch else []), "-o", "PasswordAuthentication=no",
         "-o", "SendEnv=LANG LC_* COLORTERM NO_COLOR SECRET",
         *(["-tt"] if tty else []), *extra, f"{user}@127.0.0.1", *(command or []),
     ]  # fmt: skip
 
 
-def run_ssh(port: int, key: Path, user: str, *extra: str, home: Path, tty: bool = True, command: list[str] | None = None, timeout: float = WAIT) -> subprocess.CompletedProcess[str]:
+def run_ssh(port: int, key: Path | list[Path], user: str, *extra: str, home: Path, tty: bool = True, command: list[str] | None = None, timeout: float = WAIT, batch: bool = True) -> subprocess.CompletedProcess[str]:
     """ssh to its end, with nothing to read on its stdin; its output and status."""
     return subprocess.run(
-        ssh_args(port, key, user, *extra, tty=tty, command=command),
+        ssh_args(port, key, user, *extra, tty=tty, command=command, batch=batch),
         stdin=subprocess.DEVNULL, capture_output=True, text=True, env=client_env(home), timeout=timeout,
     )
 
@@ -173,13 +216,13 @@ def run_ssh(port: int, key: Path, user: str, *extra: str, home: Path, tty: bool 
 class Front:
     """A front in a process of its own (the launcher), and the lines it prints."""
 
-    def __init__(self, root: Path, allow: Path | None = None, **limits: Any) -> None:
+    def __init__(self, root: Path, allow: Path | None = None, unseated: list[str] | None = None, **limits: Any) -> None:
         self.root = root
         self.data = root / "data"
         self.pids = root / "pids"
         self.pids.mkdir(parents=True, exist_ok=True)
         self.config = root / "front.json"
-        self.config.write_text(json.dumps({"data": str(self.data), "pids": str(self.pids), "allow": str(allow) if allow else None, "limits": limits}))
+        self.config.write_text(json.dumps({"data": str(self.data), "pids": str(self.pids), "allow": str(allow) if allow else None, "limits": limits, "unseated": unseated or []}))
         self.lines: list[str] = []
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[str] | None = None
@@ -271,15 +314,17 @@ def gone(pid: int) -> bool:
 class Player:
     """``ssh -tt`` at a terminal of ``rows`` x ``cols``, under pexpect."""
 
-    def __init__(self, front: Front, key: Path, user: str, *extra: str, rows: int = 24, cols: int = 80, **env: str) -> None:
+    def __init__(self, front: Front, key: Path | list[Path], user: str, *extra: str, rows: int = 24, cols: int = 80, batch: bool = True, **env: str) -> None:
         import pexpect
 
         self.pexpect = pexpect
-        argv = ssh_args(front.port, key, user, *extra)
+        argv = ssh_args(front.port, key, user, *extra, batch=batch)
         self.child = pexpect.spawn(
             argv[0], argv[1:], dimensions=(rows, cols), env=client_env(front.root, **env),
             timeout=WAIT, encoding="utf-8", codec_errors="replace",
         )  # fmt: skip
+        self.seen = io.StringIO()  # everything the client's terminal was sent
+        self.child.logfile_read = self.seen
 
     def expect(self, pattern: str, timeout: float = WAIT) -> re.Match[str]:
         try:

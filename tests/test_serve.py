@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from tests.pg import pg_url  # noqa: F401  (the fixture)
-from tests.ssh_helpers import WAIT, client_env, keygen, run_ssh, ssh_args, until
+from tests.ssh_helpers import WAIT, client_env, keygen, modes_left_on, run_ssh, ssh_args, until
 from tests.terminal import CABINET, Terminal
 from tests.test_hall import Audit
 from tui.serve import Server
@@ -229,6 +229,8 @@ def test_a_player_plays_a_bot_leaves_and_finds_the_seat_again_after_a_restart(tm
             # the player is told, in one sentence, and the session ends
             again.wait_exit(timeout=WAIT)
             assert "The server is stopping; your seats wait for you." in again.raw.decode(errors="replace")
+            # and the terminal is given back: the player's own screen, no mouse reports, a cursor
+            assert modes_left_on(bytes(again.raw)) == [], again.raw[-400:]
         serve.wait_line(r"^Stopping: every table is saved\.")
         serve.check_clean()
 
@@ -282,13 +284,44 @@ def test_two_keys_at_one_table_each_see_only_their_own_hand(tmp_path: Path, keys
 # -- the operator ------------------------------------------------------------------------------
 
 
+def test_a_session_reaches_nothing_of_the_servers_machine(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """The palette of a served session offers no screenshot (which wrote into the
+    operator's home, and showed its path to whoever asked); its program has a private
+    empty home of its own, and a spectator at a stop is not told of seats it has not."""
+    operator = tmp_path / "operator"
+    operator.mkdir()
+    serve = Serve(tmp_path / "data", env={"HOME": str(operator), "SECRET_TOKEN": "hunter2"}).start()
+    try:
+        with closing(player(serve.port, keys["eve"], "eve", tmp_path)) as eve:
+            eve.press("ctrl+p")
+            eve.wait_for("Keys")  # the palette's commands, listed
+            assert "Screenshot" not in eve.screen_text()
+            eve.type("screenshot")
+            eve.press("enter")
+            eve.press("escape")
+            eve.wait_for("Cabinet · eve")
+            pid = int(serve.wait_line(r"eve from 127\.0\.0\.1: session started \(.*pid (\d+)\)").group(1))
+            environ = dict(item.split("=", 1) for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
+            assert "SECRET_TOKEN" not in environ and environ["HOME"] != str(operator)
+            assert Path(f"/proc/{pid}/cwd").resolve() == Path(environ["HOME"]).resolve()
+            assert serve.stop() == 0
+            eve.wait_exit(timeout=WAIT)
+            said = eve.raw.decode(errors="replace")
+            assert "The server is stopping; every table is saved." in said and "your seats" not in said
+            assert modes_left_on(bytes(eve.raw)) == []
+    finally:
+        serve.stop()
+    assert list(operator.rglob("*")) == [], "nothing written in the operator's home"
+    serve.check_clean()
+
+
 def test_what_is_not_a_game_is_refused_in_a_sentence_and_logged(tmp_path: Path, keys: dict[str, Path]) -> None:
     allow = tmp_path / "authorized_keys"
     allow.write_text("".join(Path(f"{keys[n]}.pub").read_text() for n in ("ann", "bob")))
     serve = Serve(tmp_path / "data", "--allow", str(allow)).start()
     try:
         serve.wait_line(rf"admitting only the keys in {re.escape(str(allow))}")
-        stranger = run_ssh(serve.port, keys["eve"], "eve", home=tmp_path)
+        stranger = run_ssh(serve.port, keys["eve"], "eve", home=tmp_path, batch=False)  # as a player, not a script
         assert "Your key is not on this server's list of players; ask its operator to add it." in stranger.stderr
         assert stranger.returncode == 255
         serve.wait_line(r"^Refused eve from 127\.0\.0\.1: Your key is not on this server's list")
@@ -308,7 +341,7 @@ def test_what_is_not_a_game_is_refused_in_a_sentence_and_logged(tmp_path: Path, 
         assert "Cabinet offers no sftp: connect without -s." in sftp.stderr
 
         # a name held by another listed key
-        taken = run_ssh(serve.port, keys["bob"], "ann", home=tmp_path)
+        taken = run_ssh(serve.port, keys["bob"], "ann", home=tmp_path, batch=False)
         assert "The name ann belongs to another key." in taken.stderr and taken.returncode == 255
 
         # and after all that, a listed key still plays
@@ -383,7 +416,7 @@ def test_two_servers_on_one_database_agree_on_who_holds_a_name(tmp_path: Path, k
         with closing(player(first.port, keys["ann"], "ann", tmp_path)) as ann:
             ann.press("q")
             assert ann.wait_exit(timeout=WAIT) == 0
-        taken = run_ssh(second.port, keys["bob"], "Ann", home=tmp_path)
+        taken = run_ssh(second.port, keys["bob"], "Ann", home=tmp_path, batch=False)
         assert "The name ann belongs to another key." in taken.stderr and taken.returncode == 255
         second.wait_line(r"^Refused .*The name ann belongs to another key")
         with closing(player(second.port, keys["ann"], "ann", tmp_path)) as ann:

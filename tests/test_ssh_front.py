@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.ssh_helpers import WAIT, Front, Player, client_env, fingerprint, gone, keygen, run_ssh, ssh_args, until
+from net.ssh import FILE_MAX, MEMORY_MAX, OUTPUT_BURST, OUTPUT_RATE
+from tests.ssh_helpers import WAIT, Front, Player, client_env, fingerprint, gone, keygen, modes_left_on, run_ssh, ssh_args, until
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["which", "ssh"], capture_output=True).returncode != 0, reason="needs the OpenSSH client"
@@ -63,14 +64,26 @@ def test_a_session_reaches_its_child_in_a_terminal_and_back(front: Front, keys: 
     assert said["size"] == "100x30"
     assert said["foreground"] == "yes", "the pty is the child's controlling terminal, and it leads its group there"
     env = set(p.expect(r"ENV=(\S+)").group(1).split(","))
-    assert env == {"COLORTERM", "HOME", "LANG", "PATH", "STAND_IN_NAME", "TERM"}, "a small environment, nothing of the server's"
+    assert env == {"COLORTERM", "HOME", "LANG", "PATH", "STAND_IN_NAME", "TERM", "TMPDIR"}, "a small environment, nothing of the server's"
+    place = dict(pair.split("=", 1) for pair in p.expect(r"HOME=.*FSIZE=\S+").group(0).split())
+    home = place["HOME"]
+    assert home != os.environ.get("HOME") and not home.startswith(str(Path.home())), "not the operator's home"
+    assert place["CWD"] == home == place["TMPDIR"] and place["HOMEFILES"] == "0", "a private, empty directory of its own"
+    assert stat.S_IMODE(os.stat(Path(home).parent).st_mode) == 0o700, "which no other user may enter"
+    assert place["UMASK"] == "077" and place["PATH"] == os.defpath
+    assert int(place["DATA"]) == MEMORY_MAX and int(place["FSIZE"]) == FILE_MAX, "its memory and what it may write bounded"
 
     p.send_line("hello, héllo")  # UTF-8 both ways, bytes untouched
     p.expect("GOT:hello, héllo")
     p.child.setwinsize(40, 120)
     p.expect(r"RESIZED=120x40")
+    p.send_line("screen")
+    p.expect("SCREEN DONE")
+    p.send_line("unscreen")  # as an app that ends well puts its terminal back itself
+    p.expect("UNSCREEN DONE")
     p.send_line("exit 3")
     assert p.ends() == 3, "the child's exit status is the client's"
+    assert p.seen.getvalue().count("\x1b[?1049l") == 1, "nothing is added to what the child put back itself"
 
     login = json.loads(front.wait_line(r"^LOGIN (.*)", start=mark).group(1))
     assert login["name"] == "ann" and login["key"] == fingerprint(keys["a"])
@@ -78,6 +91,7 @@ def test_a_session_reaches_its_child_in_a_terminal_and_back(front: Front, keys: 
     assert login["env"] == {"LANG": "C.UTF-8", "COLORTERM": "truecolor"}, "SECRET was sent, and filtered out"
     front.wait_line(r"ann from 127\.0\.0\.1: session ended \(exit status 3\)", start=mark)
     front.wait_line(r"^END ann", start=mark)
+    assert not Path(home).exists(), "the session's directory goes with it"
     assert not any("hunter2" in line for line in front.lines)
 
 
@@ -88,7 +102,7 @@ def test_a_name_belongs_to_the_first_key_that_uses_it(front: Front, keys: dict[s
         p.send_line("exit 0")
         assert p.ends() == 0
     for name in ("bob", "BOB"):  # names are the same whatever their case
-        other = run_ssh(front.port, keys["c"], name, home=front.root)
+        other = run_ssh(front.port, keys["c"], name, home=front.root, batch=False)
         assert "The name bob belongs to another key." in other.stderr
         assert PERMISSION_DENIED in other.stderr and other.returncode == 255
     p, said = player(front, keys["b"], "Bob")
@@ -97,7 +111,10 @@ def test_a_name_belongs_to_the_first_key_that_uses_it(front: Front, keys: dict[s
     assert p.ends() == 0
 
     bad = run_ssh(front.port, keys["c"], "b!b", home=front.root)
-    assert "A name has only letters, digits, '-', '_' and '.' in it." in bad.stderr and bad.returncode == 255
+    assert "A name has only letters (a to z, without accents), digits, '-', '_' and '.' in it." in bad.stderr and bad.returncode == 255
+    for accented in ("élodie", "zoé"):  # a name the server cannot take says why: ASCII only
+        bad = run_ssh(front.port, keys["c"], accented, home=front.root)
+        assert "(a to z, without accents)" in bad.stderr and bad.returncode == 255
 
     players = front.data / "players.json"
     assert stat.S_IMODE(players.stat().st_mode) == 0o600
@@ -157,10 +174,11 @@ def test_port_forwarding_is_refused_both_ways(front: Front, keys: dict[str, Path
 
 def test_an_allow_list_admits_its_keys_only(tmp_path: Path, keys: dict[str, Path]) -> None:
     allow = tmp_path / "authorized_keys"
-    allow.write_text("# the operator's friends\n" + Path(str(keys["a"]) + ".pub").read_text())
+    allow.write_text("# the operator's friends\n" + Path(str(keys["a"]) + ".pub").read_text() + "ssh-ed25519 AAAAC3Nza-a-key-cut-short cy\n")
     listed = Front(tmp_path, allow=allow).start()
     try:
-        stranger = run_ssh(listed.port, keys["b"], "bob", home=tmp_path)
+        listed.wait_line(r"authorized_keys, line 3: not a public key Cabinet can read \(ssh-ed25519 AAAAC3Nza-a-key-cu\.\.\.\); it is skipped\.")
+        stranger = run_ssh(listed.port, keys["b"], "bob", home=tmp_path, batch=False)
         assert "Your key is not on this server's list of players; ask its operator to add it." in stranger.stderr
         assert PERMISSION_DENIED in stranger.stderr and stranger.returncode == 255
         listed.wait_line(r"Refused bob from 127\.0\.0\.1: Your key is not on this server's list")
@@ -169,6 +187,16 @@ def test_an_allow_list_admits_its_keys_only(tmp_path: Path, keys: dict[str, Path
         assert said["name"] == "ann"
         p.send_line("exit 0")
         assert p.ends() == 0
+
+        # a key refused before one that is taken: the player gets in, and hears of no refusal
+        mark = listed.mark()
+        p, said = player(listed, [keys["b"], keys["a"]], "ann", batch=False)
+        assert said["name"] == "ann"
+        p.send_line("exit 0")
+        assert p.ends() == 0
+        assert "not on this server's list" not in p.child.before and "Permission denied" not in p.child.before
+        listed.wait_line(r"^END ann", start=mark)
+        assert listed.find(r"Refused", start=mark) is None, "nor does the log call it a refusal"
 
         allow.write_text(allow.read_text() + Path(str(keys["b"]) + ".pub").read_text())  # read again when it changes
         p, said = player(listed, keys["b"], "bob")
@@ -206,7 +234,7 @@ def test_sessions_per_key_and_in_all_are_limited(tmp_path: Path, keys: dict[str,
 
 
 def test_slow_logins_idle_sessions_and_sessionless_connections_are_closed(tmp_path: Path, keys: dict[str, Path]) -> None:
-    quick = Front(tmp_path, login_timeout=2.0, idle=2.5).start()  # short, yet room for a loaded machine
+    quick = Front(tmp_path, unseated=["sam"], login_timeout=2.0, idle=2.5).start()  # short, yet room for a loaded machine
     try:
         with socket.create_connection(("127.0.0.1", quick.port)) as silent:
             silent.sendall(b"SSH-2.0-Silent\r\n")  # then nothing
@@ -221,11 +249,19 @@ def test_slow_logins_idle_sessions_and_sessionless_connections_are_closed(tmp_pa
         assert idle.returncode == 255 and "Cabinet needs a terminal: connect with ssh -t." in idle.stderr
 
         p, _ = player(quick, keys["a"], "ann")
+        p.send_line("screen")  # its terminal in the state a full-screen app puts it in
+        p.expect("SCREEN DONE")
         p.send_line("still here")  # a key pressed puts the idle time off
         p.expect("GOT:still here")
         p.expect("Closed after 2.5 seconds without a key pressed; your seats wait for you.", timeout=8)
         assert p.ends() == 1
+        assert modes_left_on(p.seen.getvalue()) == [], "the player's terminal is given back as it was"
         until(lambda: gone(quick.pid_of("ann")), what="the idle child gone")
+
+        p, _ = player(quick, keys["b"], "sam")  # who only watches is not told of seats
+        p.expect("Closed after 2.5 seconds without a key pressed.", timeout=8)
+        assert "your seats" not in p.child.before
+        assert p.ends() == 1
     finally:
         quick.stop()
     quick.check_clean()
@@ -257,12 +293,16 @@ def test_a_crashing_child_ends_its_own_session_only(front: Front, keys: dict[str
 
 
 def test_a_flood_of_output_arrives_whole_and_in_order(front: Front, keys: dict[str, Path]) -> None:
-    """Nine megabytes from the child, to a client that reads nothing for a moment (the
-    front stops reading the pty while the channel's buffer is full, then goes on)."""
+    """Four and a half megabytes from the child, to a client that reads nothing for a
+    moment (the front stops reading the pty while the channel's buffer is full, then goes
+    on), more than a session may send at once (OUTPUT_BURST: the rest is slowed to
+    OUTPUT_RATE, and still arrives whole)."""
+    lines = 500_000
+    assert lines * 9 > OUTPUT_BURST + OUTPUT_RATE
     client = subprocess.Popen(ssh_args(front.port, keys["a"], "ann"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=client_env(front.root))
     try:
         assert client.stdin is not None and client.stdout is not None
-        client.stdin.write(b"flood 1000000\n")
+        client.stdin.write(b"flood %d\n" % lines)
         client.stdin.flush()
         time.sleep(0.5)  # pacing, not an assertion: a terminal that does not read yet
         out = bytearray()
@@ -271,7 +311,7 @@ def test_a_flood_of_output_arrives_whole_and_in_order(front: Front, keys: dict[s
             assert chunk, "the flood cut short"
             out += chunk
         numbers = [line for line in out.replace(b"\r", b"").split(b"\n") if len(line) == 8 and line.isdigit()]
-        assert numbers == [b"%08d" % i for i in range(1000000)]
+        assert numbers == [b"%08d" % i for i in range(lines)]
         client.stdin.write(b"exit 0\n")
         client.stdin.flush()
         client.stdout.read()
@@ -323,18 +363,24 @@ def test_garbage_and_a_crowd_that_never_logs_in_leave_sessions_working(front: Fr
 
 
 def test_the_host_key_is_kept_and_closing_ends_every_session(tmp_path: Path, keys: dict[str, Path]) -> None:
-    first = Front(tmp_path).start()
+    first = Front(tmp_path, unseated=["sam"]).start()
     try:
         host_key = first.data / "host_key"
         assert stat.S_IMODE(host_key.stat().st_mode) == 0o600
         assert fingerprint(host_key) == first.fingerprint
         p, said = player(first, keys["a"], "ann")
         pid = first.pid_of("ann")
+        p.send_line("screen")
+        p.expect("SCREEN DONE")
+        watcher, _ = player(first, keys["b"], "sam")
     finally:
-        first.stop()  # with ann playing
+        first.stop()  # with ann playing, and sam watching
     p.expect("The server is stopping; your seats wait for you.")
     assert p.ends() == 1
+    assert modes_left_on(p.seen.getvalue()) == [], "the player's terminal is given back as it was"
     assert gone(pid)
+    watcher.expect("The server is stopping; every table is saved.")
+    assert watcher.ends() == 1
     assert first.find(r"^CLOSED 0$")
 
     again = Front(tmp_path).start()

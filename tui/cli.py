@@ -82,6 +82,7 @@ def build_parser() -> Parser:
     serve.add_argument("--max-sessions", type=int, default=200, metavar="N", help="SSH sessions at once, in all")
     serve.add_argument("--sessions-per-key", type=int, default=4, metavar="N", help="SSH sessions at once of one key")
     serve.add_argument("--idle", type=float, default=3600.0, metavar="S", help="seconds without a key pressed before a session is closed")
+    serve.add_argument("--log", metavar="FILE", type=Path, help="append the server's log to FILE, each line timed (default: stderr)")
 
     # started by cabinet serve for each SSH session, in its terminal (CABINET_HALL, CABINET_TOKEN)
     sub.add_parser("lobby", help=argparse.SUPPRESS)

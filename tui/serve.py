@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import signal
@@ -89,10 +90,13 @@ class Server:
             if token is not None:
                 self.hall.close_session(token)
 
+        def seated(login: Login) -> bool:
+            return self.hall.seated(login.name)
+
         # with a shared store, names live in it too: every server on it agrees on who is who
         store = hall.get("store")
         identities = StoredIdentities(store) if store is not None and hasattr(store, "claim_name") else None
-        self.front = SSHFront(data, allow=allow, child=child, on_end=ended, limits=limits or FrontLimits(), log=log, identities=identities)
+        self.front = SSHFront(data, allow=allow, child=child, on_end=ended, seated=seated, limits=limits or FrontLimits(), log=log, identities=identities)
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
         """The hall resumed, then the front listening; the address it listens on.
@@ -113,8 +117,33 @@ class Server:
         await self.hall.close()
 
 
+def open_log(path: Path | None) -> logging.Logger:
+    """The server's log: ``path`` (appended to, each line with its time), else stderr.
+
+    Through Python's logging, whose handlers never raise: a log that cannot be written
+    (a pipe whose reader went, as ``cabinet serve | head -1``; a full disk) loses its
+    lines, and never stops the server nor its goodbye to the players."""
+    logging.raiseExceptions = False  # a failed write is dropped, without a traceback on stderr
+    logger = logging.getLogger("cabinet.serve")
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    handler: logging.Handler
+    if path is None:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+    else:
+        # WatchedFileHandler: a log rotated away (logrotate) is opened again at its name
+        from logging.handlers import WatchedFileHandler
+
+        handler = WatchedFileHandler(path, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+    logger.handlers[:] = [handler]
+    return logger
+
+
 def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from net.server import is_loopback
+    from net.server import is_loopback, join_hosts
+    from net.protocol import Address
     from net.ssh import FrontLimits
 
     host, port = parse_listen(parser, args.listen)
@@ -131,6 +160,11 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"cabinet serve: cannot use {data} for the server's data: {exc.strerror or exc}.", file=sys.stderr)
         return 1
+    try:
+        logger = open_log(args.log)
+    except OSError as exc:
+        print(f"cabinet serve: cannot write the log to {args.log}: {exc.strerror or exc}.", file=sys.stderr)
+        return 1
 
     store = None
     if args.store is not None:
@@ -145,7 +179,7 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             return 1
 
     def log(line: str) -> None:
-        print(line, flush=True)
+        logger.info(line)
 
     async def serve() -> int:
         limits = FrontLimits(sessions_per_key=args.sessions_per_key, sessions=args.max_sessions, idle=args.idle)
@@ -166,14 +200,22 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         kept = f"tables in {store.where}, the rest in {data}" if store is not None else f"data in {data}"
         log(f"Cabinet serves on {shown}:{bound_port} ({tables} table{'s' if tables != 1 else ''} resumed; {kept}).")
         log(f"  host key: {server.front.host_fingerprint}")
-        log(f"  players: ssh -p {bound_port} NAME@{'THIS-MACHINE' if not is_loopback(bound_host) else shown}")
+        # as cabinet host does: a server on every address is reached by this machine's own
+        hosts, beyond = await join_hosts(Address(host=bound_host, port=bound_port), server.front.listening_on())
+        ssh = [f"ssh -p {bound_port} NAME@{f'[{h}]' if ':' in h else h}" if bound_port != 22 else f"ssh NAME@{h}" for h in hosts]
+        log(f"  players: {ssh[0]}")
+        others = [line for line, h in zip(ssh[1:], hosts[1:]) if not is_loopback(h)]
+        local = [line for line, h in zip(ssh[1:], hosts[1:]) if is_loopback(h)]
+        if others or local:
+            parts = ([f"other addresses: {', '.join(others)}"] if others else []) + ([f"from this machine: {', '.join(local)}"] if local else [])
+            log(f"  ({'; '.join(parts)})")
         if args.allow is not None:
             log(f"  admitting only the keys in {args.allow}")
-        if not is_loopback(bound_host):
-            print(
-                f"cabinet serve: warning: {shown}:{bound_port} can be reached from other machines: anyone who can "
-                "reach it may claim a name with their key" + ("" if args.allow else " (--allow AUTHORIZED_KEYS admits only your friends' keys)") + ".",
-                file=sys.stderr, flush=True,
+        elif beyond:
+            logger.warning(
+                f"cabinet serve: warning: {shown}:{bound_port} can be reached from other machines, and without "
+                "--allow anyone who can reach it may claim a name with their key (--allow AUTHORIZED_KEYS admits "
+                "only your friends' keys)."
             )
         log("Ctrl-C stops the server; starting it again resumes every table.")
         try:
