@@ -80,6 +80,19 @@ OUTPUT_HIGH = 256 * 1024  # bytes waiting in a channel before the pty is no long
 INPUT_MAX = 64 * 1024  # bytes typed that the child has not read, before the client is made to wait
 DRAIN_MAX = 1024 * 1024  # bytes of a finished child's last output still relayed
 KEEPALIVE = (30.0, 4)  # seconds between keepalives to a silent client, and how many unanswered end it
+#: the key exchanges offered: asyncssh's own, curve25519 first and the post-quantum hybrids last.
+#: The client's order picks the one used (RFC 4253, 7.1), so a client that prefers a hybrid still
+#: gets it; the server's first counts only for a client that sends the packet of its guess with its
+#: KEXINIT, as dropbear's dbclient does (curve25519-sha256).  Its guess is right only if it is the
+#: server's first too; asyncssh calls it right whenever it is the one agreed on, and with a hybrid
+#: first, dbclient's second packet ended every connection ("Key exchange not in progress").
+KEX_ALGS = [
+    alg.decode()
+    for alg in sorted(
+        asyncssh.kex.get_default_kex_algs(),
+        key=lambda alg: (not alg.startswith(b"curve25519-"), alg.startswith((b"mlkem", b"sntrup"))),
+    )
+]
 #: columns and rows a session's terminal may have: a bigger one is taken to be this big.
 #: A screen costs memory and output by its area, and no table uses more than this;
 #: a client claiming 65535x65535 would otherwise cost the server a gigabyte.
@@ -1246,6 +1259,7 @@ class SSHFront:
             login_timeout=self.limits.login_timeout + LOGIN_SLACK,
             keepalive_interval=KEEPALIVE[0],
             keepalive_count_max=KEEPALIVE[1],
+            kex_algs=KEX_ALGS,
         )
         sockets = await bind_tcp(host, port)
         self.listening = [(sock.family, sock.getsockname()[0]) for sock in sockets]
