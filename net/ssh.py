@@ -1326,13 +1326,14 @@ class SSHFront:
         self.pending_by_address[door.address] += 1
 
     def weakest(self, doors: list[_Door]) -> _Door:
-        """Of connections not logged in yet, the one to drop to make room: the one that has
-        got least far (a connection held open and silent never gets past the start, while
-        an honest client's handshake is under way within a millisecond), then one from the
-        address that holds the most of them (each address its share, so that many
-        addresses holding a few each cannot crowd out one holding one), then the oldest."""
+        """Of connections not logged in yet, the one to drop to make room: one of the
+        address that holds the most of them (each address its fair share: many addresses
+        holding a few each cannot crowd out one holding one), and of those, the one that
+        has got least far (a connection held open and silent never gets past the start,
+        while an honest client's handshake is under way within a millisecond), then the
+        oldest."""
         order = {door: i for i, door in enumerate(self.pending)}
-        return min(doors, key=lambda d: (d.progress(), -self.pending_by_address[d.address], order.get(d, 0)))
+        return min(doors, key=lambda d: (-self.pending_by_address[d.address], d.progress(), order.get(d, 0)))
 
     def drop(self, door: _Door, why: str) -> None:
         self.unpend(door)

@@ -16,12 +16,13 @@ import signal
 import socket
 import stat
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from net.ssh import FILE_MAX, MEMORY_MAX, OUTPUT_BURST, OUTPUT_RATE
+from net.ssh import FILE_MAX, MEMORY_MAX, OUTPUT_BURST, OUTPUT_RATE, SIZE_MAX
 from tests.ssh_helpers import WAIT, Front, Player, client_env, fingerprint, gone, keygen, modes_left_on, run_ssh, ssh_args, until
 
 pytestmark = pytest.mark.skipif(
@@ -393,3 +394,74 @@ def test_the_host_key_is_kept_and_closing_ends_every_session(tmp_path: Path, key
         again.stop()
     first.check_clean()
     again.check_clean()
+
+
+# -- what a stranger cannot do to the others ------------------------------------------------------
+
+
+def test_a_huge_window_is_taken_to_be_as_big_as_a_screen_can_use(front: Front, keys: dict[str, Path]) -> None:
+    """65535x65535 cost a session a gigabyte: the pty is given SIZE_MAX at most, at the
+    start and at every change of the window."""
+    p, said = player(front, keys["a"], "ann", rows=65535, cols=65535)
+    assert said["size"] == f"{SIZE_MAX[0]}x{SIZE_MAX[1]}"
+    p.child.setwinsize(30, 100)
+    p.expect(r"RESIZED=100x30")
+    p.child.setwinsize(65535, 120)
+    p.expect(rf"RESIZED=120x{SIZE_MAX[1]}")
+    p.send_line("exit 0")
+    assert p.ends() == 0
+
+
+def test_honest_logins_get_in_beside_a_crowd_of_half_open_connections(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """A hundred connections held open and silent from fifty addresses (two each, under the
+    limit of one address), made again as soon as the server drops one: every honest
+    login still gets in, one after another."""
+    crowded = Front(tmp_path, login_timeout=20.0).start()
+    stop = threading.Event()
+    held: list[socket.socket] = []
+    made = [0]
+
+    def crowd() -> None:
+        while not stop.is_set():
+            for s in list(held):  # dropped by the server: made again at once
+                try:
+                    s.setblocking(False)
+                    gone_ = s.recv(65536) == b""
+                except BlockingIOError:
+                    gone_ = False
+                except OSError:
+                    gone_ = True
+                if gone_:
+                    s.close()
+                    held.remove(s)
+            while len(held) < 100:
+                s = socket.socket()
+                s.bind((f"127.0.0.{2 + len(held) % 50}", 0))
+                try:
+                    s.connect(("127.0.0.1", crowded.port))
+                except OSError:
+                    s.close()
+                    break
+                if made[0] % 2:
+                    s.sendall(b"SSH-2.0-HalfOpen\r\n")  # its version, then nothing
+                held.append(s)
+                made[0] += 1
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=crowd, daemon=True)
+    thread.start()
+    try:
+        until(lambda: made[0] >= 100, what="the crowd connected")
+        for i in range(6):
+            p, said = player(crowded, keys["a"], "ann")
+            assert said["name"] == "ann", f"honest login {i + 1} of 6"
+            p.send_line("exit 0")
+            assert p.ends() == 0
+        assert made[0] > 100, "the server made room by dropping some of the crowd"
+    finally:
+        stop.set()
+        thread.join(WAIT)
+        for s in held:
+            s.close()
+        crowded.stop()
+    crowded.check_clean()
