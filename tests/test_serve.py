@@ -510,3 +510,77 @@ def test_players_on_two_servers_of_one_database_play_at_one_table(tmp_path: Path
         if second.proc is not None and second.proc.poll() is None:
             second.stop()
     first.check_clean()
+
+
+# -- the operator's side -------------------------------------------------------------------------
+
+
+def test_a_log_that_cannot_be_written_never_stops_the_server_nor_its_goodbye(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """``cabinet serve | head -1``: the log's reader goes after a line; the server goes on,
+    and at Ctrl-C its players are still told goodbye, with no traceback anywhere."""
+    command = [str(CABINET), "serve", "--listen", "127.0.0.1:0", "--data", str(tmp_path / "data"), "--bot-delay", "0"]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert proc.stderr is not None and proc.stdout is not None
+        while not (first := re.match(r"Cabinet serves on 127\.0\.0\.1:(\d+) ", line := proc.stderr.readline().decode())):
+            assert line, "cabinet serve ended before saying where it serves"
+        port = int(first.group(1))
+        proc.stderr.close()  # as head does, once it has its line
+        proc.stdout.close()
+        with closing(player(port, keys["ann"], "ann", tmp_path)) as ann:
+            ann.press("q")  # a session ends: a line for a log nobody reads
+            assert ann.wait_exit(timeout=WAIT) == 0
+        with closing(player(port, keys["ann"], "ann", tmp_path)) as ann:
+            proc.send_signal(signal.SIGINT)
+            ann.wait_exit(timeout=WAIT)
+            assert "The server is stopping; every table is saved." in ann.raw.decode(errors="replace")
+        assert proc.wait(timeout=WAIT * 3) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_log_goes_to_a_file_and_the_invitation_names_this_machine(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """With --log, the log is the file's (each line with its time), nothing on the terminal;
+    a server on every address invites players at this machine's addresses, and with
+    --allow it does not warn that anyone may claim a name."""
+    allow = tmp_path / "authorized_keys"
+    allow.write_text(Path(f"{keys['ann']}.pub").read_text())
+    log = tmp_path / "serve.log"
+    command = [str(CABINET), "serve", "--listen", "0.0.0.0:0", "--data", str(tmp_path / "data"), "--allow", str(allow), "--log", str(log)]
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        until(lambda: log.exists() and "Ctrl-C stops the server" in log.read_text(), START, "the log file written")
+        text = log.read_text()
+        assert re.search(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} Cabinet serves on 0\.0\.0\.0:\d+ ", text, re.M), text
+        players = re.search(r"  players: ssh -p (\d+) NAME@(\S+)", text)
+        assert players and players.group(2) != "THIS-MACHINE", text
+        assert re.search(r"from this machine: ssh -p \d+ NAME@127\.0\.0\.1", text) or players.group(2) == "127.0.0.1", text
+        assert "may claim a name" not in text
+        with closing(player(int(players.group(1)), keys["ann"], "ann", tmp_path)) as ann:
+            ann.press("q")
+            assert ann.wait_exit(timeout=WAIT) == 0
+        until(lambda: "ann from 127.0.0.1: session ended" in log.read_text(), WAIT, "the session's end logged")
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=WAIT * 3)
+        assert proc.returncode == 0 and out == "" and err == "", (out, err)
+        assert "Stopping: every table is saved." in log.read_text()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    # without --allow, the warning stands
+    proc = subprocess.Popen([str(CABINET), "serve", "--listen", "0.0.0.0:0", "--data", str(tmp_path / "open")],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)  # fmt: skip
+    try:
+        lines = []
+        assert proc.stdout is not None
+        while not any("Ctrl-C stops the server" in line for line in lines):
+            lines.append(proc.stdout.readline())
+            assert lines[-1], "".join(lines)
+        assert any("anyone who can reach it may claim a name with their key (--allow AUTHORIZED_KEYS" in line for line in lines), lines
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=WAIT * 3)
