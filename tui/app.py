@@ -208,4 +208,7 @@ class CabinetApp(App[int]):
         yield SystemCommand(
             "Rules", "The rules of the game", lambda: self.open_rules(game.game.id if game else None)
         )
-        yield SystemCommand("Main menu", "Leave this screen for the main menu", self.back_to_menu)
+        if self.served:
+            yield SystemCommand("Lobby", "Leave this screen for the lobby", self.back_to_menu)
+        else:
+            yield SystemCommand("Main menu", "Leave this screen for the main menu", self.back_to_menu)
