@@ -19,6 +19,15 @@ when the client goes, the child's process group is hung up and, after
 ``GRACE`` seconds, killed.  Every child is reaped, every descriptor closed.  A
 child that crashes ends its own session only.
 
+A session reaches nothing of the machine and cannot starve the others: its child
+runs in a private empty directory (its HOME, TMPDIR and working directory,
+removed when it ends), with umask 077, none of the server's environment, its
+memory and the files it may write capped; its terminal is SIZE_MAX at most, and
+what it sends and is sent are token buckets (``Budget``): a flood is slowed,
+never cut off.  However a session ends, the modes its child set on the player's
+terminal and did not reset (the other screen, the mouse, a hidden cursor...) are
+reset by the front (``TerminalModes``), so that no player's shell is left broken.
+
 Everything else is refused, in one sentence the client sees (on the channel's
 stderr, or as the authentication banner, or as the reason of a refused channel or
 a disconnection) and one line in the log with the name and the address: commands
@@ -26,9 +35,11 @@ a disconnection) and one line in the log with the name and the address: commands
 either way, sessions over the limits, logins that take too long, and sessions left
 without a key pressed for ``FrontLimits.idle`` seconds.  X11 and agent forwarding
 are refused by asyncssh's options, inside asyncssh, which tells us nothing of
-them.  Connections that have not logged in yet are bounded: past
-``PENDING_PER_ADDRESS`` from one address, or ``PENDING_MAX`` in all, the oldest
-is dropped.  Refusals go through a ``Tally``: each is a line in the log, and
+them.  A key refused is told only if the login fails (a later key may get in):
+as keyboard-interactive's instruction, which a client tries once its keys are
+spent.  Connections that have not logged in yet are bounded: past
+``PENDING_PER_ADDRESS`` from one address, or ``PENDING_MAX`` in all, one is
+dropped, from the address holding the most, the least advanced of those.  Refusals go through a ``Tally``: each is a line in the log, and
 past ``REFUSALS_LOGGED`` in an interval a crowd of them is counted instead.
 No callback of ours lets an exception out into asyncssh:
 one is logged, and costs its own session or connection at most.
@@ -319,7 +330,7 @@ def guarded(default: Any = None) -> Callable[[F], F]:
 # -- the child in its terminal ----------------------------------------------------------------
 
 
-def _take_terminal() -> None:
+def _become_the_session() -> None:
     """In the child, between fork and exec (``start_new_session`` has made it a session
     leader already): its stdin, the pty, becomes its controlling terminal, and its
     limits are set (MEMORY_MAX, FILE_MAX, no core file).  subprocess has no option for
@@ -427,7 +438,7 @@ class PtyChild:
                 cwd=home,
                 umask=0o077,
                 start_new_session=True,
-                preexec_fn=_take_terminal,
+                preexec_fn=_become_the_session,
                 close_fds=True,
             )
         except BaseException:
