@@ -22,7 +22,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.ssh_helpers import client_env, keygen, ssh_args
+from tests.ssh_helpers import client_env, keygen, modes_left_on, ssh_args
 from tests.terminal import Terminal
 from tests.test_serve import START, Serve, hand, new_table, play_first_card
 
@@ -45,7 +45,9 @@ def plays_a_move(serve: Serve, start: Callable[[], Terminal], name: str) -> None
     """The client ``start`` gives reaches the lobby, opens a table against a bot, plays the
     first card of its hand and sees the move land (the players' table counts a card less,
     the history tells it), goes back to the lobby and quits: the client ends with status 0.
-    What the server printed is part of a failure's report."""
+    Then it comes back, and the server stops (Ctrl-C) while it is in the lobby: it is told
+    so, and its terminal is left as it was before the app (not on the other screen, no
+    mouse reports, a cursor).  What the server printed is part of a failure's report."""
     try:
         with closing(start()) as t:
             t.wait_for(f"Cabinet · {name}", timeout=START)
@@ -59,6 +61,14 @@ def plays_a_move(serve: Serve, start: Callable[[], Terminal], name: str) -> None
             t.wait_line("L'Agent Jean!", "you, Bot 2 (easy)")
             t.press("q")
             assert t.wait_exit(timeout=START) == 0, t.report("the client's exit status")
+        # again, and the server is stopped under the player: told why, their terminal given back
+        with closing(start()) as t:
+            t.wait_line("Your move", "L'Agent Jean!", timeout=START)
+            assert serve.stop() == 0
+            t.wait_exit(timeout=START)
+            said = t.raw.decode("utf-8", "replace")
+            assert "The server is stopping; your seats wait for you." in said, t.report("the goodbye")
+            assert modes_left_on(bytes(t.raw)) == [], t.report(f"the terminal given back: {said[-300:]!r}")
     except AssertionError as exc:
         raise AssertionError(f"{exc}\n-- cabinet serve printed --\n" + "\n".join(serve.lines)) from None
     finally:
