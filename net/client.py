@@ -2,8 +2,16 @@
 
 A ``RemoteTable`` holds only what the server sent to its seat: the table's
 public description, the events as redacted for the seat, the seat's current
-view and legal commands.  The game's code is used only to put those in words
-(``describe``); nothing here can see what the seat may not.
+view and legal commands, and the past views it was sent.  The game's code is
+used only to put those in words (``describe``); nothing here can see what the
+seat may not.
+
+Browsing the history shows the table as the seat saw it after any event.  The
+client cannot fold that view from the events it holds: they are redacted (a
+card drawn by another is "a card"), and the games' ``evolve`` needs them whole.
+So each past view is asked of the server once, and kept: stepping back over
+positions seen already costs no message, and a burst of steps (a paste, a key
+held down) asks at most for the position it lands on, one question at a time.
 """
 
 from __future__ import annotations
@@ -15,6 +23,10 @@ from typing import Any
 from core.engine import PUBLIC, Command, Event, Game, Viewer, outcome_sentence
 from core.games import get_game
 from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
+
+#: past views kept for browsing the history, the first kept going first (a view is 10-15 kB in
+#: memory: a session holds 2 MB of them at most)
+PAST_VIEWS = 128
 
 
 class JoinError(Exception):
@@ -50,6 +62,12 @@ class RemoteTable:
         self.active: list[int] = []
         self.away: list[int] = []
         self.outcome: dict[str, Any] | None = None
+        #: the seat's view after n events, as the server sent it (an update's, or a view_at's)
+        self.past: dict[int, dict[str, Any]] = {}
+        #: the position a view_at was sent for, not answered yet (one at a time)
+        self.asking: int | None = None
+        #: the position the player looks at in the history (None: the table as it is now)
+        self.looking: int | None = None
 
     # -- the connection -------------------------------------------------------------
 
@@ -87,6 +105,8 @@ class RemoteTable:
         seat = welcome.get("seat")
         self.seat = seat if isinstance(seat, int) else PUBLIC
         self.events = []
+        self.past.clear()  # the log may have changed while away (a take-back): asked again
+        self.asking = None  # a question sent on the old connection is not answered on this one
 
     async def receive(self) -> dict[str, Any] | None:
         assert self.reader is not None
@@ -118,16 +138,49 @@ class RemoteTable:
         self.reset = isinstance(start, int) and 0 <= start < len(self.events)
         if self.reset:
             del self.events[start:]  # taken back
+            for n in [n for n in self.past if n > start]:
+                del self.past[n]  # positions past the cut were of moves that are gone
         for index, event in update.get("events") or []:
             if index == len(self.events):
                 self.events.append(event)
                 new.append((index, event))
         self.view = update.get("view")
+        if isinstance(self.view, dict) and update.get("n") == len(self.events):
+            self.keep(len(self.events), self.view)
         self.legal = update.get("legal")
         self.active = list(update.get("active") or [])
         self.away = list(update.get("away") or [])
         self.outcome = update.get("outcome")
         return new
+
+    def keep(self, n: int, view: dict[str, Any]) -> None:
+        """The view after ``n`` events, kept for the history (the latest ``PAST_VIEWS``)."""
+        self.past.pop(n, None)
+        self.past[n] = view
+        if len(self.past) > PAST_VIEWS:
+            del self.past[next(iter(self.past))]
+
+    def look_back(self, n: int | None) -> dict[str, Any] | None:
+        """The player looks at the table after ``n`` events (None: as it is now): the view
+        there if it was sent already; else None, and it is asked of the server, unless a
+        question is on its way (its answer asks for the position looked at by then)."""
+        self.looking = n
+        if n is None or not 0 <= n < len(self.events):  # now, or past a log taken back meanwhile
+            return None
+        view = self.past.get(n)
+        if view is None and self.asking is None and self.writer is not None and not self.writer.is_closing():
+            self.asking = n
+            self.send({"t": "view_at", "n": n})
+        return view
+
+    def answered(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The server's view_at answer: kept; the view of the position the player looks at
+        now, if it is known at last (else that position is asked for in turn)."""
+        self.asking = None
+        n, view = message.get("n"), message.get("view")
+        if isinstance(n, int) and isinstance(view, dict) and 0 <= n <= len(self.events):
+            self.keep(n, view)
+        return self.look_back(self.looking)
 
     def lines(self, new: list[tuple[int, Event]]) -> list[tuple[int, str, str | None]]:
         """History lines for events, as HistoryPanel takes them."""

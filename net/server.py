@@ -51,8 +51,8 @@ from saves import SaveWriter
 from net.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
 
 HELLO_TIMEOUT = 10.0  # seconds to say hello before the server hangs up
-RATE = 40.0  # messages a second a client may send, on average...
-BURST = 200.0  # ...and at once
+RATE = 40.0  # messages a second a client is answered, on average...
+BURST = 200.0  # ...and at once; past that its messages wait, unread, in the socket
 SEND_BUFFER = 32 * 1024 * 1024  # bytes waiting for a client that does not read: then it is dropped
 LINGER = 2.0  # seconds a client told bye has to read it and close, before the server closes
 PRESENCE_DELAY = 0.1  # seconds: seats' comings and goings are told at most this often
@@ -468,15 +468,14 @@ class Connection:
             with contextlib.suppress(Exception):
                 self.writer.close()
 
-    def allow(self) -> bool:
-        """Token bucket: may this client send one more message now?"""
+    def pace(self) -> float:
+        """Token bucket: the seconds this client's next message waits before it is answered
+        (0: at once).  Its token is taken now; a message over the rate takes one the bucket
+        has yet to earn, and waits until it has."""
         now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.stamp) * RATE)
+        self.tokens = min(BURST, self.tokens + (now - self.stamp) * RATE) - 1
         self.stamp = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
-        return True
+        return 0.0 if self.tokens >= 0 else -self.tokens / RATE
 
 
 class GameServer:
@@ -544,6 +543,7 @@ class GameServer:
         self._unix_id: tuple[int, int] | None = None
         self.arrivals: Tally | None = None  # spectators' arrivals, logged as a count
         self.refusals: Tally | None = None  # connections refused by a limit, likewise
+        self.slowed: Tally | None = None  # messages held back by the rate, likewise
 
     # -- listening --------------------------------------------------------------------
 
@@ -568,7 +568,7 @@ class GameServer:
     def begin(self) -> None:
         """Serve the table: its logs' tallies, and the bots to move start thinking.  ``start``
         calls it; a hall of many tables, which listens for them all, calls it alone."""
-        self.arrivals, self.refusals = Tally(self.log), Tally(self.log)
+        self.arrivals, self.refusals, self.slowed = Tally(self.log), Tally(self.log), Tally(self.log)
         self.schedule_bots()
 
     def listening_on(self) -> list[tuple[int, str]]:
@@ -593,7 +593,7 @@ class GameServer:
             await asyncio.wait(tasks, timeout=LINGER + 1)
         if self.address is not None and self.address.path is not None:
             unlink_if_same(self.address.path, self._unix_id)
-        for tally in (self.arrivals, self.refusals):
+        for tally in (self.arrivals, self.refusals, self.slowed):
             if tally is not None:
                 tally.close()
         if self.save is not None:
@@ -773,14 +773,28 @@ class GameServer:
             await self.converse(conn)
 
     async def converse(self, conn: Connection) -> None:
-        """Read and answer ``conn``'s messages, once it has a seat (or watches)."""
+        """Read and answer ``conn``'s messages, once it has a seat (or watches).
+
+        A client over its rate is slowed, never dropped: its connection is not read
+        until the bucket allows the next message (``Connection.pace``).  What it sends
+        meanwhile waits in the socket (the reader holds at most twice its limit, then
+        stops reading the transport), so a flood holds no more of the server's memory
+        than a quiet client, and a player whose client outran the rate loses nothing.
+        """
         while not conn.closed:
             message = await read_frame(conn.reader, CLIENT_MAX)
             if message is None or conn.closed:  # closed meanwhile: replaced by a new join, or stopping
                 return
-            if not conn.allow():
-                conn.close("Too many messages: the connection is closed. Join again.")
-                return
+            wait = conn.pace()
+            if wait > 0:
+                if self.slowed is not None:
+                    self.slowed.note(
+                        f"Slowed {self.who(conn)} down to {RATE:g} messages a second.",
+                        ("message held back by the rate", "messages held back by the rate"),
+                    )
+                await asyncio.sleep(wait)
+                if conn.closed:
+                    return
             self.handle(conn, message)
 
     def greet(self, conn: Connection, hello: dict[str, Any]) -> bool:
@@ -1110,6 +1124,10 @@ class GameServer:
 
     def name(self, seat: int) -> str:
         return self.match.header["seats"][seat]["name"]
+
+    def who(self, conn: Connection) -> str:
+        """Who ``conn`` is, for the log: its seat's player, or a spectator and where from."""
+        return self.name(conn.seat) if isinstance(conn.seat, int) else f"a spectator from {conn.key}"
 
     def outcome_text(self) -> str:
         return outcome_text(self.match)

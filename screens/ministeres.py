@@ -156,19 +156,26 @@ class MinisteresBoard(Board):
             self.take_focus(options)
 
     def ministries(self, view: dict[str, Any]) -> Table:
-        """Each ministry's tokens, and your Gouvernement cards in it with their sum."""
-        hand = view.get("hand") or []
+        """Each ministry's tokens, and your Gouvernement cards in it with their sum.
+
+        A spectator (and a replay showing everything) has no hand of its own, and the
+        hands are hidden: the table then has the tokens only, not a column of zeros."""
+        hand = view.get("hand")
+        heads = ("Ministère", "Prim", "Sec") + (() if hand is None else ("Your cards (sum)",))
         grid = Table.grid(padding=(0, 1))
-        for column in ("Ministère", "Prim", "Sec", "Yours"):
-            grid.add_column(column)
-        grid.add_row(*(Text(c, style="dim") for c in ("Ministère", "Prim", "Sec", "Your cards (sum)")))
+        for _ in heads:
+            grid.add_column()
+        grid.add_row(*(Text(c, style="dim") for c in heads))
         for ministry in view["ministries"]:
-            mine = [c for c in hand if cards.card_info(c)["ministry"] == ministry["id"] and cards.card_info(c)["kind"] == "gouvernement"]
-            total = sum(cards.card_info(c)["value"] for c in mine)
-            yours = Text(f"{total:>2} ", style="bold" if mine else "dim")
-            yours.append(" ".join(f"{cards.card_info(c)['value']}·{cards.card_info(c)['letter']}" for c in mine), style="dim")
             secondaire = ministry.get("secondaire")
-            grid.add_row(ministry["name"], str(ministry["primaire"]), "-" if secondaire is None else str(secondaire), yours)
+            row: list[str | Text] = [ministry["name"], str(ministry["primaire"]), "-" if secondaire is None else str(secondaire)]
+            if hand is not None:
+                mine = [c for c in hand if cards.card_info(c)["ministry"] == ministry["id"] and cards.card_info(c)["kind"] == "gouvernement"]
+                total = sum(cards.card_info(c)["value"] for c in mine)
+                yours = Text(f"{total:>2} ", style="bold" if mine else "dim")
+                yours.append(" ".join(f"{cards.card_info(c)['value']}·{cards.card_info(c)['letter']}" for c in mine), style="dim")
+                row.append(yours)
+            grid.add_row(*row)
         return grid
 
     def table(self, view: dict[str, Any], names: list[str]) -> tuple[Text, Text]:

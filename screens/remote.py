@@ -42,7 +42,6 @@ class RemotePlayScreen(LiveTableScreen):
         #: why it was closed for good, when the host said so (the status keeps saying it)
         self.farewell: str | None = None
         self.announced_end = False
-        self.waiting_view: int | None = None
         self.sheet_seen: object = _UNSEEN  # the key of the last score sheet shown
 
     def game_id(self) -> str:
@@ -99,8 +98,9 @@ class RemotePlayScreen(LiveTableScreen):
             else:
                 self.show_new_sheet()
         elif kind == "view_at":
-            if self.browsing is not None and message.get("n") == self.browsing:
-                self.query_one(Board).show(message["view"], None)
+            view = self.remote.answered(message)
+            if view is not None and self.browsing is not None:
+                self.query_one(Board).show(view, None)
         elif kind == "error":
             self.notify(str(message.get("message")), severity="error")
             self.refresh_table()  # the dialog offers the legal moves again
@@ -231,10 +231,13 @@ class RemotePlayScreen(LiveTableScreen):
         self.remote.command(message.command)
 
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
+        """The table as it was at a line of the history: drawn at once if its view was sent
+        already, else when the server answers (a burst of steps asks for where it lands)."""
         n = message.n
         self.browsing = None if n is None or n >= len(self.remote.events) else n
-        if self.browsing is not None:
-            self.remote.send({"t": "view_at", "n": self.browsing})
+        view = self.remote.look_back(self.browsing)
+        if view is not None:
+            self.query_one(Board).show(view, None)
         self.refresh_table()
 
     def action_takeback(self) -> None:

@@ -531,3 +531,29 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
             await hall.close()
 
     asyncio.run(run())
+
+
+def test_a_table_opened_again_shows_nothing_said_when_it_was_left(tmp_path: Path) -> None:
+    """Leaving a table, the lobby says it waits for you; opening it again at once, that
+    sentence stays in the lobby: the table shows no "You left"."""
+    async def run() -> None:
+        hall = await open_hall(tmp_path, bot_delay=0.0)
+        try:
+            client = HallClient(Address(path=hall.socket_path), hall.open_session("ann"))
+            app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=client), bot_delay=0)
+            async with app.run_test(size=(80, 24), notifications=True) as pilot:  # the toasts drawn
+                await settle(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+                lobby = app.screen
+                made = await client.request({"t": "create", "game": "agent-jean", "players": 2,
+                                             "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+                await settle(pilot, lambda: [t["id"] for t in lobby.shown] == [made["table"]], "the table listed")
+                for _ in range(2):
+                    await pilot.press("enter")
+                    await settle(pilot, lambda: isinstance(app.screen, RemotePlayScreen) and "You: ann" in screen_text(app), "the table")
+                    assert "You left" not in screen_text(app)
+                    await pilot.press("q")
+                    await settle(pilot, lambda: app.screen is lobby and "You left" in screen_text(app), "the lobby saying the table waits")
+        finally:
+            await hall.close()
+
+    asyncio.run(run())

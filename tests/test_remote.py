@@ -18,6 +18,7 @@ from core.engine import PUBLIC
 from core.games import get_game
 from saves import SaveWriter, load
 from screens.remote import RemotePlayScreen
+from tests.test_remote_robustness import norm
 from tests.tui_helpers import run_async, screen_text
 from tui.app import CabinetApp
 from net.client import JoinError, RemoteTable
@@ -168,6 +169,70 @@ async def test_a_player_who_drops_joins_again_and_the_game_finishes(tmp_path: Pa
         assert 0 not in bastien.away
         for client in (again, bastien):
             await client.close()
+    finally:
+        await server.close()
+
+
+async def next_of(remote: RemoteTable, kind: str) -> dict:
+    """The next message of ``kind`` (updates on the way are taken in)."""
+    for _ in range(50):
+        message = await asyncio.wait_for(remote.receive(), LIMIT)
+        assert message is not None, f"closed while waiting for {kind}"
+        if message["t"] == "update":
+            remote.apply(message)
+        if message["t"] == kind:
+            return message
+    raise AssertionError(f"no {kind} in 50 messages")
+
+
+@run_async
+async def test_browsing_the_history_asks_the_server_once_a_position_one_question_at_a_time(tmp_path: Path) -> None:
+    """Steps through the history while a question is on its way ask nothing more; its answer
+    asks for where the player has got to by then; a position once seen is never asked again;
+    a take-back forgets the positions past the cut."""
+    writer, codes = hosted(tmp_path, "agent-jean", 2, 1, seed=5)
+    server = GameServer(writer, codes, bot_delay=LIMIT)  # the bot waits: the take-back comes first
+    await server.start(Address(host="127.0.0.1", port=0))
+    try:
+        ada = await join(server, 0)
+        sent: list[dict] = []
+        send = ada.send
+        ada.send = lambda message: (sent.append(message), send(message))[1]  # type: ignore[method-assign]
+        while not ada.legal:
+            await next_of(ada, "update")
+        ada.command(ada.legal[0])
+        await next_of(ada, "update")
+        game, match, n = server.game, server.match, len(ada.events)
+        assert n == len(match.events) and n in ada.past
+
+        def asked() -> list[int]:
+            return [m["n"] for m in sent if m["t"] == "view_at"]
+
+        def seen(k: int) -> dict:
+            return norm(game.view(match.state_at(k), 0))
+
+        # the views of the updates are kept: those positions are never asked
+        assert all(ada.past[k] == seen(k) for k in ada.past)
+        a, b, c = sorted((k for k in range(n) if k not in ada.past), reverse=True)[:3]
+        # a burst of steps: the first asks, the others wait for its answer
+        for k in (a, b, c, b, c):
+            assert ada.look_back(k) is None
+        assert asked() == [a]
+        assert ada.answered(await next_of(ada, "view_at")) is None  # not where the player is now...
+        assert asked() == [a, c]  # ...which is asked for in turn
+        assert ada.answered(await next_of(ada, "view_at")) == seen(c)
+        # back and forth over positions seen: nothing asked
+        for k in (a, c, a, c, *(k for k in ada.past if k < n)):
+            assert ada.look_back(k) == seen(k)
+        assert ada.look_back(None) is None and ada.look_back(n) is None  # now: the live view
+        assert asked() == [a, c]
+        # a take-back cuts the log: what was seen past the cut is forgotten
+        ada.takeback()
+        await next_of(ada, "info")
+        cut = len(ada.events)
+        assert cut < n and cut == len(match.events)
+        assert all(k <= cut for k in ada.past) and ada.past[cut] == seen(cut)
+        await ada.close()
     finally:
         await server.close()
 

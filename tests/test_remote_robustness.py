@@ -1,12 +1,14 @@
 """The game server against clients that misbehave, and what it tells each seat.
 
-Three groups of tests, each on a real server over loopback TCP:
+Four groups of tests, each on a real server over loopback TCP:
 
 * malformed input, each case on its own connection (random bytes, truncated
   and oversized frames, wrong versions and codes, messages that are not maps,
-  commands for another seat or out of turn, a flood): the server answers with
-  an error or a bye as the protocol says, never crashes, and afterwards still
-  serves a well-behaved client (hello, welcome, update, a legal move accepted);
+  commands for another seat or out of turn): the server answers with an error
+  or a bye as the protocol says, never crashes, and afterwards still serves a
+  well-behaved client (hello, welcome, update, a legal move accepted);
+* a flood far over the message rate: slowed, never dropped, every message
+  answered in order, the other player served meanwhile;
 * leaks: whole games of the four games, bots inside the server and in-test
   clients playing random legal moves, with every message checked as the server
   sends it (``on_send``) and as the clients receive it: the views and events
@@ -35,7 +37,7 @@ from tests.random_games import strings
 from net import server as server_module
 from net.client import RemoteTable
 from net.protocol import SERVER_MAX, VERSION, Address, open_connection, pack, read_frame
-from net.server import BURST, GameServer, load_or_make_codes
+from net.server import GameServer, load_or_make_codes
 from tui.session import new_match, start_save
 
 STEP = 5.0  # seconds any one wait may take
@@ -485,52 +487,6 @@ async def case_spectator(h: Hosted, rng: random.Random) -> None:
     await client.close()
 
 
-async def case_flood(h: Hosted, rng: random.Random) -> None:
-    mover, waiter = await seats_to_move(h)
-    good, _, update = await join(h.address, h.codes[mover])
-    flooder, _, _ = await join(h.address, h.codes[waiter])
-    count = 2000
-    frame = pack({"t": "command", "command": update["legal"][0]})
-    flooder.send_bytes(frame * count)  # as fast as it goes: one write
-    errors = 0
-    bye = None
-    for _ in range(count + 10):
-        message = await flooder.recv()
-        if message is None:
-            break
-        if message["t"] == "error":
-            errors += 1
-        elif message["t"] == "bye":
-            bye = message
-            break
-        else:
-            assert message["t"] == "update", message
-    assert bye is not None, f"no bye after {errors} errors"
-    assert "Too many messages" in bye["message"]
-    assert int(BURST) <= errors < count  # every frame read before the limit is answered
-    await flooder.expect_closed()
-    await flooder.close()
-    # the other player was served all along
-    good.send({"t": "command", "command": rng.choice(update["legal"])})
-    await good.update_after(update["n"])
-    await good.close()
-
-
-async def case_flood_while_another_plays(h: Hosted, rng: random.Random) -> None:
-    """A flood and a well-behaved client at the same time, on the same server."""
-    mover, waiter = await seats_to_move(h)
-    good, _, update = await join(h.address, h.codes[mover])
-    flooder = await Raw.open(h.address)
-    flooder.hello(h.codes[waiter])
-    junk = pack({"t": "view_at", "n": 0})
-    flooder.send_bytes(junk * 3000)
-    good.send({"t": "command", "command": rng.choice(update["legal"])})
-    await good.update_after(update["n"])
-    await flooder.expect_bye(limit=5000)
-    await flooder.close()
-    await good.close()
-
-
 async def case_no_hello_in_time(h: Hosted, rng: random.Random) -> None:
     client = await Raw.open(h.address)  # says nothing: HELLO_TIMEOUT is short in this test
     bye = await client.expect_bye()
@@ -614,8 +570,6 @@ CASES = {
     "command out of turn": case_not_your_move,
     "bad commands": case_bad_commands,
     "spectator command": case_spectator,
-    "flood": case_flood,
-    "flood while another plays": case_flood_while_another_plays,
     "no hello in time": case_no_hello_in_time,
     "deaf after bye": case_deaf_after_bye,
     "joined twice": case_joined_twice,
@@ -651,7 +605,65 @@ def test_malformed_input_leaves_the_server_serving(tmp_path: Path, monkeypatch, 
     asyncio.run(run())
 
 
-# -- 2. what each seat is told ------------------------------------------------------------------
+# -- 2. a flood --------------------------------------------------------------------------------
+
+
+def test_a_client_over_its_rate_is_slowed_and_every_message_answered_in_order(tmp_path: Path, monkeypatch) -> None:
+    """A seat sends thirty bursts' worth of messages in one write: the server reads them at
+    its rate (it says so in its log), answers every one in order and keeps the connection;
+    the other player moves meanwhile.  A spectator sending more than the server would read
+    in minutes finds its messages left in the socket: the server stops reading it."""
+    monkeypatch.setattr(server_module, "RATE", 50.0)
+    monkeypatch.setattr(server_module, "BURST", 5.0)
+    count = 150
+
+    async def run() -> None:
+        errors = LoopErrors()
+        errors.install()
+        rng = random.Random(5)
+        hosted = Hosted(tmp_path, "agent-jean", 2, humans=[0, 1], seed=5)
+        lines: list[str] = []
+        hosted.server.log = lines.append
+        await hosted.start()
+        try:
+            mover, waiter = await seats_to_move(hosted)
+            good, _, update = await join(hosted.address, hosted.codes[mover])
+            flooder, _, first = await join(hosted.address, hosted.codes[waiter])
+            n = first["n"]
+            asked = [{"t": "ping"} if i % 10 == 9 else {"t": "view_at", "n": i % (n + 1)} for i in range(count)]
+            flooder.send_bytes(b"".join(pack(m) for m in asked))  # as fast as it goes: one write
+            # the other player is served while the flood is read
+            good.send({"t": "command", "command": rng.choice(update["legal"])})
+            await good.update_after(n)
+            for sent in asked:
+                reply = await flooder.recv_kind("pong" if sent["t"] == "ping" else "view_at")  # updates skipped
+                assert reply["t"] != "view_at" or reply["n"] == sent["n"], (sent, reply)
+            await flooder.expect_open()
+            assert any(line == f"Slowed Player {waiter + 1} down to 50 messages a second." for line in lines), lines
+
+            spectator, _, _ = await join(hosted.address, watch=True)
+            (held,) = hosted.server.watchers
+            spectator.send_bytes(pack({"t": "ping"}) * 50_000)  # 600 kB: over 16 minutes of answers
+            for _ in range(250):
+                if not held.writer.transport.is_reading():
+                    break
+                await asyncio.sleep(0.02)
+            assert not held.writer.transport.is_reading(), "the server read the flood into its memory"
+            assert not held.closed
+            await spectator.close()
+            await flooder.close()
+            await good.close()
+            await still_serves(hosted, rng)
+        finally:
+            await hosted.close()
+        await asyncio.sleep(0)
+        assert not hosted.failures, hosted.failures[:5]
+        errors.check()
+
+    asyncio.run(run())
+
+
+# -- 3. what each seat is told ------------------------------------------------------------------
 
 
 def edgar_lucien_check(seat: Any, message: dict[str, Any], state: Any) -> None:
@@ -864,7 +876,7 @@ def test_nobody_is_told_what_their_seat_may_not_know(tmp_path: Path, monkeypatch
             assert revealed, "no program was ever revealed"
 
 
-# -- 3. three remote humans programming at once ----------------------------------------------
+# -- 4. three remote humans programming at once ----------------------------------------------
 
 
 def programs(table: RemoteTable) -> bool:

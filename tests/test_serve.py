@@ -251,6 +251,38 @@ def test_a_player_plays_a_bot_leaves_and_finds_the_seat_again_after_a_restart(tm
     serve.check_clean()
 
 
+def test_a_burst_of_arrows_in_the_history_keeps_the_player_at_the_table(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """``h``, then a thousand arrows in one write (a paste, a key held down on a fast
+    auto-repeat): the history steps through them, the player stays at the table, Esc
+    brings the play back and a move by keys lands."""
+    serve = Serve(tmp_path / "data").start()
+    try:
+        with closing(player(serve.port, keys["ann"], "ann", tmp_path)) as ann:
+            new_table(ann, "Bot: easy")
+            ann.wait_for("You: ann")
+            play_first_card(ann, "ann", 6)
+            ann.wait_for("ann, your move")
+            ann.press("h")
+            # two lines back, then up and down between two past positions: each of the
+            # thousand arrows is a step to a position the table was at
+            burst = "\x1b[A" * 2 + "\x1b[A\x1b[B" * 499
+            assert ann.child is not None
+            ann.child.send(burst.encode())
+            ann.wait_until(lambda: ann.shows("Looking back at move") or ann.shows("No more moves here"), "the history to show the past")
+            ann.press("escape")  # read after the arrows: back to play once they are all taken
+            ann.wait_until(lambda: ann.shows("ann, your move") or ann.shows("No more moves here"), "the play to come back")
+            assert not ann.shows("No more moves here"), ann.report("The player was thrown off the table")
+            play_first_card(ann, "ann", 5)
+            ann.press("q")
+            ann.wait_for("Cabinet · ann")
+            ann.press("q")
+            assert ann.wait_exit(timeout=WAIT) == 0
+    finally:
+        serve.stop()
+    assert not any("Too many messages" in line for line in serve.lines), serve.lines
+    serve.check_clean()
+
+
 def test_two_keys_at_one_table_each_see_only_their_own_hand(tmp_path: Path, keys: dict[str, Path]) -> None:
     server = InProcess(tmp_path / "data").start()
     try:

@@ -12,10 +12,11 @@ from textual.widgets import OptionList
 
 from core.engine import Match
 from core.games import get_game
+from core.games.ministeres import cards
 from saves import load
 from screens.ministeres import MinisteresBoard, cards_text
 from screens.play import PlayScreen
-from tests.tui_helpers import NAMES, app_for, run_async, settle
+from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.session import new_match, start_save
 from tui.widgets import GameOver
 
@@ -255,4 +256,43 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
             assert waited_in_auctions == 3
     finally:
         task.cancel()
+        await server.close()
+
+
+
+@run_async
+async def test_a_spectator_sees_the_tokens_and_no_column_of_cards_it_does_not_have(tmp_path: Path) -> None:
+    """Watching a table, the ministries' table holds the tokens only: a spectator has no
+    hand and the others' are hidden, so there is no "Your cards (sum)" column (it was a
+    column of zeros); a seat's player still has it."""
+    from net.client import RemoteTable
+    from tests.test_remote import hosted, serve, until
+    from tui.app import CabinetApp
+
+    names = list(cards.MINISTRY_NAMES.values())
+    writer, codes = hosted(tmp_path, "ministeres", 3, 1, seed=21)  # Ada, away: the table waits for her
+    server = await serve(writer, codes)
+    try:
+        for code in (None, codes[0]):
+            app = CabinetApp(save_dir=tmp_path / "client", bot_delay=0)
+            async with app.run_test(size=(80, 24)) as pilot:
+                assert await app.join(RemoteTable(server.address, code))
+
+                def rows() -> list[list[str]]:
+                    """The ministries' table as the screen shows it, left of the history."""
+                    lines = [line.split("│")[0].split() for line in screen_text(app).splitlines()]
+                    return [words for words in lines if words and words[0] in ("Ministère", *names)]
+
+                await until(lambda: len(rows()) == 7, pilot)
+                text = screen_text(app)
+                head, *ministries = rows()
+                assert [m[0] for m in ministries] == names, text
+                if code is None:
+                    assert "Watching" in text and "Your cards" not in text
+                    assert head == ["Ministère", "Prim", "Sec"], text
+                    assert all(len(m) == 3 and m[1].isdigit() and m[2].isdigit() for m in ministries), text
+                else:
+                    assert "You: Ada" in text and head == ["Ministère", "Prim", "Sec", "Your", "cards", "(sum)"], text
+                    assert all(len(m) >= 4 and m[3].isdigit() for m in ministries), text
+    finally:
         await server.close()

@@ -131,6 +131,10 @@ class CabinetApp(App[int]):
             else:
                 self.notify(str(exc), severity="error", timeout=self.ERROR_TIMEOUT)
             return False
+        if not from_command_line:  # (the command line's warnings are said as the app starts: kept)
+            # what was said in the lobby or the menu stays there: "You left; the game waits for
+            # you", said as the player left this very table, would be stale at it
+            self.clear_notifications()
         await self.push_screen(RemotePlayScreen(remote))
         return True
 
