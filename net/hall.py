@@ -488,7 +488,7 @@ class Hall:
                 lobby.writer.close()
         for table in [*self.tables.values(), *self.followers.values()]:
             if table.server is not None:
-                await table.server.close()
+                await table.server.close("The server is stopping; the game is saved.")  # (not a host's)
         if self.news is not None:
             await asyncio.to_thread(self.news.close)
         handlers = [t for t in [*self.handlers, *self.chores] if t is not asyncio.current_task()]
