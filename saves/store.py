@@ -33,6 +33,7 @@ from saves.format import (
     held,
     load,
     private_dir,
+    read_save,
     scan,
     tighten,
 )
@@ -326,13 +327,7 @@ class FileStore(Store):
         return self.path(table)
 
     def read(self, table: str) -> bytes:
-        path = self.path(table)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            raise SaveError(f"{path.name} does not exist.") from None
-        except OSError as exc:
-            raise SaveError(f"{path.name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+        return read_save(self.path(table))[0]
 
     def key(self) -> bytes | None:
         return dir_key(self.directory)
@@ -378,15 +373,12 @@ def import_save(path: str | os.PathLike[str], into: Store, table: str, games: Ma
     records, byte for byte (their checksums, links and seals), once a load found
     them sound.  Raises :class:`SaveError` (a damaged save, one somebody is
     playing, a table of that name there already)."""
-    # held as its writer would hold it, so that nobody plays it while it is read
-    # twice (the load, then the bytes): a save somebody plays is refused naming who
+    # held as its writer would hold it, so that nobody plays it while it is read:
+    # a save somebody plays is refused naming who
     hold = FileLog(path)
     try:
-        loaded = load(path, games)
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise SaveError(f"{loaded.name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+        data, _ = read_save(path)
+        loaded = load(path, games, data=data)
     finally:
         hold.release()
     into.put(table, log_bytes(loaded, data))
