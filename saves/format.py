@@ -34,7 +34,10 @@ edited, written by another version of the format) is *re-derived*: the setup and
 every move are decided again from the seed and the recorded commands, and the
 first move whose recorded events differ from what the rules make of it is named.
 So a load accepts only what the rules could have produced, and costs the usual
-fold for the saves Cabinet wrote.  ``verify`` always re-derives.
+fold for the saves Cabinet wrote.  ``verify`` always re-derives.  A save whose
+seals hold up to some record under its directory's key and not after it (its
+last seal damaged, or records changed since they were written here) is
+re-derived too, and a warning says so: it is never passed over in silence.
 
 Format 1 (no numbers, links or seals) is still read, and always re-derived; a
 game continued from it is rewritten as format 2.
@@ -1339,6 +1342,24 @@ class _Reader:
                 raise self.damaged(pos, str(exc)) from None
             pos = body_end
 
+    def last_sealed(self, key: bytes, end: int) -> int | None:
+        """The number of the last record before ``end`` (read once already by
+        :meth:`next`) whose seal holds under ``key``, or None: where a save written
+        by the holders of ``key`` was changed, or its seal damaged, after them."""
+        if self.version < 2:
+            return None
+        chain = Chain()
+        held = None
+        pos = _PREAMBLE.size
+        while pos < end:
+            length = self._length_at(pos)
+            body_end = pos + _FRAME.size + length
+            link = chain.extend(self.data[pos : pos + _HEAD.size], self.view[body_end - length : body_end])
+            if hmac.compare_digest(self.data[pos + _HEAD.size + 8 : pos + _FRAME.size], _seal(link, key)):
+                held = chain.seq - 1
+            pos = body_end
+        return held
+
     def sealed_by(self, key: bytes | None) -> bool:
         """Whether the records read so far were written, in this order, by a
         writer holding ``key`` (see the module docstring)."""
@@ -1732,6 +1753,11 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
     warnings = []
     if reader.torn is not None:
         warnings.append(reader.torn.warning(name))
+    if not sealed and key is not None:
+        # written here up to some record, and not after it: said, not passed over in silence
+        held = reader.last_sealed(key, end)
+        if held is not None:
+            warnings.append(_seal_warning(name, held, reader.chain.seq - 1))
     try:
         finished = match.outcome is not None
     except Exception:
@@ -1750,6 +1776,17 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
         name=name,
         source=source,
     )
+
+
+def _seal_warning(name: str, held: int, last: int) -> str:
+    if held == last - 1:
+        what = "the seal of its last record does not hold (it was damaged, or the record changed after it was written)"
+    else:
+        what = (
+            f"its seals hold up to record {held} and not after it (the records after it were changed, "
+            f"or written elsewhere)"
+        )
+    return f"{name} was written here, but {what}: every move was decided again, and the game follows from them."
 
 
 # -- reading without replaying -------------------------------------------------

@@ -434,3 +434,46 @@ def test_a_file_larger_than_any_save_is_not_read(tmp_path: Path) -> None:
     assert peak < MiB
     with pytest.raises(SaveError, match=r"^huge\.cab is larger than any save \(64 MiB at most\), so it is not one\.$"):
         verify(path)
+
+
+# -- 10. a seal damaged alone is said --------------------------------------------------------------
+
+
+def test_a_save_whose_last_seal_alone_is_damaged_is_decided_again_and_said_so(tmp_path: Path) -> None:
+    path = tmp_path / "sealed.cab"
+    game = get_game("agent-jean")
+    match = new_match(game, 2, [{"name": "Ada"}, {"name": "Bob"}], [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
+                      seed=4, bot_seed=4)
+    with SaveWriter(path, match):
+        bots = bots_for(match)
+        for _ in range(3):
+            seat = match.active()[0]
+            match.submit(seat, bot_command(match, seat, bots[seat]))
+    assert load(path).sealed and "Warning" not in verify(path)
+    data = bytearray(path.read_bytes())
+    last = max(start for _, start, _ in _offsets(bytes(data)))
+    data[last + fmt._HEAD.size + 8] ^= 0x01  # the first byte of its seal, and nothing else
+    path.write_bytes(bytes(data))
+    loaded = load(path)
+    assert not loaded.sealed
+    said = (
+        "sealed.cab was written here, but the seal of its last record does not hold (it was damaged, or the record "
+        "changed after it was written): every move was decided again, and the game follows from them."
+    )
+    assert loaded.warnings == [said]
+    assert verify(path).endswith(" Warning: " + said)
+    # a save from elsewhere (no seal of this directory) is decided again as before, and nothing is said
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    shutil.copy(path, elsewhere / "sealed.cab")
+    assert load(elsewhere / "sealed.cab").warnings == []
+
+
+def _offsets(data: bytes) -> list[tuple[bytes, int, int]]:
+    out = []
+    pos = fmt.LOG_PREAMBLE
+    while pos < len(data):
+        kind, _, length, _, _, _ = fmt._FRAME.unpack_from(data, pos)
+        out.append((kind, pos, pos + fmt.RECORD_FRAME + length))
+        pos += fmt.RECORD_FRAME + length
+    return out
