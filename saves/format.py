@@ -171,11 +171,18 @@ class SaveNotWritable(SaveError):
 
 def _detail(exc: OSError) -> str:
     """What an OSError says, to go inside a sentence ("permission denied")."""
+    if isinstance(exc, NoLock):
+        return str(exc.strerror)
     return (exc.strerror or str(exc)).lower()
 
 
 def _not_writable(name: str, exc: OSError) -> SaveNotWritable:
     return SaveNotWritable(f"{name} cannot be written ({_detail(exc)}): it can be replayed, not played on.")
+
+
+class NoLock(OSError):
+    """The lock a writer must hold to write a save cannot be taken (see :class:`_WriterLock`);
+    its ``strerror`` says why, in words that go inside a sentence."""
 
 
 class SaveLocked(SaveError):
@@ -371,31 +378,44 @@ def _owned(st: os.stat_result) -> bool:
     return not hasattr(os, "geteuid") or st.st_uid == os.geteuid()
 
 
+def _narrow(
+    path: PathLike, flags: int, ok: Callable[[int], bool], mode: Callable[[int], int], follow: bool = False
+) -> bool:
+    """Narrow the mode of ``path``, ours, as ``mode`` says, when ``ok`` says its mode
+    is the right kind of file; through a descriptor of what was checked, and unless
+    ``follow``, never through a symbolic link (a link found among the saves may name
+    anybody's file).  True when it had to be narrowed (and was)."""
+    try:
+        fd = os.open(path, flags | (0 if follow else _O_NOFOLLOW) | _O_NONBLOCK | _O_CLOEXEC)
+    except OSError:
+        return False  # a link, or not ours to open
+    try:
+        st = os.fstat(fd)
+        if not ok(st.st_mode) or not _owned(st) or not st.st_mode & 0o077:
+            return False
+        os.fchmod(fd, mode(st.st_mode))
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def private_dir(directory: PathLike) -> Path:
     """Make ``directory`` (and missing parents) with mode 0700, and narrow it to
     0700 if it is ours and others may enter it.  Raises OSError."""
     directory = Path(directory)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    try:
-        st = directory.stat()
-        if _owned(st) and st.st_mode & 0o077:
-            os.chmod(directory, st.st_mode & 0o700 | 0o700)
-    except OSError:
-        pass  # not ours to change: its files are 0600 all the same
+    # the directory the user named (a flag, the environment, the data directory), so
+    # followed if it is a link; not ours to change: left as it is (its files are 0600 all the same)
+    _narrow(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0), stat.S_ISDIR, lambda m: m & 0o700 | 0o700, follow=True)
     return directory
 
 
 def tighten(path: PathLike) -> bool:
-    """Narrow a save (or a file beside it) of ours that others may read to 0600;
-    True when it had to be (and could be)."""
-    try:
-        st = os.stat(path)
-        if not _owned(st) or not st.st_mode & 0o077:
-            return False
-        os.chmod(path, 0o600)
-        return True
-    except OSError:
-        return False
+    """Narrow a save (or a file beside it) of ours that others may read to 0600,
+    never following a symbolic link; True when it had to be (and could be)."""
+    return _narrow(path, os.O_RDONLY, stat.S_ISREG, lambda m: 0o600)
 
 
 def open_to_others(path: PathLike) -> str | None:
@@ -544,9 +564,9 @@ def held(path: PathLike) -> bool:
     if fcntl is None:
         return False
     try:
-        fd = os.open(lock_path(path), os.O_RDONLY)
+        fd = os.open(lock_path(path), os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
     except OSError:
-        return False  # no lock file: nobody writes it (a writer that let go removed it)
+        return False  # no lock file (a writer that let go removed it), or one no writer can take: nobody writes it
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except OSError as exc:
@@ -566,29 +586,32 @@ class _WriterLock:
     it, and whoever locks checks that the file it locked is still the one at the
     path (a writer that opened it just before it was removed would otherwise hold
     a lock nobody else can see).
+
+    A writer that cannot take the lock does not write: two writers that both went
+    on without it would interleave their moves in the file.  So the lock must be a
+    regular file, never reached through a symbolic link (its note would be written
+    into whatever the link names), in a directory the writer can write, on a file
+    system that has locks; else :class:`NoLock` says why.
     """
 
     def __init__(self, save: Path) -> None:
         self.path = lock_path(save)
         self.fd: int | None = None
         if fcntl is None:
-            return
+            return  # no flock on this platform: keeping to one writer is up to the players
         for _ in range(10):
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-            except OSError:
-                return  # a directory we cannot write to: the save itself will say so
+            fd = self._open()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
                     os.close(fd)
-                    return  # a file system without locks: write unguarded, as before
+                    raise self._no_lock(f"it cannot be locked here: {_detail(exc)}") from None
                 holder = _read_holder(fd)
                 os.close(fd)
                 raise SaveLocked(_holder_sentence(holder, save.name), holder) from None
             try:
-                here = os.stat(self.path)
+                here = os.stat(self.path, follow_symlinks=False)
                 mine = os.fstat(fd)
                 same = (here.st_dev, here.st_ino) == (mine.st_dev, mine.st_ino)
             except OSError:
@@ -597,13 +620,37 @@ class _WriterLock:
                 self.fd = fd
                 break
             os.close(fd)  # removed (or replaced) between our open and our lock: again
-        if self.fd is not None:
-            note = json.dumps(_whoami()).encode("utf-8")
-            try:
-                os.ftruncate(self.fd, 0)
-                os.pwrite(self.fd, note, 0)
-            except OSError:
-                pass  # the lock holds all the same; a refusal just cannot say who
+        if self.fd is None:
+            raise self._no_lock("it was replaced again and again while it was being taken")
+        note = json.dumps(_whoami()).encode("utf-8")
+        try:
+            os.ftruncate(self.fd, 0)
+            os.pwrite(self.fd, note, 0)
+        except OSError:
+            pass  # the lock holds all the same; a refusal just cannot say who
+
+    def _no_lock(self, why: str) -> NoLock:
+        return NoLock(errno.ENOLCK, f"its lock {self.path.name} cannot be taken: {why}")
+
+    def _open(self) -> int:
+        """The lock file, opened (made if missing) without following a link; NoLock if it cannot be."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC, 0o600)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise self._no_lock("it is a symbolic link, which Cabinet does not follow") from None
+            if exc.errno == errno.EISDIR:
+                raise self._no_lock("it is a directory") from None
+            raise self._no_lock(_detail(exc)) from None
+        try:
+            mode = os.fstat(fd).st_mode
+        except OSError as exc:
+            os.close(fd)
+            raise self._no_lock(_detail(exc)) from None
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            raise self._no_lock(f"it is {_kind_of_file(mode)}")
+        return fd
 
     def release(self) -> None:
         fd, self.fd = self.fd, None
@@ -672,7 +719,8 @@ class FileLog(Log):
     """A save file, held under its exclusive lock (:class:`_WriterLock`) from the start."""
 
     def __init__(self, path: PathLike) -> None:
-        """Raises :class:`SaveLocked` when another writer keeps the save."""
+        """Raises :class:`SaveLocked` when another writer keeps the save, and
+        :class:`NoLock` (an OSError) when its lock cannot be taken."""
         self.path = Path(path)
         self.name = self.path.name
         self._file: BinaryIO | None = None
@@ -757,9 +805,15 @@ class SaveWriter:
         durable: bool = True,
     ) -> None:
         """Raises :class:`SaveNotWritable` when the save cannot be created there
-        (the directory cannot be written, the match's header is not one a save
-        may hold)."""
-        log = path if isinstance(path, Log) else FileLog(path)
+        (its lock cannot be taken, the directory cannot be written, the match's
+        header is not one a save may hold)."""
+        if isinstance(path, Log):
+            log = path
+        else:
+            try:
+                log = FileLog(path)
+            except OSError as exc:  # its lock cannot be made: nothing is written unguarded
+                raise SaveNotWritable(f"Cannot save {Path(path).name} in {Path(path).parent}: {_detail(exc)}.") from None
         self._init(log, match, times, on_error)
         self.durable = durable
         where = f" in {log.path.parent}" if log.path is not None else ""
@@ -787,7 +841,10 @@ class SaveWriter:
         meanwhile: load it again rather than write over their moves).
         """
         self = cls.__new__(cls)
-        log = loaded.source.hold() if isinstance(loaded.source, InStore) else FileLog(loaded.path)
+        try:
+            log = loaded.source.hold() if isinstance(loaded.source, InStore) else FileLog(loaded.path)
+        except OSError as exc:  # its lock cannot be made: nothing is written unguarded
+            raise _not_writable(loaded.name, exc) from None
         self._init(log, loaded.match, loaded.times, on_error)
         try:
             self._open_to_append(loaded)

@@ -375,12 +375,18 @@ def import_save(path: str | os.PathLike[str], into: Store, table: str, games: Ma
     playing, a table of that name there already)."""
     # held as its writer would hold it, so that nobody plays it while it is read:
     # a save somebody plays is refused naming who
-    hold = FileLog(path)
+    try:
+        hold: FileLog | None = FileLog(path)
+    except OSError:
+        # its lock cannot be made (a directory this user cannot write...): no writer can
+        # take it either, so nobody plays it meanwhile
+        hold = None
     try:
         data, _ = read_save(path)
         loaded = load(path, games, data=data)
     finally:
-        hold.release()
+        if hold is not None:
+            hold.release()
     into.put(table, log_bytes(loaded, data))
     return loaded
 
