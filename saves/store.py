@@ -164,11 +164,18 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
     )
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a directory that can be listed but not entered: listed, said unreadable
+        return True
+
+
 def list_saves(directory: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> list[SaveInfo]:
     """Every ``*.cab`` in ``directory``, newest played first; never replays."""
     directory = Path(directory)
     try:
-        paths = [p for p in directory.iterdir() if p.suffix == EXTENSION and not p.name.startswith(".") and p.is_file()]
+        paths = [p for p in directory.iterdir() if p.suffix == EXTENSION and not p.name.startswith(".") and _is_file(p)]
     except OSError:
         return []
     for p in paths:  # a save of ours left readable by others (an older Cabinet, a copy) is narrowed

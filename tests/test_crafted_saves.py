@@ -477,3 +477,32 @@ def _offsets(data: bytes) -> list[tuple[bytes, int, int]]:
         out.append((kind, pos, pos + fmt.RECORD_FRAME + length))
         pos += fmt.RECORD_FRAME + length
     return out
+
+
+# -- 5. a path that cannot be entered ------------------------------------------------------------------
+
+
+def test_a_save_in_a_directory_that_cannot_be_entered_is_one_sentence_for_every_command(tmp_path: Path) -> None:
+    closed = tmp_path / "closed"
+    closed.mkdir()
+    save = closed / "x.cab"
+    save.write_bytes(BASES["aj-in-play.cab"])
+    store = tmp_path / "store"
+    os.chmod(closed, 0)
+    try:
+        for command in (
+            ["verify", str(save)],
+            ["export", str(save)],
+            ["export", "--format", "json", str(save)],
+            ["replay", str(save)],
+            ["load", str(save)],
+            ["host", "--resume", str(save), "--listen", "127.0.0.1:0"],
+            ["store", "import", "--store", str(store), str(save)],
+        ):
+            result = cabinet(*command, save_dir=tmp_path, dac=False)
+            no_traceback(result)
+            assert result.returncode == 1, (command, result.stderr)
+            said = (result.stdout + result.stderr).strip()
+            assert said.removeprefix("cabinet: ") == "x.cab cannot be read: Permission denied.", (command, said)
+    finally:
+        os.chmod(closed, 0o700)
