@@ -33,6 +33,7 @@ from saves.format import (
     held,
     load,
     private_dir,
+    read_save,
     scan,
     tighten,
 )
@@ -163,11 +164,18 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
     )
 
 
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:  # a directory that can be listed but not entered: listed, said unreadable
+        return True
+
+
 def list_saves(directory: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> list[SaveInfo]:
     """Every ``*.cab`` in ``directory``, newest played first; never replays."""
     directory = Path(directory)
     try:
-        paths = [p for p in directory.iterdir() if p.suffix == EXTENSION and not p.name.startswith(".") and p.is_file()]
+        paths = [p for p in directory.iterdir() if p.suffix == EXTENSION and not p.name.startswith(".") and _is_file(p)]
     except OSError:
         return []
     for p in paths:  # a save of ours left readable by others (an older Cabinet, a copy) is narrowed
@@ -326,13 +334,7 @@ class FileStore(Store):
         return self.path(table)
 
     def read(self, table: str) -> bytes:
-        path = self.path(table)
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            raise SaveError(f"{path.name} does not exist.") from None
-        except OSError as exc:
-            raise SaveError(f"{path.name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+        return read_save(self.path(table))[0]
 
     def key(self) -> bytes | None:
         return dir_key(self.directory)
@@ -378,17 +380,20 @@ def import_save(path: str | os.PathLike[str], into: Store, table: str, games: Ma
     records, byte for byte (their checksums, links and seals), once a load found
     them sound.  Raises :class:`SaveError` (a damaged save, one somebody is
     playing, a table of that name there already)."""
-    # held as its writer would hold it, so that nobody plays it while it is read
-    # twice (the load, then the bytes): a save somebody plays is refused naming who
-    hold = FileLog(path)
+    # held as its writer would hold it, so that nobody plays it while it is read:
+    # a save somebody plays is refused naming who
     try:
-        loaded = load(path, games)
-        try:
-            data = Path(path).read_bytes()
-        except OSError as exc:
-            raise SaveError(f"{loaded.name} cannot be read: {(exc.strerror or str(exc)).lower()}.") from None
+        hold: FileLog | None = FileLog(path)
+    except OSError:
+        # its lock cannot be made (a directory this user cannot write...): no writer can
+        # take it either, so nobody plays it meanwhile
+        hold = None
+    try:
+        data, _ = read_save(path)
+        loaded = load(path, games, data=data)
     finally:
-        hold.release()
+        if hold is not None:
+            hold.release()
     into.put(table, log_bytes(loaded, data))
     return loaded
 

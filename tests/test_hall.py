@@ -315,6 +315,33 @@ def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: P
     asyncio.run(run())
 
 
+def test_a_table_whose_save_has_a_bad_header_field_is_left_out_and_the_others_start_again(tmp_path: Path) -> None:
+    """Issue 32: a bot seed that is not a number (the header field the checks skipped) made
+    the hall's start fail as it made the table's bots; now the save is refused when it is read."""
+    from saves import format as fmt
+    from tests.test_crafted_saves import framed, records_of
+
+    async def run() -> None:
+        hall = await open_hall(tmp_path)
+        versus_bot, waiting, _ = await two_tables_left(hall)
+        await hall.close()
+        path = Path(hall.store.source(versus_bot["table"]))
+        records = records_of(path.read_bytes())
+        records[0][1]["bot_seed"] = "abc"
+        path.write_bytes(framed(records))
+        with pytest.raises(fmt.SaveError, match="the header there has a bad bot seed"):
+            fmt.load(path)
+
+        again = await open_hall(tmp_path)
+        try:
+            assert versus_bot["table"] in again.left_out and versus_bot["table"] not in again.tables
+            assert again.tables[waiting["table"]].state() == "waiting"
+        finally:
+            await again.close()
+
+    asyncio.run(run())
+
+
 def test_a_move_is_taken_back_against_bots(tmp_path: Path) -> None:
     async def run() -> None:
         # the bots wait long enough for the take-back to come first

@@ -278,6 +278,33 @@ def test_saves_and_directories_left_open_to_others_are_narrowed_or_reported(tmp_
         assert mode(live) == 0o600
 
 
+def test_a_link_among_the_saves_is_never_followed_to_narrow_what_it_names(tmp_path: Path) -> None:
+    """Issue 32: a link ``evil.cab`` to somebody's file (or to a save elsewhere) is listed, and
+    the mode of what it names is left alone; the saves of the directory itself are narrowed."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    notes = outside / "notes.txt"
+    notes.write_text("not a save\n")
+    elsewhere = outside / "shared.cab"
+    finished_save(elsewhere)
+    for target in (notes, elsewhere):
+        os.chmod(target, 0o644)
+    directory = tmp_path / "saves"
+    directory.mkdir()
+    (directory / "evil.cab").symlink_to(notes)
+    (directory / "shared.cab").symlink_to(elsewhere)
+    own = directory / "own.cab"
+    finished_save(own)
+    os.chmod(own, 0o644)
+    infos = {info.path.name: info for info in list_saves(directory, GAMES)}
+    assert set(infos) == {"evil.cab", "shared.cab", "own.cab"}
+    assert infos["evil.cab"].error == "evil.cab is not a Cabinet save file."
+    assert infos["shared.cab"].error is None
+    assert mode(notes) == 0o644 and mode(elsewhere) == 0o644
+    assert mode(own) == 0o600
+    assert fmt.tighten(directory / "shared.cab") is False and mode(elsewhere) == 0o644
+
+
 # -- files that cannot be read or written ------------------------------------------------------
 
 

@@ -4,17 +4,19 @@ killed); and ``verify`` fails a game left with nobody to act."""
 
 from __future__ import annotations
 
+import ctypes
 import getpass
 import os
 import signal
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
 
-from saves import SaveError, SaveLocked, SaveWriter, load, verify
+from saves import SaveError, SaveLocked, SaveNotWritable, SaveWriter, load, verify
 from saves import format as fmt
 from tests.test_saves import new_match, step
 from tests.toygame import GAMES, ToyGame
@@ -133,3 +135,97 @@ def test_verify_fails_a_game_that_is_not_over_with_nobody_to_act(tmp_path) -> No
     with pytest.raises(SaveError) as info:
         verify(path, {"toy": StuckToy()})
     assert str(info.value) == "stuck.cab is stuck after 2 moves: the game is not over, yet nobody has a move to make."
+
+
+# -- a writer that cannot take the lock does not write (issue 32) -------------------------------------
+
+
+def without_dac() -> None:
+    """In a child process: the file modes hold for it, even as root (which otherwise
+    passes over them with CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH)."""
+    if os.geteuid() == 0:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for capability in (1, 2):
+            if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+                raise OSError(ctypes.get_errno(), "prctl")
+
+
+def writer_process(path: Path) -> str:
+    """What a writer in another process (for which modes hold) says when it takes the save up
+    and plays a move: "wrote", or the sentence it was refused with."""
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            from saves import SaveError, SaveWriter, load
+            from tests.test_saves import step
+            from tests.toygame import GAMES
+            try:
+                writer = SaveWriter.resume(load({str(path)!r}, GAMES))
+            except SaveError as exc:
+                print(exc)
+            else:
+                step(writer.match)
+                writer.close()
+                print("wrote")
+        """)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, preexec_fn=without_dac,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+def test_writers_that_cannot_make_the_lock_in_a_read_only_directory_do_not_write(tmp_path) -> None:
+    directory = tmp_path / "ro"
+    directory.mkdir()
+    path = directory / "g.cab"
+    started(path).close()  # the save itself stays writable (0600): only its lock cannot be made
+    before = path.read_bytes()
+    os.chmod(directory, 0o500)
+    try:
+        said = [writer_process(path), writer_process(path)]  # two of them: neither goes on unguarded
+    finally:
+        os.chmod(directory, 0o700)
+    refusal = "g.cab cannot be written (its lock g.cab.lock cannot be taken: permission denied): it can be replayed, not played on."
+    assert said == [refusal, refusal]
+    assert path.read_bytes() == before
+    assert len(load(path, GAMES).match.moves) == 3
+
+
+def test_a_lock_that_is_a_directory_or_a_link_is_not_taken_and_nothing_is_written(tmp_path) -> None:
+    path = tmp_path / "g.cab"
+    started(path).close()
+    before = path.read_bytes()
+    lock = fmt.lock_path(path)
+    lock.mkdir()
+    for _ in range(2):
+        with pytest.raises(SaveNotWritable) as info:
+            SaveWriter.resume(load(path, GAMES))
+        assert str(info.value) == (
+            "g.cab cannot be written (its lock g.cab.lock cannot be taken: it is a directory): it can be replayed, not played on."
+        )
+    lock.rmdir()
+    # a link: the writer would truncate what it names and write its note there
+    precious = tmp_path / "precious.txt"
+    precious.write_text("mine\n")
+    lock.symlink_to(precious)
+    with pytest.raises(SaveNotWritable, match=r"its lock g\.cab\.lock cannot be taken: it is a symbolic link, which Cabinet does not follow\)"):
+        SaveWriter.resume(load(path, GAMES))
+    assert precious.read_text() == "mine\n"
+    assert path.read_bytes() == before
+    # a new save is refused the same way, and not made
+    fmt.lock_path(tmp_path / "new.cab").symlink_to(precious)
+    with pytest.raises(SaveNotWritable, match=r"^Cannot save new\.cab in .*: its lock new\.cab\.lock cannot be taken: it is a symbolic link"):
+        SaveWriter(tmp_path / "new.cab", new_match())
+    assert not (tmp_path / "new.cab").exists() and precious.read_text() == "mine\n"
+
+
+def test_whether_a_save_is_held_is_asked_of_its_lock_without_following_a_link_or_waiting(tmp_path) -> None:
+    path = tmp_path / "g.cab"
+    started(path).close()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    fmt.lock_path(path).symlink_to(fifo)  # opening a pipe to read waits for a writer
+    answer: list[bool] = []
+    asking = threading.Thread(target=lambda: answer.append(fmt.held(path)), daemon=True)
+    asking.start()
+    asking.join(10)
+    assert answer == [False]

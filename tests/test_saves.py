@@ -299,7 +299,7 @@ def test_flipped_bits_in_listing_and_exports_never_traceback(tmp_path, small_sav
         path.write_bytes(bytes(bad))
         info = list_saves(tmp_path, GAMES)[0]
         assert info.error is None or info.error.startswith("flip.cab")
-        for f in (lambda: export_json(path), lambda: export_text(path, GAMES), lambda: verify(path, GAMES)):
+        for f in (lambda: export_json(path, GAMES), lambda: export_text(path, GAMES), lambda: verify(path, GAMES)):
             try:
                 f()
             except SaveError:
@@ -560,7 +560,7 @@ def _try_everything(path: Path, data: bytes) -> None:
         lambda: load(path, GAMES),
         lambda: verify(path, GAMES),
         lambda: export_text(path, GAMES),
-        lambda: export_json(path),
+        lambda: export_json(path, GAMES),
         lambda: fmt.scan(path),
     ):
         try:
@@ -795,14 +795,14 @@ def test_verify_and_exports(tmp_path, small_save):
     assert len(described) == len(match.events)
     assert lines[lines.index("Setup") + 1] == "  The deck is shuffled."
     assert "draws" in lines[lines.index("Setup") + 2]  # everything revealed
-    doc = json.loads(export_json(path))
+    doc = json.loads(export_json(path, GAMES))
     assert doc["version"] == 2 and doc["records"][0]["kind"] == "header"
     assert [r["kind"] for r in doc["records"]].count("move") == len(match.moves)
     moves = [r["body"] for r in doc["records"] if r["kind"] == "move"]
     assert [e for m in moves for e in m["events"]] == match.events
     path.write_bytes(data[:-3])
     assert "Warning:" in verify(path, GAMES)
-    assert json.loads(export_json(path))["warnings"]
+    assert json.loads(export_json(path, GAMES))["warnings"]
 
 
 # -- the directory and the listing ---------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import gc
 import os
+import stat
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -175,11 +176,17 @@ def command_parser(parser: Parser, args: argparse.Namespace) -> Parser:
 
 
 def existing_save(parser: Parser, args: argparse.Namespace, path: Path) -> Path:
-    """A save named on the command line must be there: a missing file is a bad argument."""
-    if path.is_dir():
-        command_parser(parser, args).error(f"{path} is a directory, not a save file")
-    if not path.exists():
+    """A save named on the command line must be there: a missing file is a bad argument.
+    One that cannot be looked at (in a directory this user may not enter) is given
+    back as it is: reading it says why, in one sentence."""
+    try:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
         command_parser(parser, args).error(f"there is no save {path}")
+    except OSError:
+        return path
+    if stat.S_ISDIR(st.st_mode):
+        command_parser(parser, args).error(f"{path} is a directory, not a save file")
     return path
 
 
@@ -603,7 +610,7 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
     if args.store_command == "import":
         for path in args.saves:
             existing_save(parser, args, path)
-    if args.store_command == "export" and args.output.exists():
+    if args.store_command == "export" and os.path.lexists(args.output):
         parser.error(f"{args.output} is there already: export to a new file")
     store = open_store_or_exit(args.store)
     status = 0

@@ -325,6 +325,9 @@ class AgentJean(Game):
         later = tuple(
             (tuple(r.get("actions") or ()), tuple(r.get("plans") or ())) for r in arranged.get("later", ())
         )
+        # a later round's deck is dealt as it is arranged, long after the setup checked the first
+        if any(actions and sorted(actions) != sorted(C.ACTION_CARDS) for actions, _ in later):
+            raise ConfigError("The arranged Action cards of a later round must be the 60 cards, each once.")
         return State(
             names=tuple(s.get("name", f"Player {i + 1}") for i, s in enumerate(seats)),
             agents=tuple(s["agent"] for s in seats),
