@@ -335,9 +335,12 @@ def test_when_the_tables_hall_dies_the_player_on_another_hall_plays_on_there(tmp
 
 
 async def _bye(remote: RemoteTable) -> dict[str, Any]:
+    """The bye that ends the connection; the updates before it applied."""
     while True:
         message = await remote.receive()
         assert message is not None
+        if message["t"] == "update":
+            remote.apply(message)
         if message["t"] == "bye":
             return message
 
@@ -360,14 +363,16 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
             await remote.connect(timeout=STEP)
             await asyncio.wait_for(play_random(remote, 5, stop_after=2), 60)  # ann is to move
             # the database ends hall a's connection for leases (a restart, a network cut would)
-            lease = a.store._leases
+            lease = a.store.leases.conn
             assert lease is not None
             with psycopg.connect(pg_url, autocommit=True) as admin:
                 admin.execute("SELECT pg_terminate_backend(%s)", (lease.info.backend_pid,))
+            shown = len(remote.events)
             if moving:
                 remote.command(remote.legal[0])  # it cannot be saved: hall a lets the table go
             message = await asyncio.wait_for(_bye(remote), STEP)
             assert message["message"] == "This table's server changed; you are back at it in a moment." and message["come_back"]
+            assert len(remote.events) == shown  # a move that was not saved is never shown played
             if moving:
                 assert any(line.startswith(f"[{table_id}] Could not save table {table_id}: ") for line in log), log
             assert f"[{table_id}] Its lease is lost: this server serves it no more." in log
