@@ -69,6 +69,8 @@ NEWS_DELAY = 0.2  # seconds: lobby news from the other halls of a database, gath
 MOVED = "This table's server changed; you are back at it in a moment."
 #: what a player is told of a table or a request while the hall's store is out of reach (a database restarting)
 UNREACHABLE = "This server cannot reach its tables just now; try again in a moment."
+#: what a player on another hall is told of a move the table's hall could not save, its lease lost meanwhile
+NOT_SAVED = "This table's server changed before your move was saved; make it again."
 #: seconds a table may stay full with no log before another hall starts it: the hall that seated
 #: its last player died between the two (it starts a table within milliseconds of the last seat)
 STALLED = 10.0
@@ -755,15 +757,17 @@ class Hall:
         """The commands of this table's seats on other halls, played as this hall's own
         connections' are; each answered to the hall it came from."""
         server = table.server
-        if server is None or server.save is None or self.tables.get(table.id) is not table:
-            return
+        if server is None or server.save is None or server.save.lost or self.tables.get(table.id) is not table:
+            return  # a table whose lease is lost leaves them to the hall that takes it next
         try:
             relayed = self.store.take_commands(table.id)  # type: ignore[attr-defined]
         except OSError as exc:
             self.trouble(f"[{table.id}] Cannot read the commands passed on: {exc.strerror or exc}")
             return
         for number, seat, kind, body, hall in relayed:
-            if seat not in server.match.humans():
+            if server.save.lost:  # with a move before (its save failed): nothing more is played here
+                answer = ("error", NOT_SAVED)
+            elif seat not in server.match.humans():
                 answer = ("error", "That seat is not a player's.")
             elif kind == "takeback":
                 answer = server.take_back(seat)
@@ -774,6 +778,8 @@ class Hall:
                     command = None
                 refusal = server.submit(seat, command)
                 answer = ("ok", "") if refusal is None else ("error", refusal)
+            if answer[0] != "error" and server.save.lost:
+                answer = ("error", NOT_SAVED)  # played, not saved: the table goes on from its log without it
             try:
                 self.store.notify({"t": "answer", "hall": hall, "table": table.id, "number": number,  # type: ignore[attr-defined]
                                    "kind": answer[0], "message": answer[1]})

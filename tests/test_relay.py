@@ -399,6 +399,63 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
     asyncio.run(run())
 
 
+def test_a_move_passed_on_that_the_tables_hall_cannot_save_is_to_be_made_again(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    """Bob plays at hall b a table hall a holds; hall a loses its lease (the database ended its
+    connection, as a restart does) just before it plays Bob's move: the move cannot be saved,
+    so Bob is told to make it again (never "ok" for a move the log will not hold), is never
+    shown it, and makes it again once the table is taken over."""
+    import psycopg
+
+    from net.hall import MOVED, NOT_SAVED
+
+    async def run() -> None:
+        a = await open_hall(tmp_path / "a", pg_url)  # no look of its own at its leases: the move finds it
+        b = await open_hall(tmp_path / "b", pg_url, take_over_every=0.1)
+        try:
+            ann, ann_task = await lobby_of(a, "ann")
+            bob_at_a, bob_at_a_task = await lobby_of(a, "bob")
+            bob, bob_task = await lobby_of(b, "bob")
+            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0})
+            table_id = made["table"]
+            sat = await bob_at_a.request({"t": "sit", "table": table_id, "seat": 1})  # seated at a: a holds it
+            assert sat["started"] and table_id in a.tables
+            at_a, at_b = ann.table(table_id), bob.table(table_id)
+            await at_a.connect(timeout=STEP)
+            await at_b.connect(timeout=STEP)
+            assert table_id in b.followers
+            await next_update(at_b)
+            while not at_b.legal:  # ann moves until it is bob's move
+                await next_update(at_a, lambda remote: bool(remote.legal))
+                at_a.command(at_a.legal[0])
+                await next_update(at_b, lambda remote: bool(remote.legal) or len(remote.events) > len(at_a.events))
+            shown = len(at_b.events)
+            lease = a.store.leases.conn
+            assert lease is not None
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (lease.info.backend_pid,))
+            at_b.command(at_b.legal[0])
+            refused = await asyncio.wait_for(_until_error(at_b), STEP)
+            assert refused["message"] == NOT_SAVED and len(at_b.events) == shown
+            # hall b takes the table over; bob's follower there hangs up, he joins again and plays
+            bye = await asyncio.wait_for(_bye(at_b), STEP)
+            assert bye["message"] == MOVED
+            assert await until(lambda: table_id in b.tables)
+            at_b = bob.table(table_id)
+            await at_b.connect(timeout=STEP)
+            await next_update(at_b)
+            assert len(at_b.events) == shown and at_b.legal
+            at_b.command(at_b.legal[0])
+            await next_update(at_b, lambda remote: len(remote.events) > shown)
+            for remote in (at_a, at_b):
+                await remote.close()
+            await leave((ann, ann_task), (bob_at_a, bob_at_a_task), (bob, bob_task))
+        finally:
+            await close_hall(a)
+            await close_hall(b)
+
+    asyncio.run(run())
+
+
 def test_a_table_left_full_and_not_started_by_a_hall_that_died_is_started_by_another(tmp_path: Path, pg_url: str, monkeypatch) -> None:  # noqa: F811
     """The hall that seats a table's last player starts it at once; should it die between the
     two, the table would wait for ever, full: after STALLED seconds another hall starts it."""
