@@ -77,7 +77,7 @@ CHANNEL = "cabinet"
 #: seconds before the first attempt to connect again to a database that went away, and at
 #: most between two attempts, however long it stays away (the wait doubles from one to the
 #: other): a restart takes a fraction of a second, and the tables wait on the connections
-RECONNECT = (0.1, 2.0)
+RECONNECT = (0.1, 1.0)
 #: the first key of every advisory lock Cabinet takes ("CAB!"), so that they never meet another program's
 LOCK_SPACE = 0x43414221
 #: the second key of the lock under which the schema is made (table ids start at 1)
@@ -239,13 +239,18 @@ class Link:
             self.lost(conn, _first_line(exc))
 
     def lost(self, conn: psycopg.Connection[Any], why: str) -> None:
-        with self.store.lock:
+        store = self.store
+        with store.lock:
             if conn is not self.conn or self.lost_at is not None or self.closed:
                 return  # an older connection, or one being made again already
             self.lost_at = time.monotonic()
             self.up.clear()
+            first = store.outage is None
+            if first:
+                store.outage = self.lost_at
+        if first:  # said once for the lot, and before it can be said to be back
+            store.log(f"Lost the connection to {store.where}{self.purpose} ({why}); connecting again.")
         threading.Thread(target=self._mend, name="cabinet-reconnect", daemon=True).start()
-        self.store.link_lost(self, why)
 
     def check(self) -> None:
         """Whether the connection still answers (``SELECT 1``); one found lost is made again."""
@@ -381,15 +386,6 @@ class PostgresStore(Store):
     @property
     def reachable(self) -> bool:
         return self.outage is None
-
-    def link_lost(self, link: Link, why: str) -> None:
-        """``link`` was found lost and is being made again: said once for the lot."""
-        with self.lock:
-            first = self.outage is None
-            if first:
-                self.outage = link.lost_at or time.monotonic()
-        if first:
-            self.log(f"Lost the connection to {self.where}{link.purpose} ({why}); connecting again.")
 
     def link_mended(self, link: Link) -> None:
         """``link`` was made again: the others are looked at (what ended it most likely ended
