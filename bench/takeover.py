@@ -57,6 +57,7 @@ class Server:
     proc: subprocess.Popen[str]
     socket: str
     tokens: dict[str, str]
+    log: Path  # what the hall printed (its log, and anything on its stderr)
 
 
 @dataclass
@@ -82,19 +83,23 @@ class Run:
 
 
 def start_server(data: Path, url: str, names: list[str]) -> Server:
-    proc = subprocess.Popen([sys.executable, str(BENCH / "_hall_server.py"), str(data), url, *names],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    data.mkdir(parents=True, exist_ok=True)
+    log = data.parent / f"{data.name}.log"
+    with open(log, "w") as stderr:
+        proc = subprocess.Popen([sys.executable, str(BENCH / "_hall_server.py"), str(data), url, *names],
+                                cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True)
     assert proc.stdout is not None
     hello = json.loads(proc.stdout.readline())
-    return Server(proc, hello["socket"], hello["tokens"])
+    return Server(proc, hello["socket"], hello["tokens"], log)
 
 
 @contextmanager
-def two_servers(names: list[str]) -> Iterator[list[Server]]:
-    """A throwaway durable cluster, and two hall processes on one database of it that know
-    the players ``names``; all stopped at the end."""
+def two_servers(names: list[str], cluster: Path | None = None) -> Iterator[list[Server]]:
+    """A throwaway durable cluster (made in ``cluster`` if given, for the caller to restart),
+    and two hall processes on one database of it that know the players ``names``; all
+    stopped at the end."""
     with tempfile.TemporaryDirectory(prefix="cabinet-bench-") as tmp:
-        cluster = Path(tempfile.mkdtemp(prefix="cabinet-pg-"))
+        cluster = cluster or Path(tempfile.mkdtemp(prefix="cabinet-pg-"))
         address = pg.start(cluster, durable=True)
         servers: list[Server] = []
         try:

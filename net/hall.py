@@ -67,6 +67,10 @@ LOBBY_DELAY = 0.5  # seconds: the lobby is told of changes at most this often (e
 NEWS_DELAY = 0.2  # seconds: lobby news from the other halls of a database, gathered before the lobby is read again
 #: what the players of a table are told when it moves from one hall to another, to join it again there
 MOVED = "This table's server changed; you are back at it in a moment."
+#: what a player is told of a table or a request while the hall's store is out of reach (a database restarting)
+UNREACHABLE = "This server cannot reach its tables just now; try again in a moment."
+#: what a player on another hall is told of a move the table's hall could not save, its lease lost meanwhile
+NOT_SAVED = "This table's server changed before your move was saved; make it again."
 #: seconds a table may stay full with no log before another hall starts it: the hall that seated
 #: its last player died between the two (it starts a table within milliseconds of the last seat)
 STALLED = 10.0
@@ -301,6 +305,7 @@ class Hall:
         self.socket_path = self.data_dir / SOCKET
         self.socket_id: tuple[int, int] | None = None  # the socket this hall bound there
         self.log = log or (lambda line: None)
+        self.store.log_to(self.log)  # a database that goes away and comes back says so, once each time
         self.bot_delay = bot_delay
         self.bots = bots if bots is not None else BotPool(log=self.log)
         #: every message a table sends, with the table and the seat it went to (leak tests)
@@ -382,7 +387,13 @@ class Hall:
                 if self.news is not None:
                     self.catch_up()  # news missed (a listening connection lost a while) is read again
             except (OSError, SaveError) as exc:  # the store out of reach for a while: look again later
-                self.log(f"Cannot look for tables to take over: {exc}")
+                self.trouble(f"Cannot look for tables to take over: {exc}")
+
+    def trouble(self, line: str) -> None:
+        """What the store could not do, said to the log; not while the store is out of reach:
+        it said so once, and says when it is back (the same failure every second says nothing more)."""
+        if self.store.reachable:
+            self.log(line)
 
     async def take_over(self) -> list[str]:
         """Serve here, from their logs, the tables in play that no server holds and this
@@ -426,6 +437,9 @@ class Hall:
             except SaveLocked:
                 continue  # another hall is starting it
             except (ConfigError, OSError, SaveError) as exc:
+                if not self.store.reachable:
+                    self.unstarted[table_id] = now - STALLED  # nothing wrong with the table: the next look tries again
+                    continue
                 self.log(f"[{table_id}] could not start: {exc}")
                 self.left_out.add(table_id)
                 continue
@@ -467,6 +481,8 @@ class Hall:
                     self.log(f"Table {table.id} is left out: {exc}")
                 return False
             except SaveError as exc:
+                if not self.store.reachable:
+                    return False  # nothing wrong with the table: the next look takes it
                 self.log(f"Table {table.id} is left out: {exc}")
                 self.left_out.add(table.id)
                 return False
@@ -516,7 +532,7 @@ class Hall:
                 try:
                     self.store.seat_here(table.id, seat, self.news.pid, here)  # type: ignore[attr-defined]
                 except OSError as exc:
-                    self.log(f"[{table.id}] The other servers cannot be told who is here: {exc.strerror or exc}.")
+                    self.trouble(f"[{table.id}] The other servers cannot be told who is here: {exc.strerror or exc}.")
 
         return {
             "bot_delay": self.bot_delay, "log": log, "on_send": sent, "limits": Limits.derive(table.players),
@@ -544,11 +560,12 @@ class Hall:
             self.let_go(table)
 
     def check_leases(self) -> None:
-        """The tables whose lease was lost while nothing was written are let go too."""
-        if self.store.leases_alive():  # type: ignore[attr-defined]
-            return
+        """The tables whose lease was lost while nothing was written are let go too: all of
+        them when the connection for leases is found lost now, and those of a connection
+        lost before, should a new one hold the tables taken since."""
+        self.store.leases_alive()  # type: ignore[attr-defined]
         for table in list(self.tables.values()):
-            if table.server is not None and table.server.save is not None:
+            if table.server is not None and table.server.save is not None and table.server.save.lost:
                 self.let_go(table)
 
     def let_go(self, table: Table) -> None:
@@ -603,7 +620,7 @@ class Hall:
                             table.server.on_presence(seat, True)
                 self.catch_up()
         except (OSError, SaveError) as exc:
-            self.log(f"Could not follow the other servers' news ({kind}): {exc}")
+            self.trouble(f"Could not follow the other servers' news ({kind}): {exc}")
 
     def catch_up(self) -> None:
         """Read again what news tells: the lobby, the followed tables' logs, who is connected where,
@@ -628,7 +645,7 @@ class Hall:
         try:
             self.read_lobby()
         except (OSError, SaveError) as exc:
-            self.log(f"Cannot read the lobby: {exc}")
+            self.trouble(f"Cannot read the lobby: {exc}")
 
     def read_lobby(self) -> None:
         """Every table of the database as this hall's lobby lists it: the waiting ones as their
@@ -686,10 +703,12 @@ class Hall:
         try:
             self.store.publish(summaries)  # type: ignore[attr-defined]
         except OSError as exc:
-            self.log(f"Cannot publish the tables' listings: {exc.strerror or exc}")
+            self.unpublished.update(summaries)  # published with the next change, once the store is back
+            self.trouble(f"Cannot publish the tables' listings: {exc.strerror or exc}")
 
     def follow(self, table_id: str) -> Table | None:
-        """The table another hall serves, served here from its log (None: no such table)."""
+        """The table another hall serves, served here from its log (None: no such table).
+        Raises SaveError while the store is out of reach."""
         if table_id in self.followers:
             return self.followers[table_id]
         if table_id not in self.elsewhere:
@@ -702,6 +721,8 @@ class Hall:
         try:
             server = Follower(self.store, table_id, lambda: self.news.pid, **self.options(table))
         except SaveError as exc:
+            if not self.store.reachable:
+                raise  # its log cannot be read just now: it is not the table's doing
             self.log(f"[{table_id}] cannot be followed: {exc}")
             return table  # not started yet, as far as its log says
         table.server = server
@@ -729,7 +750,7 @@ class Hall:
         try:
             elsewhere = self.store.seated(table.id, self.news.pid)  # type: ignore[attr-defined]
         except SaveError as exc:
-            self.log(f"[{table.id}] Cannot read who is connected elsewhere: {exc}")
+            self.trouble(f"[{table.id}] Cannot read who is connected elsewhere: {exc}")
             return
         if elsewhere != server.present_elsewhere:
             server.present_elsewhere = elsewhere
@@ -741,15 +762,17 @@ class Hall:
         """The commands of this table's seats on other halls, played as this hall's own
         connections' are; each answered to the hall it came from."""
         server = table.server
-        if server is None or server.save is None or self.tables.get(table.id) is not table:
-            return
+        if server is None or server.save is None or server.save.lost or self.tables.get(table.id) is not table:
+            return  # a table whose lease is lost leaves them to the hall that takes it next
         try:
             relayed = self.store.take_commands(table.id)  # type: ignore[attr-defined]
         except OSError as exc:
-            self.log(f"[{table.id}] Cannot read the commands passed on: {exc.strerror or exc}")
+            self.trouble(f"[{table.id}] Cannot read the commands passed on: {exc.strerror or exc}")
             return
         for number, seat, kind, body, hall in relayed:
-            if seat not in server.match.humans():
+            if server.save.lost:  # with a move before (its save failed): nothing more is played here
+                answer = ("error", NOT_SAVED)
+            elif seat not in server.match.humans():
                 answer = ("error", "That seat is not a player's.")
             elif kind == "takeback":
                 answer = server.take_back(seat)
@@ -760,11 +783,13 @@ class Hall:
                     command = None
                 refusal = server.submit(seat, command)
                 answer = ("ok", "") if refusal is None else ("error", refusal)
+            if answer[0] != "error" and server.save.lost:
+                answer = ("error", NOT_SAVED)  # played, not saved: the table goes on from its log without it
             try:
                 self.store.notify({"t": "answer", "hall": hall, "table": table.id, "number": number,  # type: ignore[attr-defined]
                                    "kind": answer[0], "message": answer[1]})
             except OSError as exc:
-                self.log(f"[{table.id}] Cannot answer a command passed on: {exc.strerror or exc}")
+                self.trouble(f"[{table.id}] Cannot answer a command passed on: {exc.strerror or exc}")
 
     def start_table(self, table: Table) -> None:
         """Every human seat is taken: the match is made and saved, and the table served."""
@@ -839,7 +864,12 @@ class Hall:
                 return
             table = self.tables.get(table_id) if isinstance(table_id, str) else None
             if self.news is not None and isinstance(table_id, str) and (table is None or table.state() == "waiting"):
-                table = self.follow(table_id)  # served by another hall, or started there since this one heard
+                try:
+                    table = self.follow(table_id)  # served by another hall, or started there since this one heard
+                except (OSError, SaveError) as exc:
+                    self.trouble(f"[{table_id}] cannot be opened: {exc}")
+                    writer.write(pack({"t": "bye", "message": UNREACHABLE}))
+                    return
             if table is None or table.server is None:
                 sentence = (
                     "There is no such table." if table is None
@@ -899,6 +929,9 @@ class Hall:
                 return self.table_log(self.table_or_refuse(message))
         except Refused as exc:
             return {"ok": False, "message": str(exc)}
+        except (OSError, SaveError) as exc:
+            self.trouble(f"Cannot do {name}'s request ({kind}): {exc}")
+            return {"ok": False, "message": UNREACHABLE}
         return {"ok": False, "message": f"Unknown request {kind!r}."}
 
     def table_or_refuse(self, message: dict[str, Any]) -> Table:

@@ -92,7 +92,8 @@ class Follower(GameServer):
         try:
             number = self.store.relay(self.table_id, seat, kind, body, self.hall())
         except OSError as exc:
-            self.log(f"Could not pass a command on: {exc.strerror or exc}.")
+            if self.store.reachable:  # else the store said it once, and says when it is back
+                self.log(f"Could not pass a command on: {exc.strerror or exc}.")
             conn.send({"t": "error", "message": UNREACHABLE})
             return
         self.asked[number] = conn

@@ -986,6 +986,11 @@ class GameServer:
     # -- the game moves on -------------------------------------------------------------
 
     def moved(self) -> None:
+        if self.save is not None and self.save.lost:
+            # not saved, and this server holds the table no more (a lease lost with its
+            # connection): nobody is told a move the table's log may never hold; its
+            # players join the table again where it is served from that log now
+            return
         self.version += 1
         self.broadcast()
         if self.match.outcome is not None:

@@ -21,6 +21,14 @@ refuses a second writer.
 The store's seal key is kept in the database (``settings``), so that the
 tables its writers wrote are folded when loaded rather than decided again.
 
+A database restarts, fails over, ends a session: each of the store's
+connections (its own, the one for leases, the listening one) is a :class:`Link`,
+made again in a thread of its own when it is found lost, and meanwhile every
+call through it fails at once in a sentence.  The store says once that it lost
+the database and once that it has it again (``log_to``).  A lease does not come
+back with its connection: its writer writes nothing more, and whoever takes the
+table next takes it from its log.
+
 Everything lives in the schema ``cabinet``, made on the first connection under
 an advisory lock (two processes starting at once make it once) and numbered
 (``schema_version``), so that a later Cabinet can change it step by step and an
@@ -66,8 +74,10 @@ DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not inst
 SCHEMA_VERSION = 4
 #: the channel every server of a database listens on: a table's new records, lobby changes, relayed commands
 CHANNEL = "cabinet"
-#: seconds between two attempts to listen again after the listening connection was lost
-LISTEN_RETRY = 1.0
+#: seconds before the first attempt to connect again to a database that went away, and at
+#: most between two attempts, however long it stays away (the wait doubles from one to the
+#: other): a restart takes a fraction of a second, and the tables wait on the connections
+RECONNECT = (0.1, 1.0)
 #: the first key of every advisory lock Cabinet takes ("CAB!"), so that they never meet another program's
 LOCK_SPACE = 0x43414221
 #: the second key of the lock under which the schema is made (table ids start at 1)
@@ -144,15 +154,6 @@ def _first_line(exc: BaseException) -> str:
     return text[0].rstrip(".") if text else type(exc).__name__
 
 
-@contextmanager
-def _io(what: str) -> Iterator[None]:
-    """A database's failure, as the OSError a disk's failure is to a writer."""
-    try:
-        yield
-    except psycopg.Error as exc:
-        raise OSError(errno.EIO, f"{what}: {_first_line(exc)}") from None
-
-
 def _notice(message: dict[str, Any]) -> str:
     return json.dumps(message, separators=(",", ":"))
 
@@ -160,6 +161,144 @@ def _notice(message: dict[str, Any]) -> str:
 def _tell(conn: psycopg.Connection[Any], message: dict[str, Any]) -> None:
     """Every server listening on ``CHANNEL`` is told ``message`` (in a transaction: when it commits)."""
     conn.execute("SELECT pg_notify(%s, %s)", (CHANNEL, _notice(message)))
+
+
+class Reconnecting(Exception):
+    """A connection of the store's is being made again (the database went away): nothing
+    goes through it meanwhile.  ``str(exc)`` ends a sentence."""
+
+
+class Link:
+    """One of a store's connections, made again when it is found lost.
+
+    A statement that fails on a connection psycopg then finds broken (the database
+    restarted, failed over, or ended the session) hands it to :meth:`failed`: a new
+    connection is made in a thread of its own, after RECONNECT[0] seconds and then
+    twice as long after each failure, up to RECONNECT[1].  Meanwhile :meth:`get`
+    raises :class:`Reconnecting` at once, so that no caller (an event loop among
+    them) waits on a database that is away.  ``prepare`` readies each new connection
+    (``LISTEN``) before it is used, and ``mended`` is told of it once it is in place,
+    under the store's lock.  ``probe``: the connection is looked at (``SELECT 1``)
+    when another of the store's was made again, since what ended one (a restart)
+    most likely ended it too; the listening one finds out by itself, at once."""
+
+    def __init__(
+        self,
+        store: PostgresStore,
+        purpose: str,
+        prepare: Callable[[psycopg.Connection[Any]], None] | None = None,
+        mended: Callable[[psycopg.Connection[Any]], None] | None = None,
+        probe: bool = True,
+    ) -> None:
+        self.store = store
+        #: what the connection is for, in the log's sentences ("", " for leases")
+        self.purpose = purpose
+        self.prepare = prepare
+        self.mended = mended
+        self.probe = probe
+        self.conn: psycopg.Connection[Any] | None = None
+        #: when it was found lost (``time.monotonic()``), while it is being made again
+        self.lost_at: float | None = None
+        #: set while the connection is there to use
+        self.up = threading.Event()
+        self.closed = False
+        self._stop = threading.Event()  # ends the wait between two attempts
+
+    def open(self) -> psycopg.Connection[Any]:
+        """The connection made now (the first one).  Raises SaveError."""
+        conn = self.store.connect()
+        try:
+            if self.prepare is not None:
+                self.prepare(conn)
+        except psycopg.Error as exc:
+            conn.close()
+            raise SaveError(f"Cannot use {self.store.where}: {_first_line(exc)}.") from None
+        self.conn = conn
+        self.up.set()
+        return conn
+
+    def get(self) -> psycopg.Connection[Any]:
+        """The connection, made now if it was never made (raises SaveError then).
+        Raises Reconnecting while it is being made again."""
+        if self.closed:
+            raise Reconnecting(f"the connection{self.purpose} is closed")
+        if self.lost_at is not None:
+            raise Reconnecting(f"the connection{self.purpose} was lost, and is being made again")
+        conn = self.conn
+        if conn is None:
+            with self.store.lock:
+                return self.conn if self.conn is not None else self.open()
+        if conn.closed:  # found broken by a statement that was not ours to watch
+            self.lost(conn, "the connection was closed")
+            raise Reconnecting(f"the connection{self.purpose} was lost, and is being made again")
+        return conn
+
+    def failed(self, conn: psycopg.Connection[Any], exc: psycopg.Error) -> None:
+        """``exc`` came of a statement on ``conn``: a connection it left broken is made again."""
+        if conn.closed:
+            self.lost(conn, _first_line(exc))
+
+    def lost(self, conn: psycopg.Connection[Any], why: str) -> None:
+        store = self.store
+        with store.lock:
+            if conn is not self.conn or self.lost_at is not None or self.closed:
+                return  # an older connection, or one being made again already
+            self.lost_at = time.monotonic()
+            self.up.clear()
+            first = store.outage is None
+            if first:
+                store.outage = self.lost_at
+        if first:  # said once for the lot, and before it can be said to be back
+            store.log(f"Lost the connection to {store.where}{self.purpose} ({why}); connecting again.")
+        threading.Thread(target=self._mend, name="cabinet-reconnect", daemon=True).start()
+
+    def check(self) -> None:
+        """Whether the connection still answers (``SELECT 1``); one found lost is made again."""
+        conn = self.conn
+        if conn is None or self.lost_at is not None or self.closed:
+            return
+        with self.store.lock:  # never in the middle of another thread's transaction on it
+            try:
+                conn.execute("SELECT 1")
+            except psycopg.Error as exc:
+                self.failed(conn, exc)
+
+    def _mend(self) -> None:
+        """In a thread: connect again, waiting longer after each failure, until it works."""
+        wait = RECONNECT[0]
+        while not self._stop.wait(wait):
+            try:
+                conn = self.store.connect()
+            except SaveError:
+                wait = min(2 * wait, RECONNECT[1])
+                continue
+            try:
+                if self.prepare is not None:
+                    self.prepare(conn)
+            except psycopg.Error:
+                conn.close()
+                wait = min(2 * wait, RECONNECT[1])
+                continue
+            with self.store.lock:
+                if self.closed:
+                    conn.close()
+                    return
+                old, self.conn = self.conn, conn
+                self.lost_at = None
+                if self.mended is not None:
+                    self.mended(conn)
+                self.up.set()
+            if old is not None:
+                old.close()
+            self.store.link_mended(self)
+            return
+
+    def close(self) -> None:
+        self.closed = True
+        self._stop.set()
+        self.up.set()  # nobody waits for it any more
+        if self.conn is not None:
+            self.conn.close()
 
 
 class PostgresStore(Store):
@@ -175,13 +314,20 @@ class PostgresStore(Store):
         self.url = url
         self.where = describe(url)
         self._key: bytes | None = None
-        self.conn = self.connect()
+        #: one transaction at a time on a connection: the writers of a server's tables may be in several threads
+        self.lock = threading.RLock()
+        self.log: Callable[[str], None] = lambda line: None
+        #: since when one of the connections has been lost (``time.monotonic()``); None while all are well
+        self.outage: float | None = None
+        #: the store's own connection: lobby, listings, relayed commands, names, reads
+        self.main = Link(self, "")
         #: the connection the leases are held on and the writers write through, made with the first
-        self._leases: psycopg.Connection[Any] | None = None
+        self.leases = Link(self, " for leases", mended=self._leases_mended)
         #: the tables leased on it (an advisory lock is taken again by the session holding it)
         self.leased: set[int] = set()
-        #: one transaction at a time on it: the writers of a server's tables may be in several threads
-        self.lock = threading.RLock()
+        #: every connection of the store, the listening ones (``Listener``) among them
+        self.links: list[Link] = [self.main, self.leases]
+        self.main.open()
         try:
             self._make_schema()
         except psycopg.Error as exc:
@@ -191,6 +337,12 @@ class PostgresStore(Store):
             self.close()
             raise
 
+    @property
+    def conn(self) -> psycopg.Connection[Any]:
+        """The store's own connection as it is now (it is made again when lost)."""
+        assert self.main.conn is not None
+        return self.main.conn
+
     def connect(self) -> psycopg.Connection[Any]:
         try:
             return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
@@ -198,11 +350,12 @@ class PostgresStore(Store):
             raise SaveError(f"Cannot reach {self.where}: {_first_line(exc)}.") from None
 
     def _make_schema(self) -> None:
-        with self.conn.transaction():
-            self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
-            self.conn.execute("CREATE SCHEMA IF NOT EXISTS cabinet")
-            self.conn.execute("CREATE TABLE IF NOT EXISTS cabinet.schema_version (version integer NOT NULL)")
-            row = self.conn.execute("SELECT max(version) FROM cabinet.schema_version").fetchone()
+        conn = self.conn
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SCHEMA_LOCK))
+            conn.execute("CREATE SCHEMA IF NOT EXISTS cabinet")
+            conn.execute("CREATE TABLE IF NOT EXISTS cabinet.schema_version (version integer NOT NULL)")
+            row = conn.execute("SELECT max(version) FROM cabinet.schema_version").fetchone()
             version = row[0] if row and row[0] is not None else 0
             if version > SCHEMA_VERSION:
                 raise SaveError(
@@ -210,34 +363,70 @@ class PostgresStore(Store):
                 )
             for step in range(version + 1, SCHEMA_VERSION + 1):
                 for statement in MIGRATIONS[step]:
-                    self.conn.execute(statement)
-                self.conn.execute("INSERT INTO cabinet.schema_version (version) VALUES (%s)", (step,))
-            self.conn.execute(
+                    conn.execute(statement)
+                conn.execute("INSERT INTO cabinet.schema_version (version) VALUES (%s)", (step,))
+            conn.execute(
                 "INSERT INTO cabinet.settings (name, value) VALUES ('seal key', %s) ON CONFLICT (name) DO NOTHING",
                 (secrets.token_bytes(32),),
             )
 
-    def lease_connection(self) -> psycopg.Connection[Any]:
-        """The connection the leases are held on, made again if it was lost (and its leases with it)."""
-        with self.lock:
-            if self._leases is None or self._leases.closed:
-                self._leases = self.connect()
-                self.leased = set()
-            return self._leases
+    def _leases_mended(self, conn: psycopg.Connection[Any]) -> None:
+        self.leased = set()  # the leases went with the connection lost
 
     def close(self) -> None:
-        for conn in (getattr(self, "conn", None), getattr(self, "_leases", None)):
-            if conn is not None:
-                conn.close()
+        for link in (getattr(self, "main", None), getattr(self, "leases", None)):
+            if link is not None:
+                link.close()
+
+    # -- the database going away, and coming back ---------------------------------------------
+
+    def log_to(self, log: Callable[[str], None]) -> None:
+        self.log = log
+
+    @property
+    def reachable(self) -> bool:
+        return self.outage is None
+
+    def link_mended(self, link: Link) -> None:
+        """``link`` was made again: the others are looked at (what ended it most likely ended
+        them too, and they are best made again now, before the servers' next moves), and once
+        all are there again, it is said."""
+        for other in list(self.links):
+            if other is not link and other.probe:
+                other.check()
+        with self.lock:
+            if self.outage is None or any(other.lost_at is not None for other in self.links):
+                return
+            seconds, self.outage = time.monotonic() - self.outage, None
+        self.log(f"Connected again to {self.where}, {seconds:.1f} s after losing it.")
+
+    @contextmanager
+    def _using(self, link: Link, fail: Callable[[str], Exception]) -> Iterator[psycopg.Connection[Any]]:
+        """``link``'s connection for one step.  A failure of psycopg's, or the connection
+        being made again, is raised as ``fail(why)``; a connection found lost is made again."""
+        try:
+            conn = link.get()
+        except Reconnecting as exc:
+            raise fail(str(exc)) from None
+        try:
+            yield conn
+        except psycopg.Error as exc:
+            link.failed(conn, exc)
+            raise fail(_first_line(exc)) from None
+
+    def _reading(self) -> Any:
+        return self._using(self.main, lambda why: SaveError(f"Cannot read {self.where}: {why}."))
+
+    def _writing(self, what: str) -> Any:
+        """The store's connection for a step that writes: its failure, as the OSError a disk's
+        failure is to a writer (``what`` cannot be done)."""
+        return self._using(self.main, lambda why: OSError(errno.EIO, f"{what}: {why}"))
 
     # -- the interface ------------------------------------------------------------------------
 
     def _query(self, sql: str, params: tuple[Any, ...] = (), binary: bool = False) -> list[tuple[Any, ...]]:
-        try:
-            with self.conn.cursor(binary=binary) as cur:
-                return cur.execute(sql, params).fetchall()
-        except psycopg.Error as exc:
-            raise SaveError(f"Cannot read {self.where}: {_first_line(exc)}.") from None
+        with self._reading() as conn, conn.cursor(binary=binary) as cur:
+            return cur.execute(sql, params).fetchall()
 
     def name_holder(self, folded: str) -> tuple[str, str, int] | None:
         """(name as first claimed, key fingerprint, since) of the player holding the name
@@ -248,14 +437,12 @@ class PostgresStore(Store):
     def claim_name(self, name: str, key: str, since: int) -> tuple[str, str, int]:
         """Claim ``name`` for ``key`` unless somebody holds it already; who holds it then.
         Two servers claiming one name at once: the database gives it to one.  Raises SaveError."""
-        try:
-            self.conn.execute(
+        with self._using(self.main, lambda why: SaveError(f"Cannot write to {self.where}: {why}.")) as conn:
+            conn.execute(
                 "INSERT INTO cabinet.players (name_folded, name, key, since) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT (name_folded) DO NOTHING",
                 (name.lower(), name, key, since),
             )
-        except psycopg.Error as exc:
-            raise SaveError(f"Cannot write to {self.where}: {_first_line(exc)}.") from None
         held = self.name_holder(name.lower())
         if held is None:
             raise SaveError(f"{self.where} lost the name {name} just claimed.")
@@ -287,38 +474,19 @@ class PostgresStore(Store):
         return [(name, bytes(record)) for name, record in rows]
 
     def keep_lobby(self, table: str, record: bytes) -> None:
-        with _io(f"the lobby of table {table} cannot be written"):
-            with self.lock, self.conn.transaction():
-                self._keep_lobby(table, record)
-
-    def _keep_lobby(self, table: str, record: bytes | None) -> None:
-        """In a transaction: the table's lobby record written (None: forgotten), and every server told."""
-        if record is None:
-            self.conn.execute("UPDATE cabinet.tables SET lobby = NULL, summary = NULL WHERE name = %s", (table,))
-            self.conn.execute(
-                "DELETE FROM cabinet.tables t WHERE name = %s "
-                "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
-                (table,),
-            )
-        else:
-            self.conn.execute(
-                "INSERT INTO cabinet.tables (name, lobby) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET lobby = EXCLUDED.lobby",
-                (table, record),
-            )
-        _tell(self.conn, {"t": "lobby", "table": table})
+        with self.lock, self._writing(f"the lobby of table {table} cannot be written") as conn, conn.transaction():
+            _keep_lobby(conn, table, record)
 
     def forget_lobby(self, table: str) -> None:
-        with _io(f"the lobby of table {table} cannot be written"):
-            with self.lock, self.conn.transaction():
-                self._keep_lobby(table, None)
+        with self.lock, self._writing(f"the lobby of table {table} cannot be written") as conn, conn.transaction():
+            _keep_lobby(conn, table, None)
 
     def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
         # the row locked until the transaction ends: another server changing it waits, then sees this change
-        with _io(f"the lobby of table {table} cannot be written"):
-            with self.lock, self.conn.transaction():
-                row = self.conn.execute("SELECT lobby FROM cabinet.tables WHERE name = %s FOR UPDATE", (table,)).fetchone()
-                new = change(bytes(row[0]) if row is not None and row[0] is not None else None)
-                self._keep_lobby(table, new)
+        with self.lock, self._writing(f"the lobby of table {table} cannot be written") as conn, conn.transaction():
+            row = conn.execute("SELECT lobby FROM cabinet.tables WHERE name = %s FOR UPDATE", (table,)).fetchone()
+            new = change(bytes(row[0]) if row is not None and row[0] is not None else None)
+            _keep_lobby(conn, table, new)
         return new
 
     # -- every server lists and serves every table --------------------------------------------
@@ -333,17 +501,15 @@ class PostgresStore(Store):
         """The listings of the tables this server serves, for the others' lobbies; they are told."""
         if not summaries:
             return
-        with _io("the lobby cannot be written"):
-            with self.lock, self.conn.transaction():
-                for table, summary in summaries.items():
-                    self.conn.execute("UPDATE cabinet.tables SET summary = %s WHERE name = %s", (summary, table))
-                _tell(self.conn, {"t": "lobby", "table": None})
+        with self.lock, self._writing("the lobby cannot be written") as conn, conn.transaction():
+            for table, summary in summaries.items():
+                conn.execute("UPDATE cabinet.tables SET summary = %s WHERE name = %s", (summary, table))
+            _tell(conn, {"t": "lobby", "table": None})
 
     def notify(self, message: dict[str, Any]) -> None:
         """Tell every server listening (``Listener``) ``message``.  Raises OSError."""
-        with _io("the other servers cannot be told"):
-            with self.lock:
-                _tell(self.conn, message)
+        with self.lock, self._writing("the other servers cannot be told") as conn:
+            _tell(conn, message)
 
     def records_after(self, table: str, seq: int) -> list[tuple[int, bytes, bytes]]:
         """The sequence number, kind and body of the table's records after ``seq``, in order.  Raises SaveError."""
@@ -358,41 +524,36 @@ class PostgresStore(Store):
     def relay(self, table: str, seat: int, kind: str, body: bytes, hall: int) -> int:
         """A command (or take-back) of ``seat``, connected to the server ``hall``, for the
         server that holds ``table``, which is told; its number (the answer names it).  Raises OSError."""
-        with _io("the command cannot be passed on"):
-            with self.lock, self.conn.transaction():
-                row = self.conn.execute(
-                    "INSERT INTO cabinet.commands (table_name, seat, kind, body, hall) VALUES (%s, %s, %s, %s, %s) RETURNING id",
-                    (table, seat, kind, body, hall),
-                ).fetchone()
-                _tell(self.conn, {"t": "command", "table": table})
+        with self.lock, self._writing("the command cannot be passed on") as conn, conn.transaction():
+            row = conn.execute(
+                "INSERT INTO cabinet.commands (table_name, seat, kind, body, hall) VALUES (%s, %s, %s, %s, %s) RETURNING id",
+                (table, seat, kind, body, hall),
+            ).fetchone()
+            _tell(conn, {"t": "command", "table": table})
         assert row is not None
         return int(row[0])
 
     def take_commands(self, table: str) -> list[tuple[int, int, str, bytes, int]]:
         """The commands relayed for ``table`` (number, seat, kind, body, hall), in the order
         they came, taken out of the database.  Raises OSError."""
-        with _io("the commands cannot be read"):
-            with self.lock:
-                rows = self.conn.execute(
-                    "DELETE FROM cabinet.commands WHERE table_name = %s RETURNING id, seat, kind, body, hall", (table,)
-                ).fetchall()
+        with self.lock, self._writing("the commands cannot be read") as conn:
+            rows = conn.execute(
+                "DELETE FROM cabinet.commands WHERE table_name = %s RETURNING id, seat, kind, body, hall", (table,)
+            ).fetchall()
         return sorted((int(i), int(seat), str(kind), bytes(body), int(hall)) for i, seat, kind, body, hall in rows)
 
     def seat_here(self, table: str, seat: int, hall: int, here: bool) -> None:
         """``seat``'s player is connected to the server ``hall`` (``here``), or no more; every
         server is told.  Raises OSError."""
-        with _io("the seat's presence cannot be written"):
-            with self.lock, self.conn.transaction():
-                if here:
-                    self.conn.execute(
-                        "INSERT INTO cabinet.seated (table_name, seat, hall) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                        (table, seat, hall),
-                    )
-                else:
-                    self.conn.execute(
-                        "DELETE FROM cabinet.seated WHERE table_name = %s AND seat = %s AND hall = %s", (table, seat, hall)
-                    )
-                _tell(self.conn, {"t": "seated", "table": table})
+        with self.lock, self._writing("the seat's presence cannot be written") as conn, conn.transaction():
+            if here:
+                conn.execute(
+                    "INSERT INTO cabinet.seated (table_name, seat, hall) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                    (table, seat, hall),
+                )
+            else:
+                conn.execute("DELETE FROM cabinet.seated WHERE table_name = %s AND seat = %s AND hall = %s", (table, seat, hall))
+            _tell(conn, {"t": "seated", "table": table})
 
     def seated(self, table: str, besides: int) -> set[int]:
         """The seats of ``table`` whose players are connected to a server other than
@@ -406,16 +567,11 @@ class PostgresStore(Store):
 
     def leases_alive(self) -> bool:
         """Whether the connection the leases are held on still answers (a lost one has
-        lost them all).  True when there is none yet."""
-        with self.lock:
-            conn = self._leases
-            if conn is None or conn.closed:
-                return conn is None
-            try:
-                conn.execute("SELECT 1")
-            except psycopg.Error:
-                return False
+        lost them all, and is made again).  True when there is none yet."""
+        if self.leases.conn is None:
             return True
+        self.leases.check()
+        return self.leases.lost_at is None and not self.leases.closed
 
     def listen(self, deliver: Callable[[dict[str, Any]], None]) -> Listener:
         """A connection listening for the other servers' news, passing each to ``deliver``
@@ -454,16 +610,31 @@ class PostgresStore(Store):
 
     def put(self, table: str, data: bytes) -> None:
         records = split_records(data)
-        try:
-            with self.conn.transaction():
-                row = self.conn.execute(
+        with self._using(self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")) as conn:
+            with conn.transaction():
+                row = conn.execute(
                     "INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id", (table,)
                 ).fetchone()
                 if row is None:
                     raise SaveError(f"There is a table {table} in {self.where} already.")
-                _insert(self.conn, row[0], records, copy=True)
-        except psycopg.Error as exc:
-            raise SaveError(f"Cannot write table {table} to {self.where}: {_first_line(exc)}.") from None
+                _insert(conn, row[0], records, copy=True)
+
+
+def _keep_lobby(conn: psycopg.Connection[Any], table: str, record: bytes | None) -> None:
+    """In a transaction: the table's lobby record written (None: forgotten), and every server told."""
+    if record is None:
+        conn.execute("UPDATE cabinet.tables SET lobby = NULL, summary = NULL WHERE name = %s", (table,))
+        conn.execute(
+            "DELETE FROM cabinet.tables t WHERE name = %s "
+            "AND NOT EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id)",
+            (table,),
+        )
+    else:
+        conn.execute(
+            "INSERT INTO cabinet.tables (name, lobby) VALUES (%s, %s) ON CONFLICT (name) DO UPDATE SET lobby = EXCLUDED.lobby",
+            (table, record),
+        )
+    _tell(conn, {"t": "lobby", "table": table})
 
 
 def _insert(
@@ -497,7 +668,8 @@ class TableLease(Log):
     that dies, however it dies, loses its connections and so its leases, and
     another process may take its tables over from their logs.  The writers'
     records go through that same connection, so a writer whose lease was lost
-    can write nothing more."""
+    can write nothing more: the store makes a new connection for leases (a
+    database restarted), never this writer's again."""
 
     def __init__(self, store: PostgresStore, table: str) -> None:
         """Raises :class:`SaveLocked` when another writer holds the table, and
@@ -508,20 +680,8 @@ class TableLease(Log):
         self.path = None
         self.broken = False
         self.conn: psycopg.Connection[Any] | None = None
-        conn = store.lease_connection()
-        try:
+        with store._using(store.leases, lambda why: SaveError(f"Cannot take {self.name} in {store.where}: {why}.")) as conn:
             self._take(conn)
-        except psycopg.OperationalError as exc:
-            if not conn.closed:
-                raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
-            # the connection was found lost only now (the server ended it): its leases are gone, a new one
-            conn = store.lease_connection()
-            try:
-                self._take(conn)
-            except psycopg.Error as exc:
-                raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
-        except psycopg.Error as exc:
-            raise SaveError(f"Cannot take {self.name} in {store.where}: {_first_line(exc)}.") from None
         self.conn = conn
 
     def _take(self, conn: psycopg.Connection[Any]) -> None:
@@ -551,35 +711,41 @@ class TableLease(Log):
     def key(self) -> bytes | None:
         return self.store.key()
 
+    @contextmanager
+    def _writing(self, what: str) -> Iterator[psycopg.Connection[Any]]:
+        """The lease's connection for one step; psycopg's failure as an OSError (``what``
+        cannot be done), a connection found lost made again for the next writers."""
+        conn = self._conn()
+        try:
+            yield conn
+        except psycopg.Error as exc:
+            self.store.leases.failed(conn, exc)
+            raise OSError(errno.EIO, f"{what}: {_first_line(exc)}") from None
+
     def replace(self, data: bytes) -> None:
         records = split_records(data)
-        conn = self._conn()
-        with _io(f"{self.name} cannot be written"):
-            with self.store.lock, conn.transaction():
-                conn.execute("DELETE FROM cabinet.events WHERE table_id = %s", (self.id,))
-                _insert(conn, self.id, records, copy=True)
-                _tell(conn, {"t": "rewrite", "table": self.table})
+        with self.store.lock, self._writing(f"{self.name} cannot be written") as conn, conn.transaction():
+            conn.execute("DELETE FROM cabinet.events WHERE table_id = %s", (self.id,))
+            _insert(conn, self.id, records, copy=True)
+            _tell(conn, {"t": "rewrite", "table": self.table})
         self.broken = False
 
     def append(self, data: bytes, durable: bool) -> None:
-        conn = self._conn()
         records = split_records(data, whole=False)
         # the servers following the table are told in the same statement, when it commits
         told = _notice({"t": "log", "table": self.table, "seq": records[-1].seq}) if records else None
-        with _io(f"{self.name} cannot be written"):
+        with self.store.lock, self._writing(f"{self.name} cannot be written") as conn:
             if durable:
-                with self.store.lock:
-                    _insert(conn, self.id, records, told=told)  # one statement, its own transaction: one round trip
+                _insert(conn, self.id, records, told=told)  # one statement, its own transaction: one round trip
                 return
             # committed without waiting for the disk (headless games), this transaction only:
             # the connection is every table's
-            with self.store.lock, conn.transaction():
+            with conn.transaction():
                 conn.execute("SET LOCAL synchronous_commit = off")
                 _insert(conn, self.id, records, told=told)
 
     def resume_at(self, end: int) -> bool:
-        conn = self._conn()
-        with _io(f"{self.name} cannot be read"):
+        with self._writing(f"{self.name} cannot be read") as conn:
             row = conn.execute(
                 "SELECT count(*), coalesce(sum(length(body)), 0) FROM cabinet.events WHERE table_id = %s", (self.id,)
             ).fetchone()
@@ -611,9 +777,9 @@ class TableLease(Log):
         conn, self.conn = self.conn, None
         if conn is None:
             return
-        self.store.leased.discard(self.id)
         if conn.closed:
-            return  # the lease went with the connection
+            return  # the lease went with the connection (the store's new one holds none of this writer's)
+        self.store.leased.discard(self.id)
         try:
             with self.store.lock, conn.transaction():
                 conn.execute("DELETE FROM cabinet.writers WHERE table_id = %s", (self.id,))
@@ -624,9 +790,15 @@ class TableLease(Log):
                     (self.id,),
                 )
             conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_SPACE, self.id))
-        except psycopg.Error:
-            pass  # the connection broke: the lease went with it
+        except psycopg.Error as exc:
+            self.store.leases.failed(conn, exc)  # the connection broke: the lease went with it
 
+
+def _listen(conn: psycopg.Connection[Any]) -> None:
+    """A new listening connection: it listens, and the rows of servers gone are cleared (a pid
+    is used again in time, by this connection perhaps).  Raises psycopg's errors."""
+    conn.execute(f"LISTEN {CHANNEL}")
+    conn.execute("DELETE FROM cabinet.seated WHERE hall = pg_backend_pid() OR hall NOT IN (SELECT pid FROM pg_stat_activity)")
 
 
 class Listener:
@@ -634,56 +806,48 @@ class Listener:
     map, is passed to ``deliver`` (from that thread).  Its backend's pid names this
     server to the others (``hall`` in ``cabinet.seated`` and ``cabinet.commands``): a
     server whose listening connection ends, however its process died, is seen gone.
-    Lost, the connection is made again (a new pid), and ``{"t": "listening"}`` is
-    delivered: what was missed meanwhile is to be read again."""
+    Lost, the connection is made again (a :class:`Link` of the store's: a new pid), and
+    ``{"t": "listening"}`` is delivered: what was missed meanwhile is to be read again."""
 
     def __init__(self, store: PostgresStore, deliver: Callable[[dict[str, Any]], None]) -> None:
+        """Raises SaveError."""
         self.store = store
         self.deliver = deliver
         self.stopping = False
-        self.conn = self._connect()
-        self.pid: int = self.conn.info.backend_pid
+        # it finds its connection lost by itself, at once: nobody else need look at it
+        self.link = Link(store, " for news", prepare=_listen, mended=self._listening, probe=False)
+        self.pid: int = self.link.open().info.backend_pid
+        store.links.append(self.link)
         self.thread = threading.Thread(target=self._run, name="cabinet-listener", daemon=True)
         self.thread.start()
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        conn = self.store.connect()
-        try:
-            conn.execute(f"LISTEN {CHANNEL}")
-            # rows of servers gone (a pid is used again in time, by this connection perhaps) are cleared
-            conn.execute(
-                "DELETE FROM cabinet.seated WHERE hall = pg_backend_pid() OR hall NOT IN (SELECT pid FROM pg_stat_activity)"
-            )
-        except psycopg.Error as exc:
-            conn.close()
-            raise SaveError(f"Cannot listen to {self.store.where}: {_first_line(exc)}.") from None
-        return conn
+    def _listening(self, conn: psycopg.Connection[Any]) -> None:
+        self.pid = conn.info.backend_pid
+        self.deliver({"t": "listening"})
 
     def _run(self) -> None:
         while not self.stopping:
             try:
-                for notice in self.conn.notifies(timeout=0.5):
+                conn = self.link.get()
+            except Reconnecting:
+                self.link.up.wait(0.5)
+                continue
+            try:
+                for notice in conn.notifies(timeout=0.5):
                     try:
                         message = json.loads(notice.payload)
                     except ValueError:
                         continue
                     if isinstance(message, dict):
                         self.deliver(message)
-            except psycopg.Error:
+            except psycopg.Error as exc:
                 if self.stopping:
                     return
-                self.conn.close()
-                while not self.stopping:
-                    time.sleep(LISTEN_RETRY)
-                    try:
-                        self.conn = self._connect()
-                    except SaveError:
-                        continue
-                    self.pid = self.conn.info.backend_pid
-                    self.deliver({"t": "listening"})
-                    break
+                self.link.failed(conn, exc)
 
     def close(self) -> None:
         self.stopping = True
         self.thread.join(timeout=5)
-        self.conn.close()
+        self.link.close()
+        if self.link in self.store.links:
+            self.store.links.remove(self.link)

@@ -268,6 +268,17 @@ class Store:
     def close(self) -> None:
         """Let go of what the store holds open (connections); idempotent."""
 
+    # A database goes away (it restarts, fails over) and comes back; a directory does not.
+
+    @property
+    def reachable(self) -> bool:
+        """False while the store is out of reach (it has said so in its log, and says when
+        it is back): what fails meanwhile is that, not the tables."""
+        return True
+
+    def log_to(self, log: Callable[[str], None]) -> None:
+        """Where the store says, once each time, that it went out of reach and is back."""
+
 
 class FileStore(Store):
     """A directory of save files, one a table: ``DIR/TABLE.cab``."""

@@ -13,7 +13,9 @@ before the virtual environment exists):
 * for the tests, the fixture ``pg_url``: a fresh database for the test module, in
   the cluster ``CABINET_TEST_PG`` names, or else in a cluster this test process
   starts itself (once, stopped at its end); the tests that use it are skipped,
-  saying why, when there is neither.
+  saying why, when there is neither.  A test that restarts or stops the database
+  makes a cluster of its own (``start``) and drives it (``restart``, ``shut_down``,
+  ``start_again``): the shared one serves the other tests meanwhile.
 
 ``initdb`` refuses to run as root: as root (CI), the cluster is made and run by
 the ``postgres`` system user through ``runuser``, in a directory given to it.
@@ -67,6 +69,15 @@ def url(host: str | Path, dbname: str = "postgres", user: str = "postgres", port
     return f"postgresql://{quote(user, safe='')}@/{dbname}?host={quote(str(host), safe='')}" + (f"&port={port}" if port else "")
 
 
+def _run(prefix: list[str], step: list[str], directory: Path) -> None:
+    """One of PostgreSQL's programs, as the cluster's owner; raises RuntimeError with its log's tail."""
+    done = subprocess.run(prefix + step, capture_output=True, text=True, cwd=directory)
+    if done.returncode != 0:
+        log = directory / "server.log"
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        raise RuntimeError(f"{Path(step[0]).name} failed ({done.returncode}): {done.stderr.strip()} {tail}".strip())
+
+
 def start(directory: str | Path, durable: bool = False) -> str:
     """A cluster made and started in ``directory``; its address.  ``durable``: a
     commit waits for the disk, as in production (the benchmarks); else it does not
@@ -74,27 +85,47 @@ def start(directory: str | Path, durable: bool = False) -> str:
     found = binaries()
     if found is None:
         raise RuntimeError("no PostgreSQL programs (initdb, pg_ctl) on this machine")
-    initdb, pg_ctl = found
+    initdb, _ = found
     directory = Path(directory).resolve()
     directory.mkdir(parents=True, exist_ok=True)
     os.chmod(directory, 0o755)  # the server's user writes its socket there; we connect through it
     data = directory / "data"
     prefix = _as_owner(directory)
-    # a Unix socket and no TCP port
-    options = f"-k {directory} -c listen_addresses='' -c max_connections=200"
+    _run(prefix, [str(initdb), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"], directory)
+    # a Unix socket and no TCP port; in the cluster's own settings, so that a restart keeps them
+    settings = {"unix_socket_directories": f"'{directory}'", "listen_addresses": "''", "max_connections": "200"}
     if not durable:
-        options += " -c fsync=off -c full_page_writes=off"
-    steps = [
-        [str(initdb), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"],
-        [str(pg_ctl), "-D", str(data), "-l", str(directory / "server.log"), "-w", "-t", "60", "-o", options, "start"],
-    ]
-    for step in steps:
-        done = subprocess.run(prefix + step, capture_output=True, text=True, cwd=directory)
-        if done.returncode != 0:
-            log = directory / "server.log"
-            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-            raise RuntimeError(f"{Path(step[0]).name} failed ({done.returncode}): {done.stderr.strip()} {tail}".strip())
+        settings.update(fsync="off", full_page_writes="off")
+    with open(data / "postgresql.conf", "a", encoding="utf-8") as conf:
+        conf.write("".join(f"{name} = {value}\n" for name, value in settings.items()))
+    start_again(directory)
     return url(directory)
+
+
+def _pg_ctl(directory: str | Path, *args: str) -> None:
+    found = binaries()
+    if found is None:
+        raise RuntimeError("no PostgreSQL programs (initdb, pg_ctl) on this machine")
+    directory = Path(directory).resolve()
+    prefix = ["runuser", "-u", SYSTEM_USER, "--"] if os.geteuid() == 0 else []
+    # the server's output to its log: one left on a pipe of ours would hold it open for ever
+    _run(prefix, [str(found[1]), "-D", str(directory / "data"), "-l", str(directory / "server.log"), "-w", "-t", "60", *args], directory)
+
+
+def restart(directory: str | Path, mode: str = "fast") -> None:
+    """The cluster in ``directory`` stopped (``pg_ctl -m MODE``: every session ended) and
+    started again, as an administrator restarts it.  Raises RuntimeError."""
+    _pg_ctl(directory, "-m", mode, "restart")
+
+
+def shut_down(directory: str | Path, mode: str = "fast") -> None:
+    """The cluster in ``directory`` stopped, its data kept (``start_again``).  Raises RuntimeError."""
+    _pg_ctl(directory, "-m", mode, "stop")
+
+
+def start_again(directory: str | Path) -> None:
+    """The cluster in ``directory`` started (made by ``start``).  Raises RuntimeError."""
+    _pg_ctl(directory, "start")
 
 
 def stop(directory: str | Path) -> None:
@@ -153,6 +184,31 @@ def drop_database(base: str, address: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+class Cluster:
+    """A cluster of one test's own, which it may restart or stop a while (``restart``,
+    ``shut_down``, ``start_again``); ``url``: a database made in it."""
+
+    def __init__(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="cabinet-pg-"))  # not under pytest's 0700 temp
+        try:
+            self.url = fresh_database(start(self.directory))
+        except BaseException:
+            stop(self.directory)
+            raise
+
+    def restart(self) -> None:
+        restart(self.directory)
+
+    def shut_down(self) -> None:
+        shut_down(self.directory)
+
+    def start_again(self) -> None:
+        start_again(self.directory)
+
+    def remove(self) -> None:
+        stop(self.directory)
+
+
 try:
     import pytest
 except ImportError:  # run as a script by .ci/run, before the test environment is installed
@@ -170,6 +226,16 @@ if pytest is not None:
         address = fresh_database(base)
         yield address
         drop_database(base, address)
+
+    @pytest.fixture
+    def pg_cluster():
+        """A cluster of the test's own (``Cluster``), removed after it."""
+        if binaries() is None:
+            pytest.skip("no PostgreSQL to test against: no PostgreSQL programs (initdb, pg_ctl) on this machine")
+        pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
+        made = Cluster()
+        yield made
+        made.remove()
 
 
 def main(argv: list[str]) -> int:

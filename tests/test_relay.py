@@ -335,9 +335,12 @@ def test_when_the_tables_hall_dies_the_player_on_another_hall_plays_on_there(tmp
 
 
 async def _bye(remote: RemoteTable) -> dict[str, Any]:
+    """The bye that ends the connection; the updates before it applied."""
     while True:
         message = await remote.receive()
         assert message is not None
+        if message["t"] == "update":
+            remote.apply(message)
         if message["t"] == "bye":
             return message
 
@@ -360,14 +363,16 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
             await remote.connect(timeout=STEP)
             await asyncio.wait_for(play_random(remote, 5, stop_after=2), 60)  # ann is to move
             # the database ends hall a's connection for leases (a restart, a network cut would)
-            lease = a.store._leases
+            lease = a.store.leases.conn
             assert lease is not None
             with psycopg.connect(pg_url, autocommit=True) as admin:
                 admin.execute("SELECT pg_terminate_backend(%s)", (lease.info.backend_pid,))
+            shown = len(remote.events)
             if moving:
                 remote.command(remote.legal[0])  # it cannot be saved: hall a lets the table go
             message = await asyncio.wait_for(_bye(remote), STEP)
             assert message["message"] == "This table's server changed; you are back at it in a moment." and message["come_back"]
+            assert len(remote.events) == shown  # a move that was not saved is never shown played
             if moving:
                 assert any(line.startswith(f"[{table_id}] Could not save table {table_id}: ") for line in log), log
             assert f"[{table_id}] Its lease is lost: this server serves it no more." in log
@@ -387,6 +392,63 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
             assert len(holder.tables[table_id].match.events) > done
             await remote.close()
             await leave((ann, ann_task))
+        finally:
+            await close_hall(a)
+            await close_hall(b)
+
+    asyncio.run(run())
+
+
+def test_a_move_passed_on_that_the_tables_hall_cannot_save_is_to_be_made_again(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    """Bob plays at hall b a table hall a holds; hall a loses its lease (the database ended its
+    connection, as a restart does) just before it plays Bob's move: the move cannot be saved,
+    so Bob is told to make it again (never "ok" for a move the log will not hold), is never
+    shown it, and makes it again once the table is taken over."""
+    import psycopg
+
+    from net.hall import MOVED, NOT_SAVED
+
+    async def run() -> None:
+        a = await open_hall(tmp_path / "a", pg_url)  # no look of its own at its leases: the move finds it
+        b = await open_hall(tmp_path / "b", pg_url, take_over_every=0.1)
+        try:
+            ann, ann_task = await lobby_of(a, "ann")
+            bob_at_a, bob_at_a_task = await lobby_of(a, "bob")
+            bob, bob_task = await lobby_of(b, "bob")
+            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0})
+            table_id = made["table"]
+            sat = await bob_at_a.request({"t": "sit", "table": table_id, "seat": 1})  # seated at a: a holds it
+            assert sat["started"] and table_id in a.tables
+            at_a, at_b = ann.table(table_id), bob.table(table_id)
+            await at_a.connect(timeout=STEP)
+            await at_b.connect(timeout=STEP)
+            assert table_id in b.followers
+            await next_update(at_b)
+            while not at_b.legal:  # ann moves until it is bob's move
+                await next_update(at_a, lambda remote: bool(remote.legal))
+                at_a.command(at_a.legal[0])
+                await next_update(at_b, lambda remote: bool(remote.legal) or len(remote.events) > len(at_a.events))
+            shown = len(at_b.events)
+            lease = a.store.leases.conn
+            assert lease is not None
+            with psycopg.connect(pg_url, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (lease.info.backend_pid,))
+            at_b.command(at_b.legal[0])
+            refused = await asyncio.wait_for(_until_error(at_b), STEP)
+            assert refused["message"] == NOT_SAVED and len(at_b.events) == shown
+            # hall b takes the table over; bob's follower there hangs up, he joins again and plays
+            bye = await asyncio.wait_for(_bye(at_b), STEP)
+            assert bye["message"] == MOVED
+            assert await until(lambda: table_id in b.tables)
+            at_b = bob.table(table_id)
+            await at_b.connect(timeout=STEP)
+            await next_update(at_b)
+            assert len(at_b.events) == shown and at_b.legal
+            at_b.command(at_b.legal[0])
+            await next_update(at_b, lambda remote: len(remote.events) > shown)
+            for remote in (at_a, at_b):
+                await remote.close()
+            await leave((ann, ann_task), (bob_at_a, bob_at_a_task), (bob, bob_task))
         finally:
             await close_hall(a)
             await close_hall(b)

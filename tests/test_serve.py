@@ -21,10 +21,11 @@ import threading
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.pg import pg_url  # noqa: F401  (the fixture)
+from tests.pg import pg_cluster, pg_url  # noqa: F401  (the fixtures)
 from tests.ssh_helpers import WAIT, client_env, keygen, modes_left_on, run_ssh, ssh_args, until
 from tests.terminal import CABINET, Terminal
 from tests.test_hall import Audit
@@ -616,3 +617,136 @@ def test_the_log_goes_to_a_file_and_the_invitation_names_this_machine(tmp_path: 
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=WAIT * 3)
+
+
+# -- the database restarts -----------------------------------------------------------------------
+
+
+def committed(url: str, *tables: str) -> dict[str, list[Any]]:
+    """The events of each table's log, as its server committed them."""
+    from saves import load, open_store
+
+    store = open_store(url)
+    try:
+        return {table: load(store.source(table)).match.events for table in tables}
+    finally:
+        store.close()
+
+
+def read(terminals: list[Terminal]) -> bool:
+    """What each program has written since, on its screen (True, for conditions)."""
+    for t in terminals:
+        t.pump(0.02)
+    return True
+
+
+def move_on(mover: Terminal, name: str, others: list[Terminal], everyone: list[Terminal], timeout: float = 90.0) -> None:
+    """``name`` plays the first card of their hand once their screen offers a move, and
+    every screen of ``others`` shows it.  A press that went nowhere (a screen still to find
+    that its table moved, a server that could not pass the move on) is made again; each
+    screen of ``everyone`` is read meanwhile, so that no app waits on its terminal."""
+    deadline = time.monotonic() + timeout
+
+    def ready() -> bool:
+        read(everyone)
+        return f"{name}, your move" in mover.screen_text() and "joining again" not in mover.screen_text()
+
+    while True:
+        until(ready, max(0.1, deadline - time.monotonic()), f"{name}'s screen offering a move")
+        before = cards_in_hand(mover, name)
+        mover.press("1")
+        pressed = time.monotonic()
+
+        def played() -> bool:
+            read(everyone)
+            return cards_in_hand(mover, name) < before
+
+        try:
+            until(played, min(10.0, max(0.1, deadline - pressed)), f"{name}'s move to show")
+            break
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{name} could not move within {timeout} s\n" + mover.report(name)) from None
+    for other in others:
+        other.wait_line(f" {name} ", f"{before - 1}+", timeout=max(1.0, deadline - time.monotonic()))
+
+
+def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_while(tmp_path: Path, keys: dict[str, Path], pg_cluster) -> None:  # noqa: F811
+    """The database of two servers restarts (``pg_ctl restart -m fast``) with moves on their way,
+    restarts again while nobody plays, then stops a few seconds and starts again. Each time every
+    table takes moves again, with every move committed before; the players' screens join their
+    tables again by themselves; each server says once that it lost the database and once that
+    it has it again, and prints no traceback."""
+    url = pg_cluster.url
+    first = Serve(tmp_path / "one", "--store", url).start()
+    second = Serve(tmp_path / "two", "--store", url).start()
+    try:
+        with closing(player(first.port, keys["ann"], "ann", tmp_path)) as ann, \
+                closing(player(second.port, keys["bob"], "bob", tmp_path)) as bob, \
+                closing(player(first.port, keys["eve"], "eve", tmp_path)) as eve:
+            everyone = [ann, bob, eve]
+            # Ann and Bob at one table, each on a server (the second holds it); Eve against a bot on the first
+            new_table(ann, "A player")
+            ann.wait_for("Your table is open")
+            bob.wait_line("Waiting", "L'Agent Jean!", "ann, — free")
+            bob.press("enter")
+            bob.wait_for("You: bob")
+            duel = second.wait_line(r"\[(\w+)\] L'Agent Jean! starts: ann, bob\.").group(1)
+            ann.wait_for("has started")
+            ann.press("enter")
+            ann.wait_for("You: ann")
+            new_table(eve, "Bot: easy")
+            eve.wait_for("You: eve")
+            alone = first.wait_line(r"\[(\w+)\] L'Agent Jean! starts: eve, Bot 2\.").group(1)
+            moves_seen_by_both(ann, bob, 2)
+            move_on(eve, "eve", [], everyone)
+
+            def every_table_plays_on(before: dict[str, list[Any]]) -> None:
+                mover, name, other = whose_move(ann, bob, timeout=90.0)
+                move_on(mover, name, [other], everyone)
+                move_on(eve, "eve", [], everyone)
+                after = committed(url, duel, alone)
+                for table, events in before.items():
+                    assert after[table][: len(events)] == events, f"table {table} lost a committed move"
+                    assert len(after[table]) > len(events)
+
+            # a restart with a move on its way at each table: that move may be lost, no other
+            before = committed(url, duel, alone)
+            mover, name, _ = whose_move(ann, bob)
+            eve.wait_for("eve, your move")
+            mover.press("1")
+            eve.press("1")
+            pg_cluster.restart()
+            every_table_plays_on(before)
+
+            # a restart while nobody plays: the servers find it by themselves
+            before = committed(url, duel, alone)
+            pg_cluster.restart()
+            every_table_plays_on(before)
+
+            # the database away a few seconds: a login meanwhile is refused in a sentence, and the
+            # player of the two on the table's own server is sent to join it again, and waits
+            before = committed(url, duel, alone)
+            mark = [len(first.lines), len(second.lines)]
+            pg_cluster.shut_down()
+            for server, start in zip((first, second), mark):
+                until(lambda: any(line.startswith("Lost the connection to PostgreSQL database ") for line in server.lines[start:]),
+                      30.0, "the server saying it lost the database")
+            refused = run_ssh(first.port, keys["bob"], "bob", home=tmp_path)
+            assert "The server cannot check names just now; try again later." in refused.stderr
+            until(lambda: read(everyone) and (ann.shows("joining again") or bob.shows("joining again")), 30.0,
+                  "Ann's or Bob's screen joining their table again")
+            pg_cluster.start_again()
+            every_table_plays_on(before)
+    finally:
+        first.stop()
+        second.stop()
+        for server, called in ((first, "first"), (second, "second")):
+            print(f"-- the {called} server printed --", *server.lines, sep="\n")  # shown if the test fails
+    for server in (first, second):
+        server.check_clean()
+        text = "\n".join(server.lines)
+        assert "Unhandled exception" not in text and "the connection is closed" not in text, text
+        lost = [line for line in server.lines if line.startswith("Lost the connection to PostgreSQL database ")]
+        back = [line for line in server.lines if line.startswith("Connected again to PostgreSQL database ")]
+        assert len(lost) == len(back) == 3, text

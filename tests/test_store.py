@@ -11,7 +11,8 @@ import pytest
 from saves import SaveError, SaveLocked, SaveWriter, load, verify
 from saves import format as fmt
 from saves.store import FileStore, Store, export_table, import_save, open_store
-from tests.pg import pg_url  # noqa: F401  (the fixture)
+from tests.pg import pg_cluster, pg_url  # noqa: F401  (the fixtures)
+from tests.ssh_helpers import until
 from tests.test_save_lock import holding_process
 from tests.test_saves import finished_save, new_match, step
 from tests.toygame import GAMES
@@ -201,6 +202,14 @@ def test_a_record_damaged_in_the_database_is_named_as_in_a_file(pg) -> None:
     assert str(info.value).endswith("a record there fails its checksum.")
 
 
+def taken(store: Store, table: str) -> SaveWriter | None:
+    """A writer of ``table`` from its log, or None while the store cannot make one (SaveError)."""
+    try:
+        return SaveWriter.resume(load(store.source(table), GAMES))
+    except SaveError:
+        return None
+
+
 def test_a_writer_that_lost_its_connection_writes_nothing_more(pg) -> None:
     """Its lease went with the connection: another writer takes the table over from the
     log, and the first one's next move is refused, not written after the second's."""
@@ -215,7 +224,9 @@ def test_a_writer_that_lost_its_connection_writes_nothing_more(pg) -> None:
             "(SELECT id FROM cabinet.tables WHERE name = %s)",
             (table,),
         )
-    second = SaveWriter.resume(load(pg.source(table), GAMES))
+    # the store finds its connection for leases lost and makes another (at once, in a thread of
+    # its own: the first hold after the loss is refused in a sentence), on which a writer takes the table
+    second = until(lambda: taken(pg, table), what="the table taken again")
     step(second.match)
     step(match)  # the first writer's move: it cannot be saved
     assert first.error is not None and first.error.startswith(f"Could not save table {table}:")
@@ -289,6 +300,73 @@ def test_a_database_out_of_reach_is_one_sentence(tmp_path) -> None:
         open_store(f"postgresql://postgres@/cabinet?host={tmp_path}")
     text = str(info.value)
     assert text.startswith(f"Cannot reach PostgreSQL database cabinet on {tmp_path}: ") and "\n" not in text
+
+
+def answers(call) -> bool:
+    """Whether ``call()`` goes through (no SaveError, no OSError)."""
+    try:
+        call()
+    except (SaveError, OSError):
+        return False
+    return True
+
+
+def test_a_store_whose_database_restarts_or_stops_a_while_connects_again_by_itself(pg_cluster) -> None:  # noqa: F811
+    """Each of the store's connections (its own, the one for leases, the listening one) is made
+    again once the database is back, without the store being opened again. Meanwhile every call
+    fails at once in a sentence; a writer whose lease went with the restart writes nothing more,
+    and the table is taken again from its log; the store says once that it lost the database and
+    once that it has it again."""
+    store = open_store(pg_cluster.url)
+    said: list[str] = []
+    store.log_to(said.append)
+    heard: list[dict] = []
+    listener = store.listen(heard.append)
+    try:
+        table = fresh()
+        match = new_match(bots=False)
+        writer = SaveWriter(store.hold(table), match)
+        step(match)
+        committed = list(match.events)
+        pid = listener.pid
+
+        pg_cluster.restart()
+        step(match)  # its lease went with the restart: this move cannot be saved
+        assert writer.error is not None and writer.error.startswith(f"Could not save table {table}: ") and writer.lost
+        until(lambda: {"t": "listening"} in heard, what="the store listening again")
+        assert listener.pid != pid  # a new connection: the other servers know this one by it
+        second = until(lambda: taken(store, table), what="the table taken again")
+        assert second.match.events == committed  # the move that could not be saved is not in the log
+        writer.close()
+        store.notify({"t": "ping"})
+        until(lambda: {"t": "ping"} in heard, what="the store hearing itself")
+        until(lambda: len(said) == 2, what="the store saying it has the database again")
+        assert said[0].startswith(f"Lost the connection to {store.where}") and said[0].endswith("; connecting again.")
+        assert said[1].startswith(f"Connected again to {store.where}, ")
+
+        pg_cluster.shut_down()
+        until(lambda: not store.reachable, what="the store finding the database gone")
+        assert not answers(store.tables)  # the first call may find the store's own connection lost
+        with pytest.raises(SaveError) as info:
+            store.tables()
+        assert str(info.value) == f"Cannot read {store.where}: the connection was lost, and is being made again."
+        with pytest.raises(OSError):
+            store.notify({"t": "ping"})
+        with pytest.raises(SaveError):
+            store.hold(fresh())
+        step(second.match)
+        assert second.error is not None and second.lost
+        pg_cluster.start_again()
+        until(lambda: answers(store.tables) and store.reachable, what="the store answering again")
+        assert len(said) == 4 and said[3].startswith(f"Connected again to {store.where}, "), said
+        third = until(lambda: taken(store, table), what="the table taken again")
+        step(third.match)
+        assert third.error is None
+        second.close()
+        third.close()
+    finally:
+        listener.close()
+        store.close()
 
 
 def test_without_the_driver_a_sentence_names_the_extra(monkeypatch) -> None:
