@@ -409,7 +409,8 @@ SERVERS: list[Server] = []  # every server started: stopped on the way out
 
 class Server:
     """``cabinet serve`` on 127.0.0.1, a port of its own, in a process group of its own; its
-    log lines, each with the time it was read."""
+    log lines (its stderr, where the server's log goes), each with the time it was read, and
+    kept in a file beside its data with whatever else it wrote (``errors``)."""
 
     def __init__(self, data: Path, env: dict[str, str], bot_delay: float = 0.0, sessions: int = 200, per_key: int = 4) -> None:
         self.data, self.env = data, env
@@ -426,7 +427,7 @@ class Server:
         self.data.mkdir(parents=True, exist_ok=True)
         self.stderr = open(self.data.parent / f"{self.data.name}.stderr", "w")  # noqa: SIM115 - closed in stop()
         self.proc = await asyncio.create_subprocess_exec(
-            *self.argv, cwd=ROOT, env=self.env, stdout=asyncio.subprocess.PIPE, stderr=self.stderr, start_new_session=True
+            *self.argv, cwd=ROOT, env=self.env, stdout=self.stderr, stderr=asyncio.subprocess.PIPE, start_new_session=True
         )
         SERVERS.append(self)
         self.reader = asyncio.get_running_loop().create_task(self._read())
@@ -438,13 +439,15 @@ class Server:
         return self
 
     async def _read(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
+        assert self.proc is not None and self.proc.stderr is not None
         while True:
-            line = await self.proc.stdout.readline()
+            line = await self.proc.stderr.readline()
             if not line:
                 return
             text = line.decode(errors="replace").rstrip("\n")
             self.lines.append((time.perf_counter(), text))
+            self.stderr.write(text + "\n")
+            self.stderr.flush()
             found = re.match(r"Cabinet serves on \S+:(\d+) ", text)
             if found:
                 self.port = int(found.group(1))
