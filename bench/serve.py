@@ -1201,6 +1201,21 @@ def io_field(pid: int, field: str) -> int | None:
     return None
 
 
+def runq_wait(pid: int) -> float:
+    """Seconds the threads of ``pid`` have waited for a core (runnable, not running): the
+    second field of /proc/PID/task/TID/schedstat, summed; 0 for a process gone."""
+    total = 0
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[1])
+    return total / 1e9
+
+
+def waits(pids: list[int]) -> dict[int, float]:
+    return {pid: runq_wait(pid) for pid in pids}
+
+
 @dataclass
 class Watch:
     """The hostile session's program, looked at every WATCH_EVERY s: the peak of its memory;
@@ -1303,9 +1318,18 @@ async def bench_hostile(tmp: Path, quick: bool) -> dict[str, Any]:
                 if h is not None and hostile:
                     before = {"sent": h.sent, "read": h.raw_bytes, "frames": h.sync_ends,
                               "rchar": io_field(info["pid"], "rchar"), "cpu": cpu_seconds(info["pid"])}  # fmt: skip
+                assert server.proc is not None
+                honest = [pid for pid in server.tree()["sessions"] if pid != info.get("pid")]
+                waited = waits([server.proc.pid, *honest])
                 t1 = time.perf_counter()
                 info["usage"] = await window(load, server, name, length)
                 span = time.perf_counter() - t1
+                after = waits(list(waited))
+                # what the honest programs and the server waited for a core, a second of the window
+                info["runq"] = {
+                    "server": (after[server.proc.pid] - waited[server.proc.pid]) / span,
+                    "honest": sum(after[p] - waited[p] for p in honest if after[p] >= waited[p]) / span,
+                }
                 info["memory"] = memory(server)
                 info["rt"] = round_trips(load, name)
                 info["load_after"] = load_average()
@@ -1478,6 +1502,12 @@ def report_hostile(r: dict[str, Any], quick: bool) -> None:
         u = w["usage"]
         line = f"               {usage_line(u, n + (1 if w['hostile'] else 0))}; load {w['load_before']} -> {w['load_after']}"
         print(line)
+        rq = w["runq"]
+        moves = len(w["rt"]["rt"]) or 1
+        print(
+            f"               waiting for a core (run queue): the honest programs {rq['honest'] * 1000:.0f} ms a second in all "
+            f"({rq['honest'] * length / moves * 1000:.1f} ms a move), the server {rq['server'] * 1000:.1f} ms a second"
+        )
         if w["hostile"]:
             pk = w["peak"]
             rows, cols = w["claimed"]
