@@ -70,11 +70,12 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    program's memory (/proc of the session child, found by the pid the log line
    gives: its peak RSS, VmHWM, and the peak of its PSS and VmData, looked at every
    0.5 s from its start), its CPU, the bytes a second it was sent (what its pty
-   read), the keys a second the server passed on (what its program read from its
-   terminal, /proc/PID/io rchar: the server writes a key to the program as it
-   takes it from the channel) and those ssh took from its terminal, and the
-   server's own RSS over the window (what the channel took and did not pass on
-   waits there).
+   read), the keys a second the server passed on (what its program read with
+   read(2), /proc/PID/io rchar: its terminal, and any file it read meanwhile; the
+   hall's socket is read with recv(2), not counted) and those ssh took from its
+   terminal, and the server's own RSS over the window (what the channel took and
+   did not pass on waits there); and what the honest programs and the server
+   waited for a core (the run queue, /proc/PID/task/TID/schedstat).
 
 All the ssh clients and their ptys are this process's (one asyncio loop); the
 server is its own process tree.  Everything started is ended on the way out, on
@@ -1506,7 +1507,7 @@ def report_hostile(r: dict[str, Any], quick: bool) -> None:
         moves = len(w["rt"]["rt"]) or 1
         print(
             f"               waiting for a core (run queue): the honest programs {rq['honest'] * 1000:.0f} ms a second in all "
-            f"({rq['honest'] * length / moves * 1000:.1f} ms a move), the server {rq['server'] * 1000:.1f} ms a second"
+            f"({rq['honest'] * length / moves * 1000:.1f} ms per move timed), the server {rq['server'] * 1000:.1f} ms a second"
         )
         if w["hostile"]:
             pk = w["peak"]
@@ -1524,8 +1525,8 @@ def report_hostile(r: dict[str, Any], quick: bool) -> None:
                 f"({(r_b - r_a) / 1024 / (t_b - t_a):+.2f} MiB/s over {t_b - t_a:.0f} s)"
             )
             print(
-                f"               sent it {kib(w['read_rate'])}/s ({w['frames_rate']:.1f} frames/s); keys the server took "
-                f"{taken} (what its program read), ssh took {w['sent_rate']:.0f} B/s of the flood ({kib(w['sent_total'])} "
+                f"               sent it {kib(w['read_rate'])}/s ({w['frames_rate']:.1f} frames/s); keys the server passed on "
+                f"{taken} (what its program read: rchar), ssh took {w['sent_rate']:.0f} B/s of the flood ({kib(w['sent_total'])} "
                 f"since its start); gone {w['gone']:.1f} s after its ssh was killed"
                 + ("" if w["alive"] else "; ITS SSH HAD ENDED")
             )
