@@ -1,9 +1,10 @@
 """Cabinet's benchmarks of `cabinet serve` (net/ssh.py, net/hall.py): the real server
 as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
 
-    /work/main/.venv/bin/python bench/serve.py            (from the repo root; 12 to 15 minutes)
-    /work/main/.venv/bin/python bench/serve.py --quick    (shorter windows; about 8 minutes)
+    /work/main/.venv/bin/python bench/serve.py            (from the repo root; 22 to 27 minutes)
+    /work/main/.venv/bin/python bench/serve.py --quick    (shorter windows; about 11 minutes)
     /work/main/.venv/bin/python bench/serve.py --figures 1   (only the start-up: about 1 minute)
+    /work/main/.venv/bin/python bench/serve.py --figures 4   (only the hostile session: about 10 minutes)
 
 1. From `ssh` to the lobby's first frame, against the local `cabinet` to its main
    menu.  Each side is a fresh process in a pty of 80x24 that this script reads:
@@ -45,6 +46,36 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    the same p95, under 150 ms.  With --bot-pace 0,0 the players at the bots'
    tables answer at once: their ten screens then redraw as fast as the bots
    move, a load of screens that is not the bots' thinking.
+4. One hostile session beside 20 honest ones (issue 31): a server of its own, 10
+   tables of Ministères for 2, both seats human, made by keys as in figure 2 (the
+   cheapest honest round trips: a table is two sessions that time each other),
+   moving at figure 2's pace (--pace) and played on until every table is in its
+   auctions (where every move passes the turn; --quick does not wait).  Then
+   windows of 45 s without and with the hostile session, alternated (without,
+   with, without, with...: 3 of each; --quick 2 of each, 20 s), each after 6 s in
+   which the hostile session starts (a pause as long in the windows without it).
+   The hostile session is `ssh -tt` in a pty whose size is 65535x65535 (set at the
+   spawn, read back from the pty: ssh sends it in its pty request; the server takes
+   it as SIZE_MAX, 400x200, as its log line "session started (400x200 ..." and the
+   farthest cursor position drawn show).  It reads all it is sent as fast as it
+   comes (counting it and throwing it away), answers the question about
+   synchronized output (its frames are counted), and then writes keys into ssh
+   non-stop, as many as ssh takes: 'h' (a table's history), Up/Down ten times,
+   Down twice, Tab and Enter (in the lobby: open the table under the cursor, to
+   watch it), round and round.  It is killed (its ssh) at the end of its window,
+   and the next window waits for its session's program to be gone.
+   The figure: the honest moves' round trip (as figure 2's: the key to the first
+   frame of the other seat whose status says "your move."), p95 of all the windows
+   with it against all those without; goal 1.2x.  Stated beside it: the hostile
+   program's memory (/proc of the session child, found by the pid the log line
+   gives: its peak RSS, VmHWM, and the peak of its PSS and VmData, looked at every
+   0.5 s from its start), its CPU, the bytes a second it was sent (what its pty
+   read), the keys a second the server passed on (what its program read with
+   read(2), /proc/PID/io rchar: its terminal, and any file it read meanwhile; the
+   hall's socket is read with recv(2), not counted) and those ssh took from its
+   terminal, and the server's own RSS over the window (what the channel took and
+   did not pass on waits there); and what the honest programs and the server
+   waited for a core (the run queue, /proc/PID/task/TID/schedstat).
 
 All the ssh clients and their ptys are this process's (one asyncio loop); the
 server is its own process tree.  Everything started is ended on the way out, on
@@ -57,13 +88,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import fcntl
 import os
 import random
 import re
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -409,7 +443,8 @@ SERVERS: list[Server] = []  # every server started: stopped on the way out
 
 class Server:
     """``cabinet serve`` on 127.0.0.1, a port of its own, in a process group of its own; its
-    log lines, each with the time it was read."""
+    log lines (its stderr, where the server's log goes), each with the time it was read, and
+    kept in a file beside its data with whatever else it wrote (``errors``)."""
 
     def __init__(self, data: Path, env: dict[str, str], bot_delay: float = 0.0, sessions: int = 200, per_key: int = 4) -> None:
         self.data, self.env = data, env
@@ -426,7 +461,7 @@ class Server:
         self.data.mkdir(parents=True, exist_ok=True)
         self.stderr = open(self.data.parent / f"{self.data.name}.stderr", "w")  # noqa: SIM115 - closed in stop()
         self.proc = await asyncio.create_subprocess_exec(
-            *self.argv, cwd=ROOT, env=self.env, stdout=asyncio.subprocess.PIPE, stderr=self.stderr, start_new_session=True
+            *self.argv, cwd=ROOT, env=self.env, stdout=self.stderr, stderr=asyncio.subprocess.PIPE, start_new_session=True
         )
         SERVERS.append(self)
         self.reader = asyncio.get_running_loop().create_task(self._read())
@@ -438,13 +473,15 @@ class Server:
         return self
 
     async def _read(self) -> None:
-        assert self.proc is not None and self.proc.stdout is not None
+        assert self.proc is not None and self.proc.stderr is not None
         while True:
-            line = await self.proc.stdout.readline()
+            line = await self.proc.stderr.readline()
             if not line:
                 return
             text = line.decode(errors="replace").rstrip("\n")
             self.lines.append((time.perf_counter(), text))
+            self.stderr.write(text + "\n")
+            self.stderr.flush()
             found = re.match(r"Cabinet serves on \S+:(\d+) ", text)
             if found:
                 self.port = int(found.group(1))
@@ -1039,6 +1076,306 @@ FIG3_PAIRS = 3  # idle and busy windows, alternated
 RAMP = 3.0  # s for the bots to get busy before a busy window
 
 
+# -- 4. a hostile session beside honest ones --------------------------------------------------------
+
+HOSTILE = "hostile"  # its name (and key)
+HOSTILE_SIZE = 65535  # rows and columns its pty claims (the most a winsize holds)
+#: one turn of the flood: at a table 'h' (the history) then Up/Down, scrolling it; in the lobby
+#: the arrows move the cursor, Tab the focus, Enter opens the table under the cursor (to watch it)
+FLOOD_UNIT = b"h" + (KEYS["up"] + KEYS["down"]) * 10 + KEYS["down"] * 2 + KEYS["tab"] + KEYS["enter"]
+FLOOD = FLOOD_UNIT * (65536 // len(FLOOD_UNIT))  # written round and round, as much as ssh takes
+CUP = re.compile(rb"\x1b\[(\d+);(\d+)H")  # a cursor position in what it is sent: how big its screen is
+#: marks of its screens: the lobby's title, a table's status line (it watches a table)
+HOSTILE_SEES = {b"(Enter opens)": "the lobby's title", b"Waiting for ": "a table's status line"}
+
+
+class Hostile(Pty):
+    """An ``ssh -tt`` whose pty claims HOSTILE_SIZE x HOSTILE_SIZE, that reads all it is sent
+    as fast as it comes (and throws it away, noting only the farthest cursor position and
+    the frames), and once ``flood()`` is called writes keys into ssh non-stop, as many as
+    ssh takes (ssh reads its terminal while the SSH channel's window is open)."""
+
+    def __init__(self, argv: list[str], env: dict[str, str], name: str) -> None:
+        super().__init__(argv, env, name=name)
+        self.sent = 0  # bytes of keys ssh took from the pty
+        self.offset = 0
+        self.flooding = False  # writing keys
+        self.writing = False  # waiting for the pty to take what is written
+        self.urgent = bytearray()  # a terminal's answer, written before the next key
+        self.far = (0, 0)  # the farthest row and column a cursor position reached
+        self.sync_ends = 0
+        self.seen = dict.fromkeys(HOSTILE_SEES, 0)  # what was drawn on its screen, how often
+
+    def start(self) -> Hostile:
+        self.t_spawn = time.perf_counter()
+        self.proc = ptyprocess.PtyProcess.spawn(self.argv, env=self.env, dimensions=(HOSTILE_SIZE, HOSTILE_SIZE))
+        LIVE.add(self)
+        self.fd = self.proc.fd
+        os.set_blocking(self.fd, False)
+        asyncio.get_running_loop().add_reader(self.fd, self._readable)
+        return self
+
+    def size(self) -> tuple[int, int]:
+        """The pty's size as ssh reads it: rows, columns."""
+        rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(self.fd, termios.TIOCGWINSZ, b"\0" * 8))
+        return rows, cols
+
+    def _readable(self) -> None:
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return
+            except OSError:
+                data = b""
+            if not data:
+                self.eof = True
+                self.stop_flood()
+                asyncio.get_running_loop().remove_reader(self.fd)
+                self.changed.set()
+                return
+            if self.first_byte is None:
+                self.first_byte = time.perf_counter()
+            self.raw_bytes += len(data)
+            scan = self.tail + data
+            if not self.answered and SYNC_QUERY in scan:  # a terminal that has synchronized output:
+                self.answered = True  # its frames can be counted; the reply goes before the keys
+                self.urgent += SYNC_REPLY
+                self.flood(keys=self.flooding)
+            self.sync_ends += scan.count(SYNC_END) - self.tail.count(SYNC_END)
+            for mark in HOSTILE_SEES:  # (a mark cut in two by a read is missed: these are for information)
+                self.seen[mark] += data.count(mark)
+            for found in CUP.finditer(data):
+                row, col = int(found.group(1)), int(found.group(2))
+                if row > self.far[0] or col > self.far[1]:
+                    self.far = (max(row, self.far[0]), max(col, self.far[1]))
+            self.tail = scan[-(max(len(SYNC_END), len(SYNC_QUERY)) - 1) :]
+            self.changed.set()
+
+    def flood(self, keys: bool = True) -> None:
+        """Write into ssh as it takes it: ``urgent`` (a terminal's answers), then the keys."""
+        if self.eof:
+            return
+        self.flooding = self.flooding or keys
+        if not self.writing:
+            self.writing = True
+            asyncio.get_running_loop().add_writer(self.fd, self._writable)
+
+    def stop_flood(self) -> None:
+        self.flooding = False
+        self.urgent.clear()
+        if self.writing:
+            self.writing = False
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_writer(self.fd)
+
+    def _writable(self) -> None:
+        while self.urgent or self.flooding:
+            try:
+                if self.urgent:
+                    n = os.write(self.fd, self.urgent)
+                    del self.urgent[:n]
+                    continue
+                n = os.write(self.fd, FLOOD[self.offset :])
+            except BlockingIOError:
+                return
+            except OSError:
+                self.stop_flood()
+                return
+            self.sent += n
+            self.offset = (self.offset + n) % len(FLOOD)
+        self.stop_flood()  # nothing more to write
+
+    def close(self) -> None:
+        self.stop_flood()
+        super().close()
+
+
+def io_field(pid: int, field: str) -> int | None:
+    """A count of /proc/PID/io (rchar: bytes its read calls returned, of any file); None if gone."""
+    try:
+        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
+def runq_wait(pid: int) -> float:
+    """Seconds the threads of ``pid`` have waited for a core (runnable, not running): the
+    second field of /proc/PID/task/TID/schedstat, summed; 0 for a process gone."""
+    total = 0
+    with contextlib.suppress(OSError):
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                total += int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[1])
+    return total / 1e9
+
+
+def waits(pids: list[int]) -> dict[int, float]:
+    return {pid: runq_wait(pid) for pid in pids}
+
+
+@dataclass
+class Watch:
+    """The hostile session's program, looked at every WATCH_EVERY s: the peak of its memory;
+    and the server's own (where what the SSH channel took and did not pass on waits)."""
+
+    pid: int
+    server: int
+    peak: dict[str, int] = field(default_factory=lambda: {"rss": 0, "pss": 0, "data": 0, "hwm": 0})
+    samples: int = 0
+    server_rss: list[tuple[float, int]] = field(default_factory=list)  # (when, KiB)
+
+    def look(self) -> None:
+        got = {
+            "rss": rss_kib(self.pid), "pss": pss_kib(self.pid),
+            "data": proc_kib(self.pid, "status", "VmData"), "hwm": proc_kib(self.pid, "status", "VmHWM"),
+        }  # fmt: skip
+        if got["rss"]:
+            self.samples += 1
+            for k, v in got.items():
+                self.peak[k] = max(self.peak[k], v)
+        self.server_rss.append((time.perf_counter(), rss_kib(self.server)))
+
+    async def run(self) -> None:
+        while True:
+            self.look()
+            await asyncio.sleep(WATCH_EVERY)
+
+
+async def hostile_arrives(server: Server, keys: Path) -> tuple[Hostile, dict[str, Any]]:
+    """The hostile session: started, its program found (its pid and the size the server gave
+    it, from the log's "session started" line), the flood begun."""
+    t0 = time.perf_counter()
+    h = Hostile(ssh_argv(server.port, keygen(keys, HOSTILE), HOSTILE), terminal_env(keys), HOSTILE).start()
+    claimed = h.size()
+    deadline = time.monotonic() + WAIT
+    while True:
+        line = next((l for when, l in server.lines if when >= t0 and re.match(rf"{HOSTILE} from .*session started", l)), None)
+        if line is not None:
+            break
+        if h.eof or time.monotonic() > deadline:
+            h.close()
+            raise RuntimeError(f"the hostile session did not start (its pty {claimed[1]}x{claimed[0]})")
+        await asyncio.sleep(0.02)
+    found = re.search(r"\((\d+)x(\d+) .*pid (\d+)\)", line)
+    assert found is not None, line
+    # It answers the app's question about synchronized output (as the honest terminals do:
+    # its frames can be counted) before the flood, whose keys would queue ahead of the answer.
+    with contextlib.suppress(RuntimeError):
+        await h.until(lambda: h.answered and not h.urgent, "the question about synchronized output", timeout=10.0)
+    h.flood()  # ssh has its terminal in raw mode by now: nothing is echoed, every byte is a key
+    return h, {"claimed": claimed, "given": (int(found.group(1)), int(found.group(2))), "pid": int(found.group(3)), "t0": t0}
+
+
+async def hostile_leaves(server: Server, h: Hostile, pid: int) -> float:
+    """ssh killed; the seconds until the server's session child is gone."""
+    started = start_time(pid)
+    t0 = time.perf_counter()
+    h.close()
+    deadline = time.monotonic() + WAIT
+    while started is not None and start_time(pid) == started and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    return time.perf_counter() - t0
+
+
+async def bench_hostile(tmp: Path, quick: bool) -> dict[str, Any]:
+    server = await Server(tmp / "data-hostile", server_env(tmp), bot_delay=0.0).start()
+    keys = tmp / "keys"
+    keys.mkdir(exist_ok=True)
+    load = Load()
+    rng = random.Random(31)
+    out: dict[str, Any] = {"pace": PACE, "windows": []}
+    tasks: list[asyncio.Task[None]] = []
+    h: Hostile | None = None
+    try:
+        t0 = time.perf_counter()
+        out["logins"] = await make_tables(server, keys, load, HOSTILE_TABLES, "f")
+        out["setup"] = time.perf_counter() - t0
+        tasks += [asyncio.ensure_future(play_humans(load, i, rng)) for i in range(len(load.humans))]
+        await asyncio.sleep(WARM)
+        t0 = time.perf_counter()
+        if quick:  # a rough look: in the gifts, where fewer moves pass the turn
+            out["auctions_after"] = None
+        else:
+            out["auctions_after"] = await until_auctions(load, AUCTIONS_WAIT)
+        out["auctions_reached"] = time.perf_counter() - t0
+        length = FIG4 if not quick else FIG4_QUICK
+        for k in range(FIG4_PAIRS if not quick else FIG4_PAIRS_QUICK):
+            for hostile in (False, True):
+                name = f"{'with' if hostile else 'without'}{k}"
+                info: dict[str, Any] = {"name": name, "hostile": hostile, "load_before": load_average()}
+                watch: Watch | None = None
+                watcher: asyncio.Task[None] | None = None
+                if hostile:
+                    h, got = await hostile_arrives(server, keys)
+                    info.update(got)
+                    assert server.proc is not None
+                    watch = Watch(got["pid"], server.proc.pid)
+                    watcher = asyncio.ensure_future(watch.run())
+                await asyncio.sleep(SETTLE)  # its start-up done, the SSH window filled; or a pause as long
+                if h is not None and hostile:
+                    before = {"sent": h.sent, "read": h.raw_bytes, "frames": h.sync_ends,
+                              "rchar": io_field(info["pid"], "rchar"), "cpu": cpu_seconds(info["pid"])}  # fmt: skip
+                assert server.proc is not None
+                honest = [pid for pid in server.tree()["sessions"] if pid != info.get("pid")]
+                waited = waits([server.proc.pid, *honest])
+                t1 = time.perf_counter()
+                info["usage"] = await window(load, server, name, length)
+                span = time.perf_counter() - t1
+                after = waits(list(waited))
+                # what the honest programs and the server waited for a core, a second of the window
+                info["runq"] = {
+                    "server": (after[server.proc.pid] - waited[server.proc.pid]) / span,
+                    "honest": sum(after[p] - waited[p] for p in honest if after[p] >= waited[p]) / span,
+                }
+                info["memory"] = memory(server)
+                info["rt"] = round_trips(load, name)
+                info["load_after"] = load_average()
+                if h is not None and hostile and watch is not None and watcher is not None:
+                    watch.look()
+                    watcher.cancel()
+                    await asyncio.gather(watcher, return_exceptions=True)
+                    rchar = io_field(info["pid"], "rchar")
+                    info.update(
+                        span=span, peak=watch.peak, samples=watch.samples, far=h.far, answered=h.answered,
+                        sent_total=h.sent, sent_rate=(h.sent - before["sent"]) / span,
+                        read_rate=(h.raw_bytes - before["read"]) / span,
+                        frames_rate=(h.sync_ends - before["frames"]) / span,
+                        taken_rate=None if rchar is None or before["rchar"] is None else (rchar - before["rchar"]) / span,
+                        cpu=(cpu_seconds(info["pid"]) - before["cpu"]) / span,
+                        alive=h.alive() and not h.eof, server_rss=watch.server_rss, seen=dict(h.seen),
+                    )  # fmt: skip
+                    info["gone"] = await hostile_leaves(server, h, info["pid"])
+                    h = None
+                out["windows"].append(info)
+    finally:
+        load.stop = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        if h is not None:
+            h.close()
+        for p in [p for pair in load.humans for p in pair]:
+            p.close()
+        await server.stop()
+    out["stuck"], out["over"], out["stuck_screens"] = load.stuck, load.over, load.stuck_screens
+    out["log_errors"] = [line for _, line in server.lines if "rror" in line or "Traceback" in line][:5]
+    out["stderr"] = server.errors()[-2000:]
+    out["hostile_log"] = [line for _, line in server.lines if line.startswith(HOSTILE + " ")]
+    return out
+
+
+HOSTILE_TABLES = 10  # figure 4: 20 honest sessions
+FIG4, FIG4_QUICK = 45.0, 20.0  # s a window of figure 4
+FIG4_PAIRS, FIG4_PAIRS_QUICK = 3, 2  # windows without and with the hostile session, alternated
+SETTLE = 6.0  # s before each window of figure 4: the hostile session's start and the SSH window's fill
+WATCH_EVERY = 0.5  # s between two looks at the hostile program's memory
+GOAL_HOSTILE = 1.2  # figure 4: the honest p95 with the hostile session, x without it
+
+
 # -- report -------------------------------------------------------------------------------------------
 
 
@@ -1141,6 +1478,87 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         print("   the server said:", r["log_errors"], r["stderr"][-500:])
 
 
+def kib(n: float) -> str:
+    return f"{n / 1024:.1f} KiB" if n < 1024 * 1024 else f"{n / 1024 / 1024:.2f} MiB"
+
+
+def report_hostile(r: dict[str, Any], quick: bool) -> None:
+    n = 2 * HOSTILE_TABLES
+    length = FIG4 if not quick else FIG4_QUICK
+    if r["auctions_after"] is None:
+        where = "in the games' first phase (the gifts: one move in four passes the turn)"
+    else:
+        late = f"{r['auctions_after']} tables not yet" if r["auctions_after"] else "every table"
+        where = f"with {late} in its auctions (after {r['auctions_reached']:.0f} s of play)"
+    print(
+        f"4. {n} honest SSH sessions, {HOSTILE_TABLES} tables of {GAME} for 2 made by keys (set up in {r['setup']:.0f} s), "
+        f"a move every {r['pace'][0]:g}-{r['pace'][1]:g} s at each table, {where};"
+    )
+    print(
+        f"   windows of {length:.0f} s without and with a hostile session (ssh -tt, its pty {HOSTILE_SIZE}x{HOSTILE_SIZE}, "
+        f"reading all it is sent, a key flood non-stop), alternated, each after {SETTLE:.0f} s for the hostile one to start:"
+    )
+    for w in r["windows"]:
+        print(f"     {w['name']:<9} {rt_line(w['rt'])}")
+        u = w["usage"]
+        line = f"               {usage_line(u, n + (1 if w['hostile'] else 0))}; load {w['load_before']} -> {w['load_after']}"
+        print(line)
+        rq = w["runq"]
+        moves = len(w["rt"]["rt"]) or 1
+        print(
+            f"               waiting for a core (run queue): the honest programs {rq['honest'] * 1000:.0f} ms a second in all "
+            f"({rq['honest'] * length / moves * 1000:.1f} ms per move timed), the server {rq['server'] * 1000:.1f} ms a second"
+        )
+        if w["hostile"]:
+            pk = w["peak"]
+            rows, cols = w["claimed"]
+            print(
+                f"               hostile: pty {cols}x{rows}, taken as {w['given'][0]}x{w['given'][1]} (its farthest cursor: "
+                f"column {w['far'][1]}, row {w['far'][0]}); its program (pid {w['pid']}) {w['cpu']:.2f} of a core, "
+                f"peak RSS {pk['hwm'] / 1024:.0f} MiB (VmHWM), PSS {pk['pss'] / 1024:.0f} MiB, VmData {pk['data'] / 1024:.0f} MiB "
+                f"({w['samples']} looks)"
+            )
+            taken = "?" if w["taken_rate"] is None else f"{w['taken_rate']:.0f} B/s"
+            (t_a, r_a), (t_b, r_b) = w["server_rss"][0], w["server_rss"][-1]
+            print(
+                f"               the server's RSS {r_a / 1024:.0f} MiB at its start, {r_b / 1024:.0f} MiB at its end "
+                f"({(r_b - r_a) / 1024 / (t_b - t_a):+.2f} MiB/s over {t_b - t_a:.0f} s)"
+            )
+            print(
+                f"               sent it {kib(w['read_rate'])}/s ({w['frames_rate']:.1f} frames/s); keys the server passed on "
+                f"{taken} (what its program read: rchar), ssh took {w['sent_rate']:.0f} B/s of the flood ({kib(w['sent_total'])} "
+                f"since its start); gone {w['gone']:.1f} s after its ssh was killed"
+                + ("" if w["alive"] else "; ITS SSH HAD ENDED")
+            )
+            print("               drawn on its screen: " + ", ".join(f"{what} {w['seen'][mark]} times" for mark, what in HOSTILE_SEES.items()))
+    without = [x for w in r["windows"] if not w["hostile"] for x in w["rt"]["rt"]]
+    with_ = [x for w in r["windows"] if w["hostile"] for x in w["rt"]["rt"]]
+    if without and with_:
+        p0, p1 = pct(without, 0.95), pct(with_, 0.95)
+        print(
+            f"     all windows without: p95 {ms(p0)}, median {ms(med(without))} ({len(without)} moves); "
+            f"with: p95 {ms(p1)}, median {ms(med(with_))} ({len(with_)} moves)"
+        )
+        print(f"     ratio of the p95s {p1 / p0:.2f}x   goal <= {GOAL_HOSTILE}x   {verdict(p1 / p0 <= GOAL_HOSTILE)}")
+        a = [w["memory"] for w in r["windows"] if not w["hostile"]]
+        b = [w["memory"] for w in r["windows"] if w["hostile"]]
+        print(
+            f"     the server's PSS: {', '.join(str(round(m['server_pss'] / 1024)) for m in a)} MiB without, "
+            f"{', '.join(str(round(m['server_pss'] / 1024)) for m in b)} MiB with; an honest child's RSS "
+            f"{med([x for m in a for x in m['child_rss']]) / 1024:.0f} MiB (median)"
+        )
+    if REREADS[0]:
+        print(f"   statuses read again from a screen's top line (not seen in its bytes): {REREADS[0]}")
+    if r["stuck"] or r["over"]:
+        print(f"   tables stuck (screens not agreeing for 10 s): {r['stuck']}; games that ended: {r['over']}")
+        for table, screens in r["stuck_screens"].items():
+            print(f"   table {table} stuck, its screens:\n{screens}")
+    ended = [line for line in r["hostile_log"] if "session ended" in line]
+    print(f"   the hostile sessions' ends, as the server logged them: {'; '.join(ended) or 'none logged'}")
+    if r["log_errors"] or "Traceback" in r["stderr"]:
+        print("   the server said:", r["log_errors"], r["stderr"][-500:])
+
+
 def cleanup() -> None:
     """Whatever is still running of ours, ended (on an error, an interrupt)."""
     kill_ptys()
@@ -1168,6 +1586,10 @@ async def amain(args: argparse.Namespace) -> int:
                 r = await bench_load(tmp, quick, figures)
                 report_load(r, quick)
                 print()
+            if 4 in figures:
+                r4 = await bench_hostile(tmp, quick)
+                report_hostile(r4, quick)
+                print()
         finally:
             kill_ptys()
             for server in list(SERVERS):
@@ -1179,13 +1601,14 @@ async def amain(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter windows, fewer runs (a rough look)")
-    ap.add_argument("--figures", default="1,2,3", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load)")
+    ap.add_argument("--figures", default="1,2,3,4", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load) or 4")
     ap.add_argument("--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})")
     ap.add_argument("--pace", default=f"{PACE[0]:g},{PACE[1]:g}", help=f"LO,HI: s between two moves at a human table, uniform (default {PACE[0]:g},{PACE[1]:g})")
     ap.add_argument("--bot-pace", default=None, help="LO,HI: s the player at a bot's table takes to answer in figure 3 (default: --pace; 0,0: at once)")
     ap.add_argument("--auction-pace", default=f"{AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g}", help=f"LO,HI: s between two moves in figure 2's second window of the auctions (default {AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g})")
     ap.add_argument("--fig3-pace", default=None, help="LO,HI: s between two moves at the human tables during figure 3 (default: --pace)")
     ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})")
+    ap.add_argument("--fig4-tables", type=int, default=HOSTILE_TABLES, help=f"honest tables of figure 4, two sessions each (default {HOSTILE_TABLES})")
     args = ap.parse_args(argv)
 
     def seconds(option: str, text: str, zero: bool = False) -> tuple[float, float]:
@@ -1202,7 +1625,7 @@ def main(argv: list[str] | None = None) -> int:
     bot_pace = pace if args.bot_pace is None else seconds("--bot-pace", args.bot_pace, zero=True)
     auction_pace = seconds("--auction-pace", args.auction_pace)
     fig3_pace = pace if args.fig3_pace is None else seconds("--fig3-pace", args.fig3_pace)
-    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, PACE=pace, BOT_PACE=bot_pace, AUCTION_PACE=auction_pace, FIG3_PACE=fig3_pace)
+    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, HOSTILE_TABLES=args.fig4_tables, PACE=pace, BOT_PACE=bot_pace, AUCTION_PACE=auction_pace, FIG3_PACE=fig3_pace)
     loop = asyncio.new_event_loop()
     task = loop.create_task(amain(args))
     for sig in (signal.SIGTERM, signal.SIGHUP):
