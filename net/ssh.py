@@ -74,6 +74,8 @@ with warnings.catch_warnings():
     # every start that no operator can act on
     warnings.filterwarnings("ignore", message="DSA is deprecated")
     import asyncssh
+    from asyncssh.constants import MSG_CHANNEL_WINDOW_ADJUST
+    from asyncssh.packet import UInt32
 
 from net.identity import Identities, valid_name
 from net.server import Tally, bind_tcp
@@ -121,6 +123,19 @@ OUTPUT_RATE, OUTPUT_BURST = 512 * 1024, 2 * 1024 * 1024
 #: bytes a second a player may type, on average, and at once: a paste or a fast key
 #: repeat (an arrow key is 3 bytes) goes through whole; a flood is slowed, never cut off
 INPUT_RATE, INPUT_BURST = 1024, 16 * 1024
+#: bytes a player may have typed that the server holds: the SSH window of a session's
+#: channel (asyncssh's default is 2 MiB; keys never need a tenth of it)
+INPUT_WINDOW = 256 * 1024
+#: a session's program may use this share of a core, on average (CPU_RATE), and this many
+#: seconds of it at once (CPU_BURST), before it is given the lowest priority (nice 19)
+#: for the rest of its life: honest play uses a few hundredths; a program kept busy by a
+#: flood of keys or a huge screen then runs on what the others leave (looked at every
+#: CPU_LOOK seconds)
+CPU_RATE, CPU_BURST, CPU_LOOK = 0.25, 5.0, 1.0
+LOWEST_PRIORITY = 19
+#: seconds between two sizes given a session's pty: a window dragged, or a client sending
+#: sizes without end, redraws the screen ten times a second at most, the last size kept
+RESIZE_EVERY = 0.1
 DEFAULT_SIZE = (80, 24)  # columns, rows, for a client that says 0
 DEFAULT_TERM = "xterm-256color"  # for a client that names no terminal, or one that cannot be a name
 _TERM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]{0,63}\Z")
@@ -134,6 +149,10 @@ class FrontLimits:
     sessions_per_key: int = 4
     sessions: int = 200  # in total
     idle: float = 3600.0  # seconds without a key pressed: the session is closed (told why)
+    input_rate: float = INPUT_RATE  # bytes a second a player may type (see INPUT_RATE)...
+    input_burst: float = INPUT_BURST  # ...and at once
+    cpu_rate: float = CPU_RATE  # share of a core a session's program may use (see CPU_RATE)...
+    cpu_burst: float = CPU_BURST  # ...and seconds of it at once
 
 
 @dataclass(frozen=True)
@@ -627,15 +646,15 @@ class PtyChild:
 
 
 class Budget:
-    """A token bucket of bytes: ``rate`` a second on average, ``burst`` at once."""
+    """A token bucket: ``rate`` a second on average, ``burst`` at once."""
 
     def __init__(self, rate: float, burst: float) -> None:
         self.rate, self.burst = rate, burst
         self.tokens = burst
         self.stamp = time.monotonic()
 
-    def spend(self, n: int) -> float:
-        """``n`` bytes go; the seconds to wait before the next may (0: none)."""
+    def spend(self, n: float) -> float:
+        """``n`` go (bytes, seconds of CPU); the seconds to wait before the next may (0: none)."""
         now = time.monotonic()
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - n
         self.stamp = now
@@ -677,6 +696,16 @@ def client_environment(sent: Any) -> dict[str, str]:
             if len(value) <= 64 and value.isprintable():
                 kept[key] = value
     return kept
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time process ``pid`` has used, all its threads (None: it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
 
 
 def signal_name(number: int) -> str:
@@ -746,6 +775,29 @@ class TerminalModes:
             out.append(b"\x1b[0m")
         out += [b"\x1b[?%dl" % m for m in screens]
         return b"".join(out)
+
+
+class _CreditedChannel(asyncssh.SSHServerChannel):  # type: ignore[type-arg]
+    """asyncssh's server channel, with the receive window given back for what has been
+    delivered only.
+
+    asyncssh opens the window back to its full size whenever it falls below half,
+    counting what it has received, not what it still holds while the session has paused
+    reading: each packet let through a paused channel (the keys of a flood, one budget's
+    worth at a time) allowed the client a whole new window, and what the server held for
+    it grew without end (a minute's flood cost the server 40 MB that it never gave back).
+    Here the client may have at most the window, held and in flight together, as OpenSSH
+    and Apache MINA SSHD (its pull request 292) count it.  The channel is bytes both ways
+    (``encoding=None``): nothing to decode."""
+
+    def _deliver_data(self, data: bytes, datatype: Any) -> None:
+        held = sum(len(chunk) for chunk, _ in self._recv_buf)
+        credit = self._init_recv_window - held - self._recv_window
+        if credit >= self._init_recv_window // 2:
+            self.send_packet(MSG_CHANNEL_WINDOW_ADJUST, UInt32(credit))
+            self._recv_window += credit
+        if self._session is not None:
+            self._session.data_received(data, datatype)
 
 
 # -- one connection ----------------------------------------------------------------------------
@@ -936,14 +988,17 @@ class _Door(asyncssh.SSHServer):
     # -- what it asks for -------------------------------------------------------------------
 
     @guarded(False)
-    def session_requested(self) -> _Session | bool:
+    def session_requested(self) -> tuple[asyncssh.SSHServerChannel, _Session] | bool:  # type: ignore[type-arg]
         limit = self.front.limits.sessions_per_key
         if len(self.sessions) >= limit:  # channels, with a child or not yet
             self.front.refused(f"Refused a session to {self!r}: {per_key(limit)}", ("session refused by the per-key limit", "sessions refused by the per-key limit"))
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, per_key(limit))
         session = _Session(self)
         self.sessions.add(session)
-        return session
+        assert self.conn is not None
+        chan = self.conn.create_server_channel(window=INPUT_WINDOW)
+        chan.__class__ = _CreditedChannel  # (asyncssh makes the channel; only its window credit changes)
+        return chan, session
 
     def forwarding(self, what: str) -> None:
         self.front.refused(f"Refused {what} to {self!r}: Cabinet forwards nothing.", ("forwarding refused", "forwardings refused"))
@@ -1002,8 +1057,14 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.idle_handle: asyncio.TimerHandle | None = None
         self.home: str | None = None  # the child's own directory, removed when it has ended
         self.modes_left = TerminalModes()  # what the child has set of the player's terminal
-        self.typing = Budget(INPUT_RATE, INPUT_BURST)
+        limits = self.front.limits
+        self.typing = Budget(limits.input_rate, limits.input_burst)
         self.holds: set[str] = set()  # why the client's keys wait: "full" (the child does not read), "typing"
+        self.given_size: tuple[int, int] | None = None  # the size the pty has
+        self.resize_handle: asyncio.TimerHandle | None = None
+        self.cpu = Budget(limits.cpu_rate, limits.cpu_burst)  # the child's CPU seconds
+        self.cpu_seen = 0.0  # its CPU seconds when last looked at
+        self.demoted = False  # at the lowest priority
 
     def __repr__(self) -> str:
         return repr(self.door)
@@ -1126,8 +1187,17 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
     @guarded()
     def terminal_size_changed(self, width: int, height: int, pixwidth: int, pixheight: int) -> None:
         self.size = terminal_size(width, height)
-        if self.child is not None:
-            self.child.resize(*self.size)
+        if self.resize_handle is None:
+            self.resize_now()
+
+    def resize_now(self) -> None:
+        """The pty takes the size last asked for, then none for RESIZE_EVERY seconds."""
+        self.resize_handle = None
+        if self.child is None or self.child.returncode is not None or self.size == self.given_size:
+            return
+        self.given_size = self.size
+        self.child.resize(*self.size)
+        self.resize_handle = asyncio.get_running_loop().call_later(RESIZE_EVERY, self.resize_now)
 
     @guarded()
     def pause_writing(self) -> None:
@@ -1235,6 +1305,7 @@ class SSHFront:
         #: working directory: nothing of the operator's), made at start, removed at close
         self.homes: str | None = None
         self.listening: list[tuple[int, str]] = []  # the family and address of each socket listened on
+        self.cpu_handle: asyncio.TimerHandle | None = None  # the next look at the sessions' CPU
 
     @property
     def sessions(self) -> int:
@@ -1249,6 +1320,8 @@ class SSHFront:
         self.tally = Tally(self.log, burst=REFUSALS_LOGGED)
         key = load_or_make_host_key(self.data_dir / HOST_KEY, self.log)
         self.homes = tempfile.mkdtemp(prefix="cabinet-sessions-")  # mode 0700
+        if os.path.exists(f"/proc/{os.getpid()}/stat"):  # (elsewhere no session is watched)
+            self.cpu_handle = asyncio.get_running_loop().call_later(CPU_LOOK, self.watch_cpu)
         self.host_fingerprint = key.get_fingerprint("sha256")
         self.identities = self.given_identities or Identities(self.data_dir / PLAYERS)
         if self.allow_path is not None:
@@ -1293,6 +1366,9 @@ class SSHFront:
         """Stop listening, end every session (each player told why), kill and reap
         every child, close every connection."""
         self.stopping = True
+        if self.cpu_handle is not None:
+            self.cpu_handle.cancel()
+            self.cpu_handle = None
         for acceptor in self.acceptors:
             acceptor.close()
         for session in list(self.live):
@@ -1415,6 +1491,7 @@ class SSHFront:
             session.finish(1, NO_START)
             return
         session.child, session.login = child, login
+        session.given_size = session.size
         self.live.add(session)
         self.live_by_key[door.key] += 1
         self.quiet.clear()
@@ -1424,6 +1501,25 @@ class SSHFront:
             door.timer = None
         session.watch_idle()
         self.log(f"{login.name} from {door.address}: session started ({login.size[0]}x{login.size[1]} {login.term}, pid {child.pid}).")
+
+    def watch_cpu(self) -> None:
+        """Every CPU_LOOK seconds: a session's program that has spent its CPU budget runs at
+        the lowest priority from then on (a process may lower its children's priority, not
+        raise it again), so that on a busy machine the others' screens go first."""
+        self.cpu_handle = asyncio.get_running_loop().call_later(CPU_LOOK, self.watch_cpu)
+        for session in list(self.live):
+            child = session.child
+            if child is None or session.demoted:
+                continue
+            used = cpu_seconds(child.pid)
+            if used is None:
+                continue
+            if session.cpu.spend(used - session.cpu_seen) > 0:
+                session.demoted = True
+                with contextlib.suppress(OSError):  # every thread of its group (the child leads one)
+                    os.setpriority(os.PRIO_PGRP, child.pid, LOWEST_PRIORITY)
+                self.log(f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now.")
+            session.cpu_seen = used
 
     def is_seated(self, session: _Session) -> bool:
         if self.seated is None or session.login is None:

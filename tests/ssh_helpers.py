@@ -98,6 +98,12 @@ def stand_in(directory: str) -> None:
             sys.stdout.write(SCREEN_ON if line == "screen" else SCREEN_OFF)
             print(f"{line.upper()} DONE", flush=True)
             continue
+        if line.startswith("spin "):  # a program kept busy: CPU for N seconds, then its priority
+            end = time.process_time() + float(line[5:])
+            while time.process_time() < end:
+                pass
+            print(f"SPUN NICE={os.getpriority(os.PRIO_PROCESS, 0)}", flush=True)
+            continue
         if line.startswith("flood "):  # lines numbered 0 to N-1, as fast as the terminal takes them
             out = sys.stdout.buffer
             for start in range(0, int(line[6:]), 1000):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from net.ssh import FILE_MAX, MEMORY_MAX, OUTPUT_BURST, OUTPUT_RATE, SIZE_MAX
+from net.ssh import FILE_MAX, INPUT_MAX, INPUT_WINDOW, MEMORY_MAX, OUTPUT_BURST, OUTPUT_RATE, SIZE_MAX
 from tests.ssh_helpers import WAIT, Front, Player, client_env, fingerprint, gone, keygen, modes_left_on, run_ssh, ssh_args, until
 
 pytestmark = pytest.mark.skipif(
@@ -465,3 +465,65 @@ def test_honest_logins_get_in_beside_a_crowd_of_half_open_connections(tmp_path: 
             s.close()
         crowded.stop()
     crowded.check_clean()
+
+
+def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """A program kept busy (a flood of keys, a huge screen) spends its CPU budget and then
+    runs on what the others leave: nice 19 for the rest of its life.  One that plays as a
+    player does is left alone."""
+    busy = Front(tmp_path, cpu_rate=0.05, cpu_burst=0.5).start()
+    try:
+        calm, _ = player(busy, keys["b"], "bob")
+        p, said = player(busy, keys["a"], "ann")
+        p.send_line("spin 0.2")
+        assert p.expect(r"SPUN NICE=(\d+)").group(1) == "0", "within its budget"
+        mark = busy.mark()
+        p.send_line("spin 2.5")
+        p.expect(r"SPUN NICE=\d+")
+        busy.wait_line(r"ann from 127\.0\.0\.1: its session kept a core busy \(\d+ s of CPU\); it runs at the lowest priority now\.", start=mark)
+        p.send_line("spin 0.01")
+        assert p.expect(r"SPUN NICE=(\d+)").group(1) == "19"
+        calm.send_line("spin 0.01")
+        assert calm.expect(r"SPUN NICE=(\d+)").group(1) == "0", "the others are left alone"
+        for who in (p, calm):
+            who.send_line("exit 0")
+            assert who.ends() == 0
+    finally:
+        busy.stop()
+    busy.check_clean()
+
+
+def test_a_client_flooding_keys_gets_no_more_room_on_the_server_than_its_window(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """Keys typed faster than a session takes them wait on the client's side: the server
+    holds at most the channel's window of them (asyncssh gave a whole new window for each
+    packet let through a paused channel, and what it held grew without end)."""
+    paramiko = pytest.importorskip("paramiko", reason="needs paramiko (in the extra 'test')")
+    fast = Front(tmp_path, input_rate=50_000, input_burst=10_000).start()
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    try:
+        client.connect("127.0.0.1", fast.port, username="ann", key_filename=str(keys["a"]), look_for_keys=False, allow_agent=False, timeout=WAIT)
+        chan = client.invoke_shell(term="xterm", width=80, height=24)
+        line = b"x" * 99 + b"\n"
+        sent = 0
+        echoed = b""
+        chan.settimeout(0.0)
+        deadline = time.monotonic() + 60
+        while echoed.count(b"GOT:") < 4000:  # 400 kB taken by the program, more than the window
+            assert time.monotonic() < deadline, "the program took too little"
+            try:
+                sent += chan.send(line * 40)  # as much as the server's window lets through
+            except socket.timeout:
+                pass
+            try:
+                echoed += chan.recv(1 << 20)
+            except socket.timeout:
+                time.sleep(0.005)  # pacing the poll, not an assertion
+            taken = echoed.count(b"GOT:") * len(line)
+            assert sent - taken <= INPUT_WINDOW + INPUT_MAX + 64 * 1024, f"the server holds {sent - taken} bytes of keys"
+        assert sent > INPUT_WINDOW, "the client was let send on as the program took"
+        chan.sendall(b"exit 0\n")
+    finally:
+        client.close()
+        fast.stop()
+    fast.check_clean()
