@@ -102,6 +102,24 @@ def name_refusal(name: Any, seat: int) -> str | None:
     return None
 
 
+#: what a character a terminal would act on is shown as: C0 controls as their Unicode
+#: control pictures (ESC is ␛), DEL as ␡, anything else as the replacement character
+_STAND_INS = {code: chr(0x2400 + code) for code in range(0x20)} | {0x7F: "\u2421"}
+
+
+def printable(text: str, lines: bool = False) -> str:
+    """``text`` as a terminal can show it: every character it would act on rather than
+    draw (the ESC of an escape sequence, a bell, a carriage return, a C1 control, a
+    right-to-left override) replaced by a visible stand-in.  A name from a save, a
+    host or a server is shown through this, never sent to a terminal as it is.
+    ``lines``: newlines are kept (a text of several lines)."""
+    if lines:
+        return "\n".join(printable(line) for line in text.split("\n"))
+    if text.isprintable():
+        return text
+    return "".join(ch if _shows(ch) else _STAND_INS.get(ord(ch), "\ufffd") for ch in text)
+
+
 # -- the shape of a command -------------------------------------------------------
 
 _REQUIRED: Any = object()
