@@ -12,6 +12,7 @@ that check (:func:`crafted`).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -304,3 +305,20 @@ async def test_the_lobby_lists_such_names_as_they_are(tmp_path: Path) -> None:
         await pilot.press("down")  # the finished table: its seats in the line under the list
         await pilot.pause()
         shows_every_name(screen_text(app), SHOWN)
+
+
+# -- verify and export ----------------------------------------------------------------
+
+
+def test_verify_and_export_print_no_escape_sequence_of_a_name(tmp_path: Path, capsys) -> None:
+    path = finished(tmp_path, "agent-jean", [ODD[3], "bell\a\x9b1m", "Ann", "Bob"])
+    assert main(["verify", str(path)]) == 0
+    assert main(["export", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "␛[31mred" in out and "bell␇\ufffd1m" in out
+    assert not any(ch in out for ch in "\x1b\a\x9b")
+    assert main(["export", str(path), "--format", "json"]) == 0
+    out = capsys.readouterr().out
+    assert not any(ch in out for ch in "\x1b\a\x9b")
+    header = json.loads(out)["records"][0]["body"]
+    assert [seat["name"] for seat in header["seats"]][:2] == [ODD[3], "bell\a\x9b1m"]  # the names, read back whole
