@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from screens.play import PlayScreen
 from screens.remote import RemotePlayScreen
 from screens.replay import ReplayScreen
 from screens.save_list import SaveListScreen
+from tests.terminal import CABINET, Terminal
 from tests.tui_helpers import app_for, run_async, screen_text, settle
 from tui.app import CabinetApp, Start
 from tui.cli import main
@@ -322,3 +325,56 @@ def test_verify_and_export_print_no_escape_sequence_of_a_name(tmp_path: Path, ca
     assert not any(ch in out for ch in "\x1b\a\x9b")
     header = json.loads(out)["records"][0]["body"]
     assert [seat["name"] for seat in header["seats"]][:2] == [ODD[3], "bell\a\x9b1m"]  # the names, read back whole
+
+
+# -- the command lines of the issue, at a real terminal -------------------------------
+
+at_a_terminal = pytest.mark.skipif(not CABINET.exists(), reason=f"no console script at {CABINET}")
+
+
+def quit_from_the_menu(term: Terminal) -> int:
+    term.wait_for("Join a hosted game")
+    term.press("home", *["down"] * 6, "enter")  # Quit, the menu's last line
+    return term.wait_exit()
+
+
+@at_a_terminal
+@pytest.mark.parametrize("names", ["[/],Bob", "[link=x]Ann[/link],[@click=app.quit]Bob[/]"],
+                         ids=["closing-tag", "link-and-action"])
+def test_cabinet_play_with_such_names_plays_and_ends_with_status_0(names: str, tmp_path: Path) -> None:
+    first = names.split(",")[0]
+    args = ["play", "agent-jean", "--players", "2", "--bots", "2", "--bot-level", "random", "--seed", "4", "--names", names]
+    with Terminal(args, tmp_path) as term:
+        term.wait_line("L'Agent Jean!", f"You: {first}", f"{first}, your move.")
+        term.wait_for("Your hand")
+        term.press("enter")
+        term.wait_for("Turn 2/12")  # played, and the bot after
+        term.press("q")
+        assert quit_from_the_menu(term) == 0
+
+
+@at_a_terminal
+def test_a_joiner_of_cabinet_host_with_such_names_plays_and_ends_with_status_0(tmp_path: Path) -> None:
+    host = subprocess.Popen(
+        [str(CABINET), "host", "agent-jean", "--players", "2", "--bots", "2", "--bot-level", "random",
+         "--names", "[/],Bob", "--listen", "127.0.0.1:0", "--seed", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "CABINET_SAVE_DIR": str(tmp_path)},
+    )
+    try:
+        lines: list[str] = []
+        while not any(line.startswith("  spectators:") for line in lines):
+            line = host.stdout.readline()
+            assert line, host.stderr.read()
+            lines.append(line.rstrip("\n"))
+        name, _, _, address, code = next(line.split() for line in lines if "cabinet join" in line and "--watch" not in line)
+        assert name == "[/]:"
+        with Terminal(["join", address, code], tmp_path / "joiner") as term:
+            term.wait_line("L'Agent Jean!", "You: [/]", "[/], your move.")
+            term.press("enter")
+            term.wait_for("Turn 2/12")  # played, and the host's bot after
+            term.press("q")  # leave: the game waits on the host
+            assert quit_from_the_menu(term) == 0
+    finally:
+        host.send_signal(signal.SIGINT)
+        out, err = host.communicate(timeout=20)
+    assert host.returncode == 0 and "Traceback" not in err
