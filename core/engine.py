@@ -45,6 +45,7 @@ import functools
 import hashlib
 import math
 import random
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,6 +70,54 @@ class IllegalCommand(Exception):
 
 class ConfigError(ValueError):
     """A table that cannot be set up (bad player count, unknown variant...)."""
+
+
+# -- seat names ----------------------------------------------------------------------
+
+#: the most characters a seat's name has.  A name is typed by a player (the command
+#: line, New game) or is a served player's login (``net.identity``), and every screen,
+#: history line and score sheet shows it: a longer one is refused where it is given,
+#: and the save reader refuses a header that holds one (a save is untrusted input).
+NAME_MAX = 24
+
+
+def _shows(ch: str) -> bool:
+    """Is ``ch`` drawn as itself by a terminal?  Printable characters and spaces are;
+    control characters (ESC starts an escape sequence), format characters (a
+    right-to-left override), separators of lines and unassigned code points are not."""
+    return ch.isprintable() or unicodedata.category(ch) == "Zs"
+
+
+def name_refusal(name: Any, seat: int) -> str | None:
+    """Why ``name`` cannot be seat ``seat``'s name (0-based), in one sentence that
+    never quotes it (it may be a megabyte, or an escape sequence); None if it can."""
+    whose = f"The name of seat {seat + 1}"
+    if not isinstance(name, str):
+        return f"{whose} is not text."
+    if len(name) > NAME_MAX:
+        return f"{whose} has {len(name):,} characters; a name has {NAME_MAX} at most."
+    if not all(_shows(ch) for ch in name):
+        return (f"{whose} has a character that is not text (a control character or an escape "
+                "sequence); a name is printable text only.")
+    return None
+
+
+#: what a character a terminal would act on is shown as: C0 controls as their Unicode
+#: control pictures (ESC is ␛), DEL as ␡, anything else as the replacement character
+_STAND_INS = {code: chr(0x2400 + code) for code in range(0x20)} | {0x7F: "\u2421"}
+
+
+def printable(text: str, lines: bool = False) -> str:
+    """``text`` as a terminal can show it: every character it would act on rather than
+    draw (the ESC of an escape sequence, a bell, a carriage return, a C1 control, a
+    right-to-left override) replaced by a visible stand-in.  A name from a save, a
+    host or a server is shown through this, never sent to a terminal as it is.
+    ``lines``: newlines are kept (a text of several lines)."""
+    if lines:
+        return "\n".join(printable(line) for line in text.split("\n"))
+    if text.isprintable():
+        return text
+    return "".join(ch if _shows(ch) else _STAND_INS.get(ord(ch), "\ufffd") for ch in text)
 
 
 # -- the shape of a command -------------------------------------------------------

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from core.bots import make_bot
-from core.engine import Game, Match, make_header
+from core.engine import ConfigError, Game, Match, make_header, name_refusal
 
 
 def new_match(
@@ -20,7 +20,16 @@ def new_match(
     bot_seed: int | None = None,
     **extra: Any,
 ) -> Match:
-    """A new match, set up.  Raises ConfigError for a table that cannot be."""
+    """A new match, set up.  Raises ConfigError for a table that cannot be.
+
+    Every new table comes through here (the command line, New game, a host, a
+    server's hall), so this is where a seat's name is bounded: at most NAME_MAX
+    characters, printable ones only.  A save's names are the reader's to check.
+    """
+    for seat, given in enumerate(seats):
+        refusal = name_refusal(given["name"], seat) if "name" in given else None
+        if refusal is not None:
+            raise ConfigError(refusal)
     config = game.make_config(players, seats, variants)
     seed = secrets.randbits(48) if seed is None else seed
     # Bots get a seed of their own, never the match's: the match's seed

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.engine import NAME_MAX  # a player's name is a seat's name at every table
+
 FILE = "players.json"
-NAME_MAX = 24
 FORMAT = 1  # the version of players.json's layout
 _NAME_CHARS = re.compile(r"[A-Za-z0-9._-]*\Z")
 

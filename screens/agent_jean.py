@@ -254,7 +254,7 @@ class AgentJeanBoard(Board):
             yield Static("", id="aj-hands")
             yield ChoiceList(id="aj-choices")
 
-    def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+    def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
         self.view = view
         players = view["players"]

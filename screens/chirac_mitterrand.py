@@ -313,7 +313,7 @@ class ChiracMitterrandBoard(Board):
 
     # -- drawing ------------------------------------------------------------
 
-    def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+    def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
         self.view = view
         self.legal = list(legal or [])

@@ -578,7 +578,7 @@ class EdgarLucienBoard(Board):
         yield Static("", id="el-me")
         yield ChoiceList(id="el-choices")
 
-    def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+    def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         if list(legal or []) != self.legal:  # a new choice: start from the top of the dialog
             self.edgar_move = None
             self.opened = None

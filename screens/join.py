@@ -10,6 +10,7 @@ from textual.widgets import Input, Static
 
 from net.client import RemoteTable
 from net.protocol import DEFAULT_PORT, parse_address
+from tui.widgets import plain
 
 
 class JoinScreen(ModalScreen[None]):
@@ -33,9 +34,9 @@ class JoinScreen(ModalScreen[None]):
         try:
             address = parse_address(address_text)
         except ValueError as exc:
-            self.query_one("#join-error", Static).update(str(exc))
+            self.query_one("#join-error", Static).update(plain(str(exc)))
             return
-        self.query_one("#join-error", Static).update(f"Joining {address}…")
+        self.query_one("#join-error", Static).update(plain(f"Joining {address}…"))
         self.run_worker(self.join(RemoteTable(address, code)), exclusive=True)
 
     async def join(self, remote: RemoteTable) -> None:
@@ -44,7 +45,7 @@ class JoinScreen(ModalScreen[None]):
         try:
             await remote.connect()
         except JoinError as exc:
-            self.query_one("#join-error", Static).update(str(exc))
+            self.query_one("#join-error", Static).update(plain(str(exc)))
             return
         self.dismiss(None)
         from screens.remote import RemotePlayScreen

@@ -24,7 +24,7 @@ from core.engine import Match
 from core.games import get_game
 from net.client import HallClient
 from screens.new_game import NewGameScreen
-from tui.widgets import KeysFooter
+from tui.widgets import KeysFooter, plain
 
 FINISHED_SHOWN = 30  # finished tables listed, the latest first
 ORDER = {"your move": 0, "waiting": 1, "playing": 2, "finished": 3}
@@ -104,12 +104,12 @@ class SeatPicker(ModalScreen[int | None]):
 
     def compose(self) -> ComposeResult:
         options = [
-            Option(f"Seat {i + 1}" + (f": {s['label']}" if s.get("label") else ""), id=str(i))
+            Option(plain(f"Seat {i + 1}" + (f": {s['label']}" if s.get("label") else "")), id=str(i))
             for i, s in enumerate(self.table.get("seats") or [])
             if s.get("kind") != "bot" and not s.get("user")
         ]
         with Vertical(id="seat-box"):
-            yield Static(f"Take a seat at {self.table.get('title')}", classes="title")
+            yield Static(plain(f"Take a seat at {self.table.get('title')}"), classes="title")
             yield OptionList(*options, id="seat-options")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -185,22 +185,25 @@ class LobbyScreen(Screen):
         self.refresh_bindings()
 
     @staticmethod
-    def cells(t: dict[str, Any], user: str) -> tuple[str, ...]:
+    def cells(t: dict[str, Any], user: str) -> tuple[Any, ...]:
+        """A table's row; what names players (its seats, who won) is a Text, since
+        a DataTable reads a string as markup."""
         kind = kind_of(t, user)
+        extra: Any
         if kind == "finished":
-            extra = str(t.get("outcome") or "")
+            extra = plain(str(t.get("outcome") or ""))
         elif kind == "waiting":
             free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
             extra = f"{free} seat{'s' if free > 1 else ''} free"
         else:
             extra = f"move {t.get('moves', 0)}"
-        return (TAGS.get(kind, kind), str(t.get("title")), seats_text(t, user), extra)
+        return (TAGS.get(kind, kind), plain(str(t.get("title"))), plain(seats_text(t, user)), extra)
 
     def show(self, selector: str, text: str) -> None:
         """``text`` in the Static ``selector``, drawn again only when it changed."""
         if self.texts.get(selector) != text:
             self.texts[selector] = text
-            self.query_one(selector, Static).update(text)
+            self.query_one(selector, Static).update(plain(text))  # it names players: text, not markup
 
     def tell_news(self, tables: list[dict[str, Any]]) -> None:
         """A table of yours that started, or came to your move, is said once."""

@@ -110,7 +110,7 @@ class MinisteresBoard(Board):
             yield ChoiceList(id="mi-choices")
             yield Static("", id="mi-more")
 
-    def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+    def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
         self.view = view
         names = [p["name"] for p in view["players"]]

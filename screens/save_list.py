@@ -11,7 +11,7 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from tui.widgets import KeysFooter
+from tui.widgets import KeysFooter, plain
 
 
 def when(moment: datetime.datetime | None) -> str:
@@ -103,9 +103,10 @@ class SaveListScreen(Screen):
                 row = (info.title, seats, when(info.last_played), str(info.moves), state)
             key = str(info.path)
             self.paths[key] = info.path
-            table.add_row(*row, key=key)
+            # a DataTable reads a string as markup: the seats' names and the file's are text
+            table.add_row(*(plain(cell) for cell in row), key=key)
         self.query_one("#saves-empty", Static).update(
-            "" if infos else f"No saves yet in {self.app.save_dir}."
+            plain("" if infos else f"No saves yet in {self.app.save_dir}.")
         )
         if infos:
             keys = [str(info.path) for info in infos]

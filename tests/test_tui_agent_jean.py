@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual.screen import ModalScreen
 
+from core.engine import NAME_MAX
 from core.games.agent_jean import cards as C
 from screens.agent_jean import AgentJeanBoard, HandRow
 from screens.play import PlayScreen
@@ -111,9 +112,10 @@ async def test_at_the_game_end_no_card_to_play_and_every_seats_points(tmp_path: 
 
 @run_async
 async def test_long_names_are_cut_not_the_numbers(tmp_path: Path) -> None:
-    """Five players at 80x24, one with a long name and Henry B. Belton: every
-    row of the players' table is one line, its numbers whole."""
-    names = ["Ada", "Bastien", "Chloé-Marguerite de Saint-Exupéry", "Denis", "Elsa"]
+    """Five players at 80x24, one with a name as long as a name may be and Henry B.
+    Belton: every row of the players' table is one line, its numbers whole."""
+    names = ["Ada", "Bastien", "Chloé-Marguerite Exupéry", "Denis", "Elsa"]
+    assert len(names[2]) == NAME_MAX
     seats = [{"name": n, "agent": a} for n, a in zip(names, AGENTS[::-1])]
     controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * 4
     match = new_match(GAME, 5, seats, controllers, seed=3, bot_seed=3, arranged={"leader": 2})

@@ -8,7 +8,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
+
+from core.engine import printable
+from tui.widgets import plain
 
 if TYPE_CHECKING:
     from core.engine import Match
@@ -59,6 +63,22 @@ class CabinetApp(App[int]):
     def served(self) -> bool:
         return self.hall is not None
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification is shown as text, whatever ``markup`` says (a screen's
+        ``notify`` passes True): Cabinet's notifications are sentences, and many quote
+        what a player typed, a save holds or a host or server sent (a seat's name, a
+        file's, a refusal), which must be neither read as markup nor sent to the
+        terminal with its control characters."""
+        super().notify(printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout, markup=False)
+
     def on_mount(self) -> None:
         from screens.menu import MainMenu
 
@@ -88,7 +108,7 @@ class CabinetApp(App[int]):
         try:
             await hall.connect()
         except JoinError as exc:
-            self.exit(1, return_code=1, message=str(exc))
+            self.exit(1, return_code=1, message=plain(str(exc)))  # printed after the app, as text
             return
         lobby = LobbyScreen(hall)
         await self.push_screen(lobby)
@@ -98,7 +118,7 @@ class CabinetApp(App[int]):
                 lobby.listed()
 
         def gone(sentence: str) -> None:
-            self.exit(0, message=sentence)
+            self.exit(0, message=plain(sentence))
 
         await hall.listen(listed, gone)
 
@@ -127,7 +147,7 @@ class CabinetApp(App[int]):
             await remote.connect()
         except JoinError as exc:
             if from_command_line:
-                self.exit(1, return_code=1, message=str(exc))
+                self.exit(1, return_code=1, message=plain(str(exc)))
             else:
                 self.notify(str(exc), severity="error", timeout=self.ERROR_TIMEOUT)
             return False

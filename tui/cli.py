@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng
+from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng, printable
 from core.games import game_titles, get_game
 from core.bots import make_bot
 
@@ -26,6 +26,14 @@ class Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: {message}", file=sys.stderr)
         raise SystemExit(2)
+
+
+def say(text: Any, file: Any = None, flush: bool = False) -> None:
+    """Print ``text``, a line or several, with every character a terminal would act on
+    shown as a stand-in (:func:`core.engine.printable`): what a save holds (a seat's
+    name, in a summary, a history or a refusal) is printed this way, never with its
+    escape sequences."""
+    print(printable(str(text), lines=True), file=file or sys.stdout, flush=flush)
 
 
 def build_parser() -> Parser:
@@ -197,7 +205,7 @@ def or_exit(work: Callable[[], Any], prefix: str = "cabinet: ") -> Any:
     try:
         return work()
     except SaveError as exc:
-        print(f"{prefix}{exc}", file=sys.stderr)
+        say(f"{prefix}{exc}", file=sys.stderr)
         raise SystemExit(1)
 
 
@@ -319,7 +327,7 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
         if not loaded.match.humans():
             parser.error("every seat is a bot: there is nobody to host (try cabinet simulate)")
         for warning in loaded.warnings:
-            print(warning, file=sys.stderr)
+            say(warning, file=sys.stderr)
         writer = resume_or_exit(loaded)
     else:
         if not args.game:
@@ -331,10 +339,10 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
     match = writer.match
     codes = load_or_make_codes(writer.path, match)
     watch_code = load_or_make_watch_code(writer.path, args.watch_code)
-    writer.on_error = lambda sentence: print(f"cabinet host: {sentence}", file=sys.stderr, flush=True)
+    writer.on_error = lambda sentence: say(f"cabinet host: {sentence}", file=sys.stderr, flush=True)
 
     def log(line: str) -> None:
-        print(line, flush=True)
+        say(line, flush=True)  # it names the seats, whose names a resumed save gives
 
     async def serve() -> None:
         limits = Limits.derive(len(codes), spectators=args.max_spectators)
@@ -413,15 +421,15 @@ def resume_or_exit(loaded):
     from saves import SaveError, SaveNotWritable, SaveWriter
 
     if loaded.unplayable is not None:
-        print(f"cabinet: {loaded.unplayable} (cabinet replay {loaded.path} shows it.)", file=sys.stderr)
+        say(f"cabinet: {loaded.unplayable} (cabinet replay {loaded.path} shows it.)", file=sys.stderr)
         raise SystemExit(1)
     try:
         return SaveWriter.resume(loaded)
     except SaveNotWritable as exc:
-        print(f"cabinet: {exc} (cabinet replay {loaded.path} shows it.)", file=sys.stderr)
+        say(f"cabinet: {exc} (cabinet replay {loaded.path} shows it.)", file=sys.stderr)
         raise SystemExit(1)
     except SaveError as exc:  # SaveLocked: who plays it; or it changed since it was read
-        print(f"cabinet: {exc}", file=sys.stderr)
+        say(f"cabinet: {exc}", file=sys.stderr)
         raise SystemExit(1)
 
 
@@ -582,9 +590,9 @@ def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:
     status = 0
     for name, source in sources(parser, args, args.saves):
         try:
-            print(f"{name}: {verify(source)}")
+            say(f"{name}: {verify(source)}")
         except SaveError as exc:
-            print(exc)
+            say(exc)
             status = 1
     return status
 
@@ -596,10 +604,33 @@ def cmd_export(parser: Parser, args: argparse.Namespace) -> int:
     try:
         text = export_json(source) if args.format == "json" else export_text(source)
     except SaveError as exc:
-        print(exc, file=sys.stderr)
+        say(exc, file=sys.stderr)
         return 1
+    # names from the save: JSON escapes what it shows of them (the same strings, read back),
+    # text shows stand-ins; neither passes an escape sequence to the terminal
+    text = json_printable(text) if args.format == "json" else printable(text, lines=True)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
+
+
+def json_printable(text: str) -> str:
+    """JSON ``text`` with every character a terminal would act on written as its
+    ``\\uXXXX`` escape.  ``json.dumps`` escapes the C0 controls, but not DEL, the C1
+    controls (U+009B is a CSI of its own) nor the format characters; outside its strings
+    JSON holds only printable characters and newlines, so the document means the same."""
+    if printable(text, lines=True) == text:
+        return text
+
+    def escaped(ch: str) -> str:
+        if ch == "\n" or printable(ch) == ch:
+            return ch
+        code = ord(ch)
+        if code > 0xFFFF:  # beyond the BMP: JSON writes it as a surrogate pair
+            code -= 0x10000
+            return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+        return f"\\u{code:04x}"
+
+    return "".join(escaped(ch) for ch in text)
 
 
 def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
@@ -620,7 +651,7 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
                 try:
                     loaded = import_save(path, store, path.stem)
                 except SaveError as exc:
-                    print(exc)
+                    say(exc)
                     status = 1
                     continue
                 print(f"{path}: table {path.stem} in {store.where} ({len(loaded.match.moves) - 1} moves).")
@@ -630,7 +661,7 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
             try:
                 export_table(store, args.table, args.output)
             except SaveError as exc:
-                print(exc, file=sys.stderr)
+                say(exc, file=sys.stderr)
                 return 1
             except OSError as exc:
                 print(f"cabinet: cannot write {args.output}: {(exc.strerror or str(exc)).lower()}.", file=sys.stderr)
@@ -639,9 +670,9 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
         else:
             for table in or_exit(store.tables):
                 try:
-                    print(f"{table}: {summary(store.source(table))}")
+                    say(f"{table}: {summary(store.source(table))}")
                 except SaveError as exc:
-                    print(exc)
+                    say(exc)
                     status = 1
     finally:
         store.close()

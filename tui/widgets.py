@@ -19,10 +19,34 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets._footer import FooterKey
 from textual.widgets.option_list import Option
 
-from core.engine import Command, ScoreSheet
+from core.engine import Command, ScoreSheet, printable
 
 
 _NOTHING = object()
+
+
+def plain(text: str) -> Text:
+    """``text`` to be shown as it is: never read as markup (a name ``[/]`` or
+    ``[@click=app.quit]q`` is those characters, not a tag or an action to run), and its
+    control characters as visible stand-ins (:func:`core.engine.printable`).  Whatever a
+    player typed, a save holds or a host or server sent reaches a widget through this."""
+    return Text(printable(text))
+
+
+def printable_view(value: Any) -> Any:
+    """A view with each of its strings :func:`printable`: the same object, where all
+    of them are already (always, but for a name from a save or a host that is not)."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        changed = {key: new for key, item in value.items() if (new := printable_view(item)) is not item}
+        return {**value, **changed} if changed else value
+    if isinstance(value, (list, tuple)):
+        items = [printable_view(item) for item in value]
+        if all(new is old for new, old in zip(items, value)):
+            return value
+        return type(value)(items) if isinstance(value, list) else tuple(items)
+    return value
 
 
 class Board(Widget):
@@ -50,6 +74,14 @@ class Board(Widget):
         self.painted: dict[str, Any] = {}
 
     def show(self, view: dict[str, Any], legal: list[Command] | None) -> None:
+        """Draw ``view``, offering ``legal`` (None: look, don't touch).
+
+        The board draws the view's strings as they are, in Rich texts: a seat's name
+        is one, and may come from a save or a host, so every string the board is
+        given is made printable first, once for the four games."""
+        self.draw(printable_view(view), legal)
+
+    def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         raise NotImplementedError
 
     def paint(self, selector: str, content: Any, same_as: Any = None) -> None:
@@ -106,11 +138,12 @@ class StatusLine(Static):
     what must be read whole; the game's title and the seat come back as room allows."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
+        # text, never markup: the parts name players, and say what a host sent
+        super().__init__("", markup=False, **kwargs)
         self.parts: tuple[str, ...] = ()
 
     def say(self, *parts: str) -> None:
-        self.parts = parts
+        self.parts = tuple(printable(part) for part in parts)
         self.fit()
 
     def fit(self) -> None:
@@ -266,9 +299,10 @@ class ChoiceList(OptionList):
                 self.resume()
             else:
                 self.clear_options()
-                self.add_options([Option(prompt) for prompt in prompts])
+                # a prompt or a title given as a string names players: text, not markup
+                self.add_options([Option(plain(p) if isinstance(p, str) else p) for p in prompts])
                 self.highlighted = 0
-            self.border_title = title
+            self.border_title = plain(title)
             self.display = True
             return True
         if live and self.display and self.option_count:
@@ -340,6 +374,7 @@ class HistoryPanel(OptionList):
         self.append_lines(lines, follow)
 
     def prompt(self, n: int, text: str, mark: str | None) -> Text:
+        """A line as shown; ``text`` is printable already (``append_lines``)."""
         style = "bold" if mark == "round" else ("" if mark == "turn" else "dim")
         if self.news_after is not None and n > self.news_after:
             return Text.assemble(("• ", "bold"), (text, style.replace("dim", "") or "not dim"))
@@ -348,6 +383,7 @@ class HistoryPanel(OptionList):
     def append_lines(self, lines: list[tuple[int, str, str | None]], follow: bool = True) -> None:
         options = []
         for n, text, mark in lines:
+            text = printable(text)  # a history line names players, who may come from a save or a host
             self.event_index.append(n)
             self.texts.append((text, mark))
             options.append(Option(self.prompt(n, text, mark)))
@@ -417,24 +453,29 @@ class Curtain(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="curtain-box"):
-            yield Static(f"Pass the terminal to {self.player}", id="curtain-title")
-            yield Static(self.reason or "The table is hidden so that nobody sees another player's secrets.", id="curtain-reason")
-            yield Static(f"{self.player}: press Enter when you are ready.", id="curtain-key")
+            yield Static(plain(f"Pass the terminal to {self.player}"), id="curtain-title")
+            yield Static(plain(self.reason or "The table is hidden so that nobody sees another player's secrets."), id="curtain-reason")
+            yield Static(plain(f"{self.player}: press Enter when you are ready."), id="curtain-key")
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         self.dismiss(None)
 
 
 def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
-    """A score sheet as a table: the seat's name, then the parts of its score; the notes under it."""
+    """A score sheet as a table: the seat's name, then the parts of its score; the notes under it.
+
+    Every cell is a Text: Rich reads a string in a table as markup, and the names, the
+    notes that quote them and a host's sheet are text."""
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     table.add_column("", no_wrap=True, max_width=14, overflow="ellipsis")
     for column in sheet.columns:
-        table.add_column(column, justify="right", no_wrap=True)
+        table.add_column(plain(column), justify="right", no_wrap=True)
     for seat, row in enumerate(sheet.rows):
         name = names[seat] if seat < len(names) else f"Seat {seat + 1}"
-        table.add_row(name, *row)
-    return Group(Text(sheet.title, style="bold"), table, *(Text(note) for note in sheet.notes))
+        table.add_row(plain(name), *(plain(cell) for cell in row))
+    title = plain(sheet.title)
+    title.stylize("bold")
+    return Group(title, table, *(plain(note) for note in sheet.notes))
 
 
 def score_table_width(sheet: ScoreSheet, names: list[str]) -> int:
@@ -486,7 +527,7 @@ class GameOver(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-box"):
             yield Static("Game over", id="gameover-title")
-            yield Static(self.text, id="gameover-text")
+            yield Static(plain(self.text), id="gameover-text")
             if self.sheet is not None:
                 yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
             yield Static("[b]Enter[/] look at the table   [b]r[/] replay   [b]m[/] main menu", id="gameover-keys")
