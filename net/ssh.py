@@ -698,6 +698,19 @@ def client_environment(sent: Any) -> dict[str, str]:
     return kept
 
 
+def lowest_priority(pid: int) -> None:
+    """Process ``pid``, which leads its own session, runs on what the others leave: nice 19
+    for every thread of its process group and, where Linux groups the scheduling of each
+    session (autogroups, on by default), for its session's group too: there, the nice of
+    a task counts only against the tasks of its own session, and each session's group
+    competes with the others by its own nice."""
+    with contextlib.suppress(OSError):
+        os.setpriority(os.PRIO_PGRP, pid, LOWEST_PRIORITY)
+    with contextlib.suppress(OSError):
+        with open(f"/proc/{pid}/autogroup", "w") as f:
+            f.write(str(LOWEST_PRIORITY))
+
+
 def cpu_seconds(pid: int) -> float | None:
     """The CPU time process ``pid`` has used, all its threads (None: it is gone)."""
     try:
@@ -1516,8 +1529,7 @@ class SSHFront:
                 continue
             if session.cpu.spend(used - session.cpu_seen) > 0:
                 session.demoted = True
-                with contextlib.suppress(OSError):  # every thread of its group (the child leads one)
-                    os.setpriority(os.PRIO_PGRP, child.pid, LOWEST_PRIORITY)
+                lowest_priority(child.pid)
                 self.log(f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now.")
             session.cpu_seen = used
 

@@ -97,7 +97,7 @@ except ImportError:  # no flock on this platform: keeping to one writer is then 
     fcntl = None  # type: ignore[assignment]
 
 from core import engine
-from core.engine import Game, Match, Outcome
+from core.engine import NAME_MAX, Game, Match, Outcome
 
 MAGIC = b"CABINET\x00SAVE"
 FORMAT_VERSION = 2
@@ -1049,7 +1049,10 @@ def _text(v: Any, longest: int) -> bool:
 #: The longest name a seat may have in a save.  Until the bound the entry points
 #: use is in core (issue 32), it lives here alone: name_problem is the one place
 #: that says what a name may be.
+#: a seat's name in a save: above core.engine.NAME_MAX, where names enter (the command line,
+#: New game, the hall), so that a save of an older Cabinet, which bounded names less, opens
 MAX_NAME = 64
+assert MAX_NAME >= NAME_MAX
 
 
 def name_problem(name: Any) -> str | None:

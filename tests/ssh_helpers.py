@@ -102,7 +102,11 @@ def stand_in(directory: str) -> None:
             end = time.process_time() + float(line[5:])
             while time.process_time() < end:
                 pass
-            print(f"SPUN NICE={os.getpriority(os.PRIO_PROCESS, 0)}", flush=True)
+            try:  # the nice of its session's scheduling group, where Linux has them
+                group = open("/proc/self/autogroup").read().split()[-1]
+            except OSError:
+                group = "-"
+            print(f"SPUN NICE={os.getpriority(os.PRIO_PROCESS, 0)} GROUP={group}", flush=True)
             continue
         if line.startswith("flood "):  # lines numbered 0 to N-1, as fast as the terminal takes them
             out = sys.stdout.buffer
