@@ -803,7 +803,7 @@ def make_header(
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "app_version": __version__,
     }
-    header.update(extra)
+    header.update({key: value for key, value in extra.items() if value is not None})  # (not given: left out)
     return header
 
 

@@ -732,7 +732,7 @@ def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_whil
             for server, start in zip((first, second), mark):
                 until(lambda: any(line.startswith("Lost the connection to PostgreSQL database ") for line in server.lines[start:]),
                       30.0, "the server saying it lost the database")
-            refused = run_ssh(first.port, keys["bob"], "bob", home=tmp_path)
+            refused = run_ssh(first.port, keys["bob"], "bob", home=tmp_path, batch=False)  # as a player: told why
             assert "The server cannot check names just now; try again later." in refused.stderr
             until(lambda: read(everyone) and (ann.shows("joining again") or bob.shows("joining again")), 30.0,
                   "Ann's or Bob's screen joining their table again")
