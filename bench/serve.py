@@ -208,15 +208,20 @@ def cmdline(pid: int) -> str:
         return ""
 
 
-def proc_kib(pid: int, file: str, field: str) -> int:
-    """A figure in KiB of /proc/PID/``file`` (its line ``field:``); 0 for a process gone."""
+def proc_field(pid: int, file: str, field: str) -> int | None:
+    """The number on the line ``field:`` of /proc/PID/``file``; None for a process gone."""
     try:
         for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
             if line.startswith(field + ":"):
                 return int(line.split()[1])
     except OSError:
         pass
-    return 0
+    return None
+
+
+def proc_kib(pid: int, file: str, field: str) -> int:
+    """A figure in KiB of /proc/PID/``file`` (its line ``field:``); 0 for a process gone."""
+    return proc_field(pid, file, field) or 0
 
 
 def pss_kib(pid: int) -> int:
@@ -1193,13 +1198,7 @@ class Hostile(Pty):
 
 def io_field(pid: int, field: str) -> int | None:
     """A count of /proc/PID/io (rchar: bytes its read calls returned, of any file); None if gone."""
-    try:
-        for line in Path(f"/proc/{pid}/io").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return None
+    return proc_field(pid, "io", field)
 
 
 def runq_wait(pid: int) -> float:

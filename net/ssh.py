@@ -131,8 +131,12 @@ INPUT_WINDOW = 256 * 1024
 #: for the rest of its life: honest play uses a few hundredths; a program kept busy by a
 #: flood of keys or a huge screen then runs on what the others leave (looked at every
 #: CPU_LOOK seconds)
-CPU_RATE, CPU_BURST, CPU_LOOK = 0.25, 5.0, 1.0
+CPU_RATE, CPU_BURST, CPU_LOOK = 0.25, 2.0, 1.0
 LOWEST_PRIORITY = 19
+#: a session so demoted is paced this many times slower too, keys and screen: at the lowest
+#: priority it still takes a core the others leave free, and its keys are what keep it busy
+#: (a player still types 40 arrows a second, the screen still draws 64 KiB a second)
+DEMOTED_PACE = 8
 #: seconds between two sizes given a session's pty: a window dragged, or a client sending
 #: sizes without end, redraws the screen ten times a second at most, the last size kept
 RESIZE_EVERY = 0.1
@@ -1530,7 +1534,9 @@ class SSHFront:
             if session.cpu.spend(used - session.cpu_seen) > 0:
                 session.demoted = True
                 lowest_priority(child.pid)
-                self.log(f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now.")
+                session.typing = Budget(session.typing.rate / DEMOTED_PACE, session.typing.burst / DEMOTED_PACE)
+                child.budget = Budget(child.budget.rate / DEMOTED_PACE, child.budget.burst / DEMOTED_PACE)
+                self.log(f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now, its keys and screen paced {DEMOTED_PACE} times slower.")
             session.cpu_seen = used
 
     def is_seated(self, session: _Session) -> bool:

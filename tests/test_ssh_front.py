@@ -480,7 +480,7 @@ def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: 
         mark = busy.mark()
         p.send_line("spin 2.5")
         p.expect(r"SPUN NICE=\d+")
-        busy.wait_line(r"ann from 127\.0\.0\.1: its session kept a core busy \(\d+ s of CPU\); it runs at the lowest priority now\.", start=mark)
+        busy.wait_line(r"ann from 127\.0\.0\.1: its session kept a core busy \(\d+ s of CPU\); it runs at the lowest priority now, its keys and screen paced 8 times slower\.", start=mark)
         p.send_line("spin 0.01")
         found = p.expect(r"SPUN NICE=(\d+) GROUP=(\S+)")
         assert found.group(1) == "19" and found.group(2) in ("19", "-"), "its threads, and its session's scheduling group"
