@@ -68,6 +68,8 @@ def stand_in(directory: str) -> None:
         cols, rows = os.get_terminal_size(0)
         return f"{cols}x{rows}"
 
+    # before it says who it is: a test may change the size as soon as it has read that
+    signal.signal(signal.SIGWINCH, lambda *_: print(f"RESIZED={size()}", flush=True))
     try:
         foreground = "yes" if os.tcgetpgrp(0) == os.getpgrp() else "no"  # ENOTTY: no controlling terminal
     except OSError:
@@ -89,7 +91,6 @@ def stand_in(directory: str) -> None:
         f"DATA={resource.getrlimit(resource.RLIMIT_DATA)[0]} FSIZE={resource.getrlimit(resource.RLIMIT_FSIZE)[0]}",
         flush=True,
     )
-    signal.signal(signal.SIGWINCH, lambda *_: print(f"RESIZED={size()}", flush=True))
     for line in sys.stdin:
         line = line.rstrip("\r\n")
         if line.startswith("exit "):
