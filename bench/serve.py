@@ -1411,6 +1411,16 @@ def usage_line(u: dict[str, float], sessions: int) -> str:
     )
 
 
+def report_tables_that_stuck(r: dict[str, Any]) -> None:
+    """What the driver had to read again, and the tables whose screens stopped agreeing."""
+    if REREADS[0]:
+        print(f"   statuses read again from a screen's top line (not seen in its bytes): {REREADS[0]}")
+    if r["stuck"] or r["over"]:
+        print(f"   tables stuck (screens not agreeing for 10 s): {r['stuck']}; games that ended: {r['over']}")
+        for table, screens in r["stuck_screens"].items():
+            print(f"   table {table} stuck, its screens:\n{screens}")
+
+
 def report_load(r: dict[str, Any], quick: bool) -> None:
     n = 2 * HUMAN_TABLES
     print(
@@ -1444,12 +1454,7 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         print(f"     key press to the other seat's screen   {rt_line(res)}")
         print(f"     goal p95 < {ms(GOAL_RT)}   {verdict(ok)}")
         print(f"     {usage_line(r['usage_' + key], n)}")
-    if REREADS[0]:
-        print(f"   statuses read again from a screen's top line (not seen in its bytes): {REREADS[0]}")
-    if r["stuck"] or r["over"]:
-        print(f"   tables stuck (screens not agreeing for 10 s): {r['stuck']}; games that ended: {r['over']}")
-        for table, screens in r["stuck_screens"].items():
-            print(f"   table {table} stuck, its screens:\n{screens}")
+    report_tables_that_stuck(r)
     if "fig3_error" in r:
         print(f"3. not measured: {r['fig3_error']}")
     if "windows" not in r:
@@ -1546,12 +1551,7 @@ def report_hostile(r: dict[str, Any], quick: bool) -> None:
             f"{', '.join(str(round(m['server_pss'] / 1024)) for m in b)} MiB with; an honest child's RSS "
             f"{med([x for m in a for x in m['child_rss']]) / 1024:.0f} MiB (median)"
         )
-    if REREADS[0]:
-        print(f"   statuses read again from a screen's top line (not seen in its bytes): {REREADS[0]}")
-    if r["stuck"] or r["over"]:
-        print(f"   tables stuck (screens not agreeing for 10 s): {r['stuck']}; games that ended: {r['over']}")
-        for table, screens in r["stuck_screens"].items():
-            print(f"   table {table} stuck, its screens:\n{screens}")
+    report_tables_that_stuck(r)
     ended = [line for line in r["hostile_log"] if "session ended" in line]
     print(f"   the hostile sessions' ends, as the server logged them: {'; '.join(ended) or 'none logged'}")
     if r["log_errors"] or "Traceback" in r["stderr"]:

@@ -397,6 +397,23 @@ async def join_hosts(bound: Address, sockets: list[tuple[int, str]]) -> tuple[li
     return hosts, beyond
 
 
+class Budget:
+    """A token bucket: ``rate`` a second on average, ``burst`` at once (a client's
+    messages here; in ``net.ssh``, a session's bytes and CPU seconds)."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens = burst
+        self.stamp = time.monotonic()
+
+    def spend(self, n: float) -> float:
+        """``n`` go; the seconds to wait before the next may (0: none)."""
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - n
+        self.stamp = now
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+
 # -- one client -------------------------------------------------------------------------------
 
 
@@ -411,8 +428,8 @@ class Connection:
         self.seat: Viewer | None = None  # None until the handshake
         self.told = 0  # events already sent
         self.version = -1  # the server's version last told
-        self.tokens = BURST
-        self.stamp = self.opened = time.monotonic()
+        self.messages = Budget(RATE, BURST)
+        self.opened = time.monotonic()
         self.closed = False
 
     def send(self, message: dict[str, Any], frame: bytes | None = None) -> None:
@@ -469,13 +486,10 @@ class Connection:
                 self.writer.close()
 
     def pace(self) -> float:
-        """Token bucket: the seconds this client's next message waits before it is answered
-        (0: at once).  Its token is taken now; a message over the rate takes one the bucket
-        has yet to earn, and waits until it has."""
-        now = time.monotonic()
-        self.tokens = min(BURST, self.tokens + (now - self.stamp) * RATE) - 1
-        self.stamp = now
-        return 0.0 if self.tokens >= 0 else -self.tokens / RATE
+        """The seconds this client's next message waits before it is answered (0: at once).
+        Its token is taken now; a message over the rate takes one the bucket has yet to
+        earn, and waits until it has."""
+        return self.messages.spend(1)
 
 
 class GameServer:

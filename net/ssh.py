@@ -78,7 +78,7 @@ with warnings.catch_warnings():
     from asyncssh.packet import UInt32
 
 from net.identity import Identities, valid_name
-from net.server import Tally, bind_tcp
+from net.server import Budget, Tally, bind_tcp
 
 HOST_KEY = "host_key"  # in the data directory: the server's ed25519 key, made on first start
 PLAYERS = "players.json"  # in the data directory: who holds which name
@@ -647,22 +647,6 @@ class PtyChild:
             self.inbox.clear()
         os.close(self.master)
         self.master = None
-
-
-class Budget:
-    """A token bucket: ``rate`` a second on average, ``burst`` at once."""
-
-    def __init__(self, rate: float, burst: float) -> None:
-        self.rate, self.burst = rate, burst
-        self.tokens = burst
-        self.stamp = time.monotonic()
-
-    def spend(self, n: float) -> float:
-        """``n`` go (bytes, seconds of CPU); the seconds to wait before the next may (0: none)."""
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate) - n
-        self.stamp = now
-        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
 
 
 def child_environment(login: Login, extra: dict[str, str], home: str) -> dict[str, str]:

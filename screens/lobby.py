@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rich.markup import escape
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -21,16 +20,11 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from core.engine import Match, printable
+from core.engine import Match
 from core.games import get_game
 from net.client import HallClient
 from screens.new_game import NewGameScreen
-from tui.widgets import KeysFooter, plain
-
-def as_text(text: str) -> str:
-    """``text`` as markup that reads back as exactly it, printable (for a DataTable's cell)."""
-    return escape(printable(text))
-
+from tui.widgets import KeysFooter, cell, plain
 
 FINISHED_SHOWN = 30  # finished tables listed, the latest first
 ORDER = {"your move": 0, "waiting": 1, "playing": 2, "finished": 3}
@@ -192,21 +186,16 @@ class LobbyScreen(Screen):
 
     @staticmethod
     def cells(t: dict[str, Any], user: str) -> tuple[str, ...]:
-        """A table's row.  A DataTable reads a string as Rich markup: what names players
-        (its seats, who won) is escaped, so that it reads back as the text it is, and made
-        printable.  Strings rather than Texts: a DataTable makes a string's Text itself, one
-        line that does not wrap (``end=""``, ``no_wrap``), and takes a Text as it comes;
-        with Texts the Seats column was seen drawn a cell short ("ann, — fre"), twice, in a
-        test and in the bench."""
+        """A table's row: what names players (its seats, who won) shown as it is (:func:`cell`)."""
         kind = kind_of(t, user)
         if kind == "finished":
-            extra = as_text(str(t.get("outcome") or ""))
+            extra = cell(str(t.get("outcome") or ""))
         elif kind == "waiting":
             free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
             extra = f"{free} seat{'s' if free > 1 else ''} free"
         else:
             extra = f"move {t.get('moves', 0)}"
-        return (TAGS.get(kind, kind), as_text(str(t.get("title"))), as_text(seats_text(t, user)), extra)
+        return (TAGS.get(kind, kind), cell(str(t.get("title"))), cell(seats_text(t, user)), extra)
 
     def show(self, selector: str, text: str) -> None:
         """``text`` in the Static ``selector``, drawn again only when it changed."""

@@ -11,7 +11,7 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from tui.widgets import KeysFooter, plain
+from tui.widgets import KeysFooter, cell, plain
 
 
 def when(moment: datetime.datetime | None) -> str:
@@ -103,8 +103,7 @@ class SaveListScreen(Screen):
                 row = (info.title, seats, when(info.last_played), str(info.moves), state)
             key = str(info.path)
             self.paths[key] = info.path
-            # a DataTable reads a string as markup: the seats' names and the file's are text
-            table.add_row(*(plain(cell) for cell in row), key=key)
+            table.add_row(*(cell(text) for text in row), key=key)  # the seats' names and the file's: text
         self.query_one("#saves-empty", Static).update(
             plain("" if infos else f"No saves yet in {self.app.save_dir}.")
         )

@@ -6,6 +6,7 @@ from typing import Any, Self
 
 from rich.cells import cell_len
 from rich.console import Group
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -31,6 +32,15 @@ def plain(text: str) -> Text:
     control characters as visible stand-ins (:func:`core.engine.printable`).  Whatever a
     player typed, a save holds or a host or server sent reaches a widget through this."""
     return Text(printable(text))
+
+
+def cell(text: str) -> str:
+    """``text`` for a DataTable's cell, shown as it is.  A DataTable reads a string as
+    Rich markup, and makes its Text itself (one line that does not wrap, ``end=""``),
+    while it takes a Text as it comes: with :func:`plain`'s Texts a column was seen drawn
+    a cell short ("ann, — fre").  So the string is escaped (read back, it is the text it
+    is) and made printable."""
+    return escape(printable(text))
 
 
 def printable_view(value: Any) -> Any:
@@ -472,7 +482,7 @@ def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
         table.add_column(plain(column), justify="right", no_wrap=True)
     for seat, row in enumerate(sheet.rows):
         name = names[seat] if seat < len(names) else f"Seat {seat + 1}"
-        table.add_row(plain(name), *(plain(cell) for cell in row))
+        table.add_row(plain(name), *(plain(value) for value in row))
     title = plain(sheet.title)
     title.stylize("bold")
     return Group(title, table, *(plain(note) for note in sheet.notes))
