@@ -68,8 +68,10 @@ def stand_in(directory: str) -> None:
         cols, rows = os.get_terminal_size(0)
         return f"{cols}x{rows}"
 
-    # before it says who it is: a test may change the size as soon as it has read that
-    signal.signal(signal.SIGWINCH, lambda *_: print(f"RESIZED={size()}", flush=True))
+    # before it says who it is: a test may change the size as soon as it has read that. The
+    # handler writes to the descriptor itself: print() from a handler that interrupts a print()
+    # is "reentrant call inside <_io.BufferedWriter>" (seen once in CI)
+    signal.signal(signal.SIGWINCH, lambda *_: os.write(1, f"RESIZED={size()}\n".encode()))
     try:
         foreground = "yes" if os.tcgetpgrp(0) == os.getpgrp() else "no"  # ENOTTY: no controlling terminal
     except OSError:
