@@ -12,9 +12,9 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from core.bots import bots_for, play_out
 from core.engine import derive_rng
 from core.games import get_game
+from table import Table
 from tui.session import new_match
 
 
@@ -36,7 +36,7 @@ def main() -> None:
         seats = [{"name": f"P{i + 1}-{args.level}"} for i in range(args.players)]
         controllers = [{"kind": "bot", "level": args.level}] * args.players
         match = new_match(game, args.players, seats, controllers, seed=seed, bot_seed=bot_seed, variants=variants)
-        play_out(match, bots_for(match))
+        Table(match).play_out()
         winners = match.outcome.winners
         if len(winners) == 1:
             wins[winners[0]] += 1

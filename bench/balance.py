@@ -34,9 +34,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.bots import bots_for, play_out  # noqa: E402
 from core.engine import derive_rng  # noqa: E402
 from core.games import get_game  # noqa: E402
+from table import Table  # noqa: E402
 from tui.session import new_match  # noqa: E402
 
 #: every game and the player counts it is played at
@@ -55,7 +55,7 @@ def play(job: tuple[str, int, str, int, int, dict[str, str]]) -> tuple[tuple[int
     seats = [{"name": f"P{i + 1}"} for i in range(players)]
     controllers = [{"kind": "bot", "level": level}] * players
     match = new_match(game, players, seats, controllers, seed=seed, bot_seed=bot_seed, variants=variants)
-    play_out(match, bots_for(match))
+    Table(match).play_out()
     assert match.outcome is not None
     starts = {e["seat"]: e["district"] for e in match.events if e.get("t") == "Placed"}
     return tuple(match.outcome.winners), len(match.moves) - 1, tuple(starts[seat] for seat in sorted(starts))

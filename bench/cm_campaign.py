@@ -37,11 +37,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.bots import bot_inputs, bots_for  # noqa: E402
+from core.bots import bot_inputs  # noqa: E402
 from core.games import get_game  # noqa: E402
 from core.games.chirac_mitterrand import cards as C  # noqa: E402
 from tui.session import new_match  # noqa: E402
 from core.bots import make_bot
+from table.bots import bot_for  # noqa: E402
 
 
 def play(game, seed: int, levels: list[str], variants: dict, solo_candidate: str | None, campaign_level=None):
@@ -51,12 +52,11 @@ def play(game, seed: int, levels: list[str], variants: dict, solo_candidate: str
         seats = [{"name": f"P{i + 1}"} for i in range(len(levels))]
     controllers = [{"kind": "bot", "level": level} for level in levels]
     match = new_match(game, len(levels), seats, controllers, seed=seed, bot_seed=seed * 7 + 1, variants=variants)
-    bots = bots_for(match)
     chooser = make_bot(game, campaign_level, seed) if campaign_level else None
     while match.active():
         seat = match.active()[0]
         view, legal, known = bot_inputs(game, match.state, seat)
-        bot = bots[seat]
+        bot = bot_for(match, seat)
         if chooser is not None and match.state.phase == "campaign":
             bot = chooser  # only the campaign choice is made by this level
         command = bot.choose(game, view, legal, known)

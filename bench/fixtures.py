@@ -41,11 +41,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.bots import bot_command, bots_for, play_out  # noqa: E402
 from core.engine import Event, Match  # noqa: E402
 from core.games import get_game  # noqa: E402
 from core.games.agent_jean.rules import AgentJean, State  # noqa: E402
 from saves import SaveWriter  # noqa: E402
+from table import Table  # noqa: E402
 from tui.session import new_match  # noqa: E402
 
 PLAYERS = 5
@@ -97,7 +97,7 @@ def real_save(path: Path, seed: int = REAL_SEED) -> Path:
     match = _new(GAMES["agent-jean"], seed)
     writer = SaveWriter(path, match, durable=False)
     try:
-        play_out(match, bots_for(match, "heuristic"))
+        Table(match).play_out(level="heuristic")
     finally:
         writer.close()
     return path
@@ -106,12 +106,11 @@ def real_save(path: Path, seed: int = REAL_SEED) -> Path:
 def long_save(path: Path, events: int = LONG_EVENTS, seed: int = LONG_SEED) -> Path:
     """A marathon game stopped at the first move boundary after ``events`` events."""
     match = _new(MARATHON, seed)
-    bots = bots_for(match, "heuristic")
     writer = SaveWriter(path, match, durable=False)
     try:
         while len(match.events) < events:
             seat = match.active()[0]
-            match.submit(seat, bot_command(match, seat, bots[seat]))
+            match.submit(seat, Table(match).bot_move(seat, level="heuristic"))
     finally:
         writer.close()
     return path
@@ -122,7 +121,7 @@ def cm_match(seed: int = CM_SEED) -> Match:
     game = get_game(CM_ID)
     assert game is not None
     match = _new(game, seed, CM_PLAYERS)
-    play_out(match, bots_for(match, "heuristic"))
+    Table(match).play_out(level="heuristic")
     return match
 
 
@@ -133,7 +132,7 @@ def find_longest_seed(seeds: range, game_id: str = "agent-jean", players: int = 
     best = (0, -1)
     for seed in seeds:
         match = _new(game, seed, players)
-        play_out(match, bots_for(match, "heuristic"))
+        Table(match).play_out(level="heuristic")
         best = max(best, (len(match.events), seed))
     return best
 

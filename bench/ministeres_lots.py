@@ -25,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.bots import bots_for, play_out  # noqa: E402
 from core.engine import derive_rng  # noqa: E402
 from core.games.ministeres import GAME  # noqa: E402
 from core.games.ministeres import cards as C  # noqa: E402
 from core.games.ministeres.rules import decided_by  # noqa: E402
+from table import Table  # noqa: E402
 from tui.session import new_match  # noqa: E402
 
 
@@ -37,7 +37,7 @@ def play(levels: list[str], seed: int, bot_seed: int, variants: dict[str, str]):
     seats = [{"name": f"P{i + 1}"} for i in range(len(levels))]
     controllers = [{"kind": "bot", "level": level} for level in levels]
     match = new_match(GAME, len(levels), seats, controllers, seed=seed, variants=variants or None, bot_seed=bot_seed)
-    play_out(match, bots_for(match))
+    Table(match).play_out()
     return match
 
 

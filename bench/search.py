@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from core.bots import bot_inputs, bots_for  # noqa: E402
+from core.bots import bot_inputs  # noqa: E402
 from core.bots.search import SearchBot  # noqa: E402
+from table.bots import bot_for  # noqa: E402
 from core.engine import Game, Match, make_header  # noqa: E402
 from core.games import all_games  # noqa: E402
 
@@ -42,7 +43,6 @@ def easy_match(game: Game, players: int, seed: int, levels: list[str] | None = N
 def positions(game: Game, players: int, seed: int, every: int) -> list[tuple[Match, int]]:
     """(state, seat) at every ``every``-th decision with a choice of an easy-bot game."""
     match = easy_match(game, players, seed)
-    bots = bots_for(match)
     found = []
     k = 0
     while match.active():
@@ -52,18 +52,17 @@ def positions(game: Game, players: int, seed: int, every: int) -> list[tuple[Mat
             if k % every == 0:
                 found.append((match.state, seat))
             k += 1
-        match.submit(seat, bots[seat].choose(game, view, legal, known))
+        match.submit(seat, bot_for(match, seat).choose(game, view, legal, known))
     return found
 
 
 def evolve_seconds(game: Game, players: int, seed: int, reps: int = 20) -> float:
     """One evolve, on average, folding a whole easy-bot game's log."""
     match = easy_match(game, players, seed)
-    bots = bots_for(match)
     while match.active():
         seat = match.active()[0]
         view, legal, known = bot_inputs(game, match.state, seat)
-        match.submit(seat, bots[seat].choose(game, view, legal, known))
+        match.submit(seat, bot_for(match, seat).choose(game, view, legal, known))
     first = game.initial(match.config)
     best = []
     for _ in range(reps):
@@ -99,12 +98,11 @@ def normal_over_games(game: Game, players: int, games: int) -> list[float]:
         levels = ["easy"] * players
         levels[k % players] = "normal"
         match = easy_match(game, players, 1000 + k, levels)
-        bots = bots_for(match)
         while match.active():
             seat = match.active()[0]
             view, legal, known = bot_inputs(game, match.state, seat)
             t0 = time.perf_counter()
-            command = bots[seat].choose(game, view, legal, known)
+            command = bot_for(match, seat).choose(game, view, legal, known)
             if levels[seat] == "normal" and len(legal) > 1:
                 times.append(time.perf_counter() - t0)
             match.submit(seat, command)

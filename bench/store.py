@@ -40,9 +40,9 @@ if str(ROOT) not in sys.path:
 
 from bench import fixtures  # noqa: E402
 from bench.net import machine, med, ms, pct, tree  # noqa: E402
-from core.bots import bot_command, bots_for  # noqa: E402
 from tui.session import new_match  # noqa: E402
 from saves import SaveWriter, load, open_store  # noqa: E402
+from table import Table  # noqa: E402
 from tests import pg  # noqa: E402
 
 GOAL_APPEND = 3.0  # x the file store's durable append
@@ -69,13 +69,12 @@ def bench_append(store, directory: Path, moves: int, seed: int) -> dict[str, lis
             SaveWriter(directory / f"t{table}.cab", sides["files"]),
             SaveWriter(store.hold(f"t{table}"), sides["postgresql"]),
         ]
-        bots = bots_for(sides["no writer"], "random")
         order = list(times)
         try:
             while sides["no writer"].active() and len(times["files"]) < moves:
                 lead = sides["no writer"]
                 seat = lead.active()[0]
-                command = bot_command(lead, seat, bots[seat])
+                command = Table(lead).bot_move(seat)
                 order = order[1:] + order[:1]  # each side first in turn
                 for name in order:
                     match = sides[name]

@@ -668,7 +668,8 @@ class Game:
     def reveals(self, event: Event, seat: int) -> bool:
         """Does this event show ``seat`` something it did not know?
 
-        A human may take back a move only while nothing was revealed since.
+        A move may be taken back only while nothing was revealed to a human
+        player since (``table.Table.takeback_refusal``).
         """
         return True
 
@@ -903,32 +904,6 @@ class Match:
 
     def humans(self) -> list[int]:
         return [i for i in range(self.header["players"]) if not self.is_bot(i)]
-
-    # -- taking back ---------------------------------------------------------
-
-    def takeback_point(self, seat: int) -> int | None:
-        """Index of the move to cut back to so ``seat`` may replay its last
-        move, or None when it may not (see :meth:`takeback_refusal`)."""
-        return self._takeback(seat)[0]
-
-    def takeback_refusal(self, seat: int) -> str | None:
-        """Why ``seat`` may not take back its last move now, in one sentence; None when it may."""
-        return self._takeback(seat)[1]
-
-    def _takeback(self, seat: int) -> tuple[int | None, str | None]:
-        for i in range(len(self.moves) - 1, 0, -1):
-            move = self.moves[i]
-            if move.seat == seat:
-                # Its own facts (the card it played) are no news to the seat;
-                # any later reveal (a bot's card, a card turned) ends the right.
-                later = self.events[move.start :]
-                if any(self.game.reveals(ev, seat) for ev in later):
-                    return None, "Your last move cannot be taken back: something was revealed since (a card, a result)."
-                return i, None
-            if move.seat is not None and not self.is_bot(move.seat):
-                name = self.header["seats"][move.seat]["name"]
-                return None, f"Your last move cannot be taken back: {name} has played since."
-        return None, "You have made no move yet to take back."
 
     # -- moves, as players count them ------------------------------------------
 

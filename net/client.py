@@ -22,6 +22,7 @@ from typing import Any
 
 from core.engine import PUBLIC, Command, Event, Game, Viewer, outcome_sentence
 from core.games import get_game
+from table.table import history_lines
 from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
 
 #: past views kept for browsing the history, the first kept going first (a view is 10-15 kB in
@@ -185,12 +186,7 @@ class RemoteTable:
     def lines(self, new: list[tuple[int, Event]]) -> list[tuple[int, str, str | None]]:
         """History lines for events, as HistoryPanel takes them."""
         assert self.game is not None
-        out = []
-        for index, event in new:
-            text = self.game.describe(event, self.seat)
-            if text:
-                out.append((index + 1, text, self.game.mark(event)))
-        return out
+        return history_lines(self.game, new, self.seat)
 
     def name(self, seat: Viewer) -> str:
         if isinstance(seat, int):

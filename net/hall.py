@@ -43,22 +43,22 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
-from core.bots import choose_safely, make_bot
-from core.engine import PUBLIC, Bot, Command, ConfigError, Match, Viewer, outcome_text
+from core.engine import PUBLIC, Command, ConfigError, Match, Viewer, outcome_text
 from core.games import all_games, get_game
-from core.tables import new_match
 from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
 from net.relay import Follower
-from net.server import HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, think_in_thread, unlink_if_same
+from net.server import CODE_ALPHABET, HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, unlink_if_same
 from saves import SaveError, SaveLocked, SaveWriter, load
 from saves.format import decode_body
 from saves.store import FileStore, Store
+from table.bots import BotTurn, think, think_in_thread
+from table.spec import BOT, HUMAN, SeatSpec, TableSpec
 
 TABLES = "tables"  # the folder of the tables, in the data directory
 SOCKET = "hall.sock"
@@ -76,11 +76,10 @@ NOT_SAVED = "This table's server changed before your move was saved; make it aga
 STALLED = 10.0
 OPEN_TABLES = 20  # tables not yet finished a player may have created
 REQUEST_TIMEOUT = 10.0
-_ID_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 
 
 def new_table_id() -> str:
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(6))
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
 
 
 def bot_name(seat: int) -> str:
@@ -104,22 +103,14 @@ def _think_in_the_background() -> None:
         os.nice(BOT_NICENESS)
 
 
-def _think(game_id: str, level: str, seed: int, view: dict[str, Any], legal: list[Command], known: Any) -> tuple[Command, str | None]:
-    """In a worker: the move of a bot of ``level`` made for this position alone."""
-    game = get_game(game_id)
-    assert game is not None
-    return choose_safely(game, make_bot(game, level, seed), view, legal, known)
-
-
 class BotPool:
     """Worker processes that think of the bots' moves, one position at a time, at a lower
     priority than the players' sessions (``BOT_NICENESS``).
 
-    A worker gets what the seat knows (its view, legal commands and the state as it
-    knows it) and makes its bot afresh from the level and a seed of the table's bot
-    seed, the seat and the position: no state of a table stays in a worker, so any
-    worker serves any table, and one that dies is replaced (the move is thought of
-    again in a thread meanwhile).
+    A worker gets a ``table.BotTurn`` (what the seat knows, its bot's level and seed) and
+    makes its bot afresh (``table.think``): no state of a table stays in a worker, so any
+    worker serves any table, and one that dies is replaced (the move is thought of again
+    in a thread meanwhile).
     """
 
     def __init__(self, workers: int | None = None, log: Callable[[str], None] | None = None) -> None:
@@ -132,20 +123,16 @@ class BotPool:
         if self.pool is None:
             # forkserver: the server has threads (the SSH front's, asyncio's), which fork copies badly
             context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["core.games", "core.bots", "net.hall"])
+            context.set_forkserver_preload(["core.games", "core.bots", "table.bots", "net.hall"])
             self.pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_think_in_the_background)
         return self.pool
 
-    async def think(
-        self, match: Match, seat: int, bot: Bot, view: dict[str, Any], legal: list[Command], known: Any
-    ) -> tuple[Command, str | None]:
-        level = str(match.header["seats"][seat].get("level") or "random")
-        seed = (int(match.header.get("bot_seed", 0)) * 31 + seat) * 1_000_003 + len(match.events)
+    async def think(self, turn: BotTurn) -> tuple[Command, str | None]:
         loop = asyncio.get_running_loop()
         if self.unusable:
-            return await think_in_thread(match, seat, bot, view, legal, known)
+            return await think_in_thread(turn)
         try:
-            return await loop.run_in_executor(self.executor(), _think, match.game.id, level, seed, view, legal, known)
+            return await loop.run_in_executor(self.executor(), think, turn)
         except BrokenProcessPool:
             self.log("A bot worker died; the pool starts again, and this move is thought of in a thread.")
             self.pool = None
@@ -153,7 +140,7 @@ class BotPool:
             self.log(f"The bot workers cannot start here ({type(exc).__name__}: {exc}); the bots think in threads.")
             self.close()
             self.unusable = True
-        return await think_in_thread(match, seat, bot, view, legal, known)
+        return await think_in_thread(turn)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -795,18 +782,16 @@ class Hall:
         """Every human seat is taken: the match is made and saved, and the table served."""
         game = get_game(table.game)
         assert game is not None
-        seats, controllers = [], []
+        seats = []
         for i, seat in enumerate(table.seats):
             options = {opt.key: seat[opt.key] for opt in game.seat_options if opt.key in seat}
-            if seat.get("kind") == "bot":
-                seats.append({"name": bot_name(i), **options})
-                controllers.append({"kind": "bot", "level": seat.get("level")})
+            if seat.get("kind") == BOT:
+                seats.append(SeatSpec(BOT, seat.get("level"), bot_name(i), options))
             else:
-                seats.append({"name": seat["user"], **options})
-                controllers.append({"kind": "human"})
-        match = new_match(game, table.players, seats, controllers, variants=table.variants, table=table.id)
+                seats.append(SeatSpec(HUMAN, None, seat["user"], options))
+        match = TableSpec(game.id, table.players, seats, table.variants).build(table=table.id)
         self.serve_table(table, SaveWriter(self.store.hold(table.id), match))
-        self.log(f"[{table.id}] {game.title} starts: {', '.join(s['name'] for s in seats)}.")
+        self.log(f"[{table.id}] {game.title} starts: {', '.join(str(seat.name) for seat in seats)}.")
 
     def changed(self, table: Table) -> None:
         table.updated = time.time()
@@ -951,30 +936,18 @@ class Hall:
         open_ones = [t for t in open_ones if t["state"] in ("waiting", "playing")]
         if len(open_ones) >= self.open_tables:
             raise Refused(f"You have {len(open_ones)} tables not finished; finish one before you open another.")
-        players, asked = message.get("players"), message.get("seats")
-        if not isinstance(players, int) or not isinstance(asked, list) or len(asked) != players:
-            raise Refused("A table needs a number of players and as many seats.")
-        seats: list[dict[str, Any]] = []
-        for seat in asked:
-            if not isinstance(seat, dict):
-                raise Refused("Each seat is a player's or a bot's.")
-            options = {opt.key: seat[opt.key] for opt in game.seat_options if opt.key in seat}
-            if seat.get("kind") == "bot":
-                level = str(seat.get("level") or game.default_bot_level)
-                try:
-                    make_bot(game, level, 0)
-                except ConfigError as exc:
-                    raise Refused(str(exc)) from None
-                seats.append({"kind": "bot", "level": level, **options})
-            else:
-                seats.append({"kind": "human", "user": None, **options})
-        variants = message.get("variants") or {}
-        if not isinstance(variants, dict):
-            raise Refused("Variants are a map of names to choices.")
-        try:
-            game.make_config(players, [{k: v for k, v in s.items() if k not in ("kind", "user", "level")} for s in seats], variants)
+        try:  # the names are the players' own, the seeds the hall's: neither is asked
+            asked = TableSpec.from_plain(message)
+            spec = replace(asked, seats=[replace(seat, name=None) for seat in asked.seats])
+            spec.check()
         except ConfigError as exc:
             raise Refused(str(exc)) from None
+        players, variants = spec.players, spec.variants
+        seats: list[dict[str, Any]] = [
+            {"kind": BOT, "level": spec.level(game, seat), **seat.options} if seat.kind == BOT
+            else {"kind": HUMAN, "user": None, **seat.options}
+            for seat in spec.seats
+        ]
         sit = message.get("sit")
         if not isinstance(sit, int) or not 0 <= sit < players or seats[sit]["kind"] != "human":
             raise Refused("Choose a player's seat for yourself.")

@@ -70,7 +70,7 @@ class Follower(GameServer):
         self.store = store
         self.table_id = table
         self.hall = hall
-        self.bots = {}  # the owner runs them
+        self.runner = None  # the owner runs them
         #: the last record folded in
         self.seq = records[-1][0]
         #: the connections whose commands were passed on and not answered yet, by number
@@ -120,7 +120,7 @@ class Follower(GameServer):
             same = 0
             while same < min(len(old), len(match.events)) and old[same] == match.events[same]:
                 same += 1
-            self.match = match
+            self.match = self.table.match = match  # the log as its server now has it
             for conn in [*self.players.values(), *self.watchers]:
                 conn.told = min(conn.told, same)  # their next update starts where the logs part
         else:

@@ -38,17 +38,18 @@ import struct
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgpack
 
-from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, Command, IllegalCommand, Match, Viewer, outcome_text
-from saves import SaveWriter
+from core.engine import PUBLIC, Command, Match, Viewer, outcome_text
 from net.protocol import CLIENT_MAX, VERSION, Address, ProtocolError, pack, read_frame
+from saves import SaveWriter
+from table import BotRunner, Table
+from table.bots import Thinker, think_in_thread
 
 HELLO_TIMEOUT = 10.0  # seconds to say hello before the server hangs up
 RATE = 40.0  # messages a second a client is answered, on average...
@@ -67,24 +68,14 @@ FILES_PER_SEAT = 2  # a seat's connection, and the one that replaces it when its
 NO_LIMIT_FILES = 65536  # descriptors assumed when the process has no limit
 #: accept() failures that say the process or the system is out of something: wait, then try again
 OUT_OF_RESOURCES = {errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM}
-_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"  # no 0/o, 1/l/i
+#: the letters of join codes and table ids: no 0/o, 1/l/i to misread
+CODE_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 _WATCH = "watch"  # the key of the watch code in a save's .codes file
-
-
-#: how a bot's move is thought of: (match, seat, bot, view, legal, known) -> (command, failure)
-Think = Callable[[Match, int, Bot, dict[str, Any], list[Command], Any], Awaitable[tuple[Command, str | None]]]
-
-
-async def think_in_thread(
-    match: Match, seat: int, bot: Bot, view: dict[str, Any], legal: list[Command], known: Any
-) -> tuple[Command, str | None]:
-    """The bot's move, thought of in a thread of this process (``cabinet host``: one table)."""
-    return await asyncio.to_thread(choose_safely, match.game, bot, view, legal, known)
 
 
 def new_code() -> str:
     """A join code: twelve random letters and digits in groups of four."""
-    raw = "".join(secrets.choice(_ALPHABET) for _ in range(12))
+    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(12))
     return "-".join(raw[i : i + 4] for i in range(0, 12, 4))
 
 
@@ -503,7 +494,7 @@ class GameServer:
         watch_code: str | None = None,
         limits: Limits | None = None,
         presence_delay: float = PRESENCE_DELAY,
-        think: Think | None = None,
+        think: Thinker | None = None,
         on_change: Callable[[], None] | None = None,
         match: Match | None = None,
         on_presence: Callable[[int, bool], None] | None = None,
@@ -511,17 +502,23 @@ class GameServer:
         #: the save the moves are appended to; None for a table served from another
         #: server's log (``net.relay.Follower``: ``match`` is given)
         self.save = writer
-        self.match: Match = writer.match if writer is not None else match  # type: ignore[assignment]
-        self.game = self.match.game
+        if writer is not None:
+            match = writer.match
+        assert match is not None, "a table's save, or the match another server's log holds"
+        self.match: Match = match
+        self.game = match.game
+        #: the table: its rules, its take-back rule, what each seat is told
+        self.table = Table(match, writer)
+        self.table.watchers.append(self.table_changed)
         self.codes = codes
         #: the code spectators must give; None: they need none
         self.watch_code = watch_code
         self.limits = limits or Limits.derive(len(codes))
         self.presence_delay = presence_delay
         self.bot_delay = bot_delay
-        #: how a bot's move is thought of: in a thread by default; ``cabinet serve`` gives
-        #: worker processes, so that no table's bots hold up another's
-        self.think = think or think_in_thread
+        #: the bots, thought of in a thread by default; ``cabinet serve`` gives worker
+        #: processes, so that no table's bots hold up another's.  None: another server runs them
+        self.runner: BotRunner | None = BotRunner(self.table, think or think_in_thread, bot_delay, said=lambda line: self.log(line))
         #: told whenever what the table shows changes (a move, a seat's coming or going)
         self.on_change = on_change
         #: told when a seat's player is connected here (True) and no more (False)
@@ -531,7 +528,6 @@ class GameServer:
         self.log = log or (lambda line: None)
         #: every message sent, with the seat it went to (tests scan them for leaks)
         self.on_send = on_send
-        self.bots: dict[int, Bot] = {s: b for s, b in bots_for(self.match).items() if self.match.is_bot(s)}
         self.players: dict[int, Connection] = {}
         self.watchers: set[Connection] = set()
         #: the connections that are not a seat's, which share the limits: not yet said
@@ -542,7 +538,6 @@ class GameServer:
         self.watchers_by_key: Counter[str] = Counter()
         self.listeners: list[socket.socket] = []
         self.accepting: list[asyncio.Task[None]] = []
-        self.bot_task: asyncio.Task[None] | None = None
         self.tasks: set[asyncio.Task[Any]] = set()
         self.address: Address | None = None
         self.frames_sent = 0
@@ -600,7 +595,9 @@ class GameServer:
             conn.close(farewell, come_back=True, linger=False)
         for conn in list(self.pending) + list(self.ending):
             conn.close(linger=False)
-        tasks = [t for t in list(self.tasks) + ([self.bot_task] if self.bot_task else []) if t is not asyncio.current_task()]
+        if self.runner is not None:
+            self.runner.stop(closing=True)
+        tasks = [t for t in self.tasks if t is not asyncio.current_task()]
         for task in tasks:
             task.cancel()
         if tasks:
@@ -876,12 +873,12 @@ class GameServer:
     def welcome(self, conn: Connection) -> None:
         """The welcome and the first update, to ``conn`` alone."""
         if conn.seat == PUBLIC:
-            message = {"t": "welcome", "v": VERSION, "seat": None, "table": self.table()}
+            message = {"t": "welcome", "v": VERSION, "seat": None, "table": self.table.description()}
             if self._welcome is None:
                 self._welcome = pack(message)
             conn.send(message, self._welcome)
         else:
-            conn.send({"t": "welcome", "v": VERSION, "seat": conn.seat, "table": self.table()})
+            conn.send({"t": "welcome", "v": VERSION, "seat": conn.seat, "table": self.table.description()})
         self.tell(conn)
 
     def is_watch_code(self, code: str) -> bool:
@@ -948,16 +945,7 @@ class GameServer:
 
     def submit(self, seat: int, command: Any) -> str | None:
         """``seat`` plays ``command``: None, or the sentence why it may not (nothing changed)."""
-        if not isinstance(command, dict) or not isinstance(command.get("t"), str):
-            return "A command must be a map with a type."
-        try:
-            self.match.submit(seat, command)
-        except IllegalCommand as exc:
-            return str(exc)
-        except Exception:  # a command the game cannot even read: it changed nothing
-            return "This game has no such command."
-        self.moved()
-        return None
+        return self.table.submit(seat, command)
 
     def takeback(self, conn: Connection) -> None:
         """The seat's last move is taken back, at a table where every other seat is a bot (as at
@@ -974,28 +962,23 @@ class GameServer:
         conn.send({"t": kind, "message": sentence})
 
     def take_back(self, seat: int) -> tuple[str, str]:
-        """``seat``'s last move taken back: ("info", the sentence that says so), or
-        ("error", the sentence why not)."""
-        match = self.match
-        if len(match.humans()) > 1:
-            return "error", "Take-backs are for tables where every other seat is a bot."
-        point = match.takeback_point(seat)
-        if point is None:
-            return "error", match.takeback_refusal(seat) or "There is no move to take back."
-        if self.bot_task is not None:
-            self.bot_task.cancel()  # whatever it was thinking of is no longer the position
-            self.bot_task = None
-        match.truncate_moves(point)
-        assert self.save is not None  # a follower passes take-backs on to the table's server
-        try:
-            self.save.rewrite()
-        except OSError as exc:
-            self.log(f"Could not cut the save back after {self.name(seat)}'s take-back: {exc.strerror or exc}.")
+        """``seat``'s last move taken back, by the table's one rule: ("info", the sentence
+        that says so), or ("error", the sentence why not)."""
+        if self.runner is not None:
+            self.runner.stop()  # whatever a bot was thinking of is no longer the position
+        refusal = self.table.take_back(seat)
+        if refusal is not None:
+            self.schedule_bots()
+            return "error", refusal
         self.log(f"{self.name(seat)} took a move back.")
-        for other in [*self.players.values(), *self.watchers]:
-            other.told = min(other.told, len(match.events))  # their next update starts where the log now ends
-        self.moved()
         return "info", "Move taken back."
+
+    def table_changed(self, cut: bool) -> None:
+        """A move was played, or taken back (``cut``): every seat is told, the bots move on."""
+        if cut:
+            for other in [*self.players.values(), *self.watchers]:
+                other.told = min(other.told, len(self.match.events))  # their next update starts where the log now ends
+        self.moved()
 
     # -- the game moves on -------------------------------------------------------------
 
@@ -1013,40 +996,10 @@ class GameServer:
         self.schedule_bots()
 
     def schedule_bots(self) -> None:
-        if self.bot_task is None or self.bot_task.done():
-            if any(s in self.bots for s in self.match.active()):
-                self.bot_task = asyncio.get_running_loop().create_task(self.play_bots())
+        if self.runner is not None:
+            self.runner.kick()
         if self.match.outcome is not None:
             self.finished.set()
-
-    async def play_bots(self) -> None:
-        """Every bot to move, one after the other, each after a short pause."""
-        while self.match.outcome is None:
-            seats = [s for s in self.match.active() if s in self.bots]
-            if not seats:
-                return
-            seat = seats[0]
-            await asyncio.sleep(self.bot_delay)
-            if seat not in self.match.active():
-                continue
-            state = self.match.state
-            view, legal, known = bot_inputs(self.game, state, seat)
-            # a search bot thinks for up to seconds: elsewhere, so the table stays served
-            command, failure = await self.think(self.match, seat, self.bots[seat], view, legal, known)
-            if failure:
-                self.log(f"{self.name(seat)}: {failure}")
-            if self.match.state is not state and command not in self.game.legal(self.match.state, seat):
-                continue  # the position moved on while it thought: think again
-            try:
-                self.match.submit(seat, command)
-            except IllegalCommand as exc:
-                self.log(f"{self.name(seat)} (bot) tried an illegal move: {exc}")
-                return
-            self.version += 1
-            self.broadcast()
-            if self.match.outcome is not None:
-                self.log("The game is over: " + self.outcome_text())
-                self.finished.set()
 
     # -- what each client is told ----------------------------------------------------
 
@@ -1103,38 +1056,11 @@ class GameServer:
 
     def update_for(self, seat: Viewer, told: int) -> dict[str, Any]:
         """The update of a seat told ``told`` events already."""
-        match, game = self.match, self.game
-        events = [[i, game.redact(match.events[i], seat)] for i in range(told, len(match.events))]
-        active = list(match.active())
-        outcome = match.outcome
-        return {
-            "t": "update",
-            "n": len(match.events),
-            "from": told,  # the first event's number: under what the client holds, a take-back cut the log
-            "events": events,
-            "view": game.view(match.state, seat),
-            "legal": game.legal(match.state, seat) if isinstance(seat, int) and seat in active else None,
-            "active": active,
-            "away": self.away(),
-            "outcome": None if outcome is None else {
-                "winners": list(outcome.winners), "reason": outcome.reason, **({"victor": outcome.victor} if outcome.victor else {})
-            },
-        }
+        return self.table.update_for(seat, told, self.away())
 
     def away(self) -> list[int]:
         """The human seats whose players are connected neither here nor to another server."""
         return [s for s in self.match.humans() if s not in self.players and s not in self.present_elsewhere]
-
-    def table(self) -> dict[str, Any]:
-        """What everybody may know of the table: no seed (it decides the shuffles)."""
-        h = self.match.header
-        return {
-            "game": h["game"],
-            "rules_version": h.get("rules_version"),
-            "players": h["players"],
-            "seats": [{"name": s["name"], "kind": s.get("kind", "human"), "level": s.get("level")} for s in h["seats"]],
-            "variants": dict(h.get("variants") or {}),
-        }
 
     def sent(self, conn: Connection, message: dict[str, Any], size: int) -> None:
         self.frames_sent += 1

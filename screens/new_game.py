@@ -12,8 +12,8 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from core.engine import ConfigError, Game
 from core.games import all_games
-from tui.cli import usual_players
-from tui.session import new_match, start_save
+from table.spec import BOT, HUMAN, SeatSpec, TableSpec, usual_players
+from tui.session import start_save
 from tui.widgets import KeysFooter
 
 DEFAULT_NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa"]
@@ -136,11 +136,12 @@ class NewGameScreen(Screen):
 
     def action_start(self) -> None:
         game = self.game
-        seats, controllers = [], []
+        seats = []
         for i in range(self.players):
-            seats.append({"name": self.query_one(f"#name-{i}", Input).value.strip() or f"Player {i + 1}", **self.seat_choices(i)})
+            name = self.query_one(f"#name-{i}", Input).value.strip() or f"Player {i + 1}"
             who = str(self.query_one(f"#who-{i}", Select).value)
-            controllers.append({"kind": "bot", "level": who[4:]} if who.startswith("bot:") else {"kind": "human"})
+            kind, level = (BOT, who[4:]) if who.startswith("bot:") else (HUMAN, None)
+            seats.append(SeatSpec(kind, level, name, self.seat_choices(i)))
         variants = self.chosen_variants()
         seed_text = self.query_one("#seed", Input).value.strip()
         try:
@@ -149,7 +150,7 @@ class NewGameScreen(Screen):
             self.notify("The seed must be a whole number.", severity="error")
             return
         try:
-            match = new_match(game, self.players, seats, controllers, seed=seed, variants=variants)
+            match = TableSpec(game.id, self.players, seats, variants, seed).build()
         except ConfigError as exc:
             self.notify(str(exc), severity="error")
             return

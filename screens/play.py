@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import time
-from typing import Any
-
 from textual.binding import Binding
 
-from core.bots import bot_inputs, bots_for, choose_safely
-from core.engine import PUBLIC, Bot, IllegalCommand, Match, ScoreSheet, Viewer, outcome_text
+from core.engine import PUBLIC, Match, ScoreSheet, Viewer, outcome_text
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
+from table import BotRunner, Table
+from table.table import history_lines as table_history
+from table.bots import think_in_thread
 from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog, StatusLine
 
 
@@ -35,14 +34,7 @@ def last_own_move(match: Match, seat: Viewer) -> int:
 
 def history_lines(match: Match, viewer: Viewer, start: int = 0) -> list[tuple[int, str, str | None]]:
     """(events after, line, mark) for events from ``start``, as ``viewer`` saw them."""
-    game = match.game
-    lines = []
-    for i in range(start, len(match.events)):
-        event = match.events[i]
-        text = game.describe(game.redact(event, viewer), viewer)
-        if text:
-            lines.append((i + 1, text, game.mark(event)))
-    return lines
+    return table_history(match.game, Table(match).redacted(viewer, start), viewer)
 
 
 class PlayScreen(LiveTableScreen):
@@ -61,12 +53,20 @@ class PlayScreen(LiveTableScreen):
         self.match = match = writer.match
         self.path = writer.path
         writer.on_error = lambda sentence: self.app.call_later(self.notify, sentence, severity="error", timeout=self.app.ERROR_TIMEOUT)
-        self.bots: dict[int, Bot] = {s: bot for s, bot in bots_for(match).items() if match.is_bot(s)}
+        self.table = Table(match, writer)
+        self.table.watchers.append(self.table_changed)
+        #: the bots, thought of in a thread; none lands while a curtain is up or a score read
+        self.runner = BotRunner(
+            self.table,
+            think_in_thread,
+            delay=lambda: float(getattr(self.app, "bot_delay", 0.0)),
+            held=lambda: self.curtain_up or self.reading,
+            said=lambda sentence: self.notify(sentence, severity="error"),
+            thinking=lambda seat: self.refresh_status(),
+        )
         humans = match.humans()
         self.viewer: Viewer = humans[0] if humans else PUBLIC
         self.browsing: int | None = None
-        self.thinking: int | None = None  # the bot seat whose move is being worked out
-        self.generation = 0  # bumped when the log is cut back: stale bot moves are dropped
         self.curtain_up = False
         self.shown_lines = 0
         self.announced_end = False
@@ -75,14 +75,16 @@ class PlayScreen(LiveTableScreen):
         self.reading = False  # a round's score sheet is open: the game waits for the player
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer only what works here: take-back in a game against bots, replay once it is over."""
+        """Offer only what works here: take-back while the game is played (the table's rule
+        says when a move may be taken back, and why not), replay once it is over."""
         if action == "takeback":
-            return isinstance(self.viewer, int) and bool(self.bots) and self.match.outcome is None
+            return isinstance(self.viewer, int) and self.match.outcome is None
         if action == "replay":
             return self.match.outcome is not None
         return True
 
     def on_unmount(self) -> None:
+        self.runner.stop(closing=True)
         self.writer.close()  # the save is free for the next writer (Continue, another terminal)
 
     def on_mount(self) -> None:
@@ -113,14 +115,13 @@ class PlayScreen(LiveTableScreen):
         self.app.push_screen(Curtain(seat_name(self.match, seat)), lowered)
 
     def advance(self) -> None:
-        """Hand the move to whoever must act: a bot in a worker, or a human."""
+        """Hand the move to whoever must act: a bot (the runner thinks in a thread), or a human."""
         if self.curtain_up or self.reading:
             return
         match = self.match
         if match.outcome is not None:
             self.announce_end()
             return
-        active = match.active()
         human = self.first_human_to_act()
         if human is not None and human != self.viewer:
             if isinstance(self.viewer, int) and len(match.humans()) > 1:
@@ -129,63 +130,23 @@ class PlayScreen(LiveTableScreen):
             self.viewer = human
             self.rebuild_history()
             self.refresh_table()
-        bots = [s for s in active if s in self.bots]
-        if bots and self.thinking is None:
-            self.think(bots[0])
-
-    def think(self, seat: int) -> None:
-        self.thinking = seat
-        self.refresh_status()
-        match, bot, generation = self.match, self.bots[seat], self.generation
-        # The view and legal commands are taken here, on the UI thread; the
-        # worker only thinks over them.
-        view, legal, known = bot_inputs(match.game, match.state, seat)
-
-        started = time.monotonic()
-
-        def work() -> None:
-            command, failure = choose_safely(match.game, bot, view, legal, known)
-            try:
-                if failure:
-                    name = seat_name(match, seat)
-                    self.app.call_from_thread(self.notify, f"{name}: {failure}", severity="error")
-                self.app.call_from_thread(self.bot_ready, seat, command, generation, started)
-            except RuntimeError:
-                pass  # the app closed while the bot was thinking
-
-        self.run_worker(work, thread=True, exclusive=False, group="bot")
-
-    def bot_ready(self, seat: int, command: dict[str, Any], generation: int, started: float) -> None:
-        """The bot has chosen; its move lands once the last one could be followed."""
-        rest = getattr(self.app, "bot_delay", 0.0) - (time.monotonic() - started)
-        if rest > 0:
-            self.set_timer(rest, lambda: self.bot_moved(seat, command, generation))
-        else:
-            self.bot_moved(seat, command, generation)
-
-    def bot_moved(self, seat: int, command: dict[str, Any], generation: int) -> None:
-        if generation != self.generation:
-            return  # the log was cut back since: this move answers a position that is gone
-        self.thinking = None
-        try:
-            self.match.submit(seat, command)
-        except IllegalCommand as exc:
-            self.notify(f"{seat_name(self.match, seat)} (bot) tried an illegal move: {exc}", severity="error")
-            return
-        self.after_move()
+        self.runner.kick()
 
     def on_board_chosen(self, message: Board.Chosen) -> None:
         message.stop()
         if self.browsing is not None or not isinstance(self.viewer, int):
             return
-        try:
-            self.match.submit(self.viewer, message.command)
-        except IllegalCommand as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.after_move()
+        refusal = self.table.submit(self.viewer, message.command)
+        if refusal is not None:
+            self.notify(refusal, severity="error")
 
-    def after_move(self) -> None:
+    def table_changed(self, cut: bool) -> None:
+        """A move was played (by this terminal's player or a bot), or taken back (``cut``)."""
+        if cut:
+            self.rebuild_history()
+            self.refresh_table()
+            self.advance()
+            return
         self.append_history()
         self.refresh_table()
         if self.match.outcome is None and self.show_new_sheet():
@@ -228,8 +189,8 @@ class PlayScreen(LiveTableScreen):
         else:
             active = match.active()
             names = ", ".join(seat_name(match, s) for s in active)
-            if self.thinking is not None:
-                text = f"{seat_name(match, self.thinking)} is thinking…"
+            if self.runner.thinking is not None:
+                text = f"{seat_name(match, self.runner.thinking)} is thinking…"
             elif isinstance(self.viewer, int) and self.viewer in active:
                 text = f"{seat_name(match, self.viewer)}, your move."
             else:
@@ -298,22 +259,12 @@ class PlayScreen(LiveTableScreen):
         self.app.open_replay(self.match, self.path, viewer=viewer, locked=in_play and isinstance(viewer, int))
 
     def action_takeback(self) -> None:
-        match = self.match
-        if not self.check_action("takeback", ()):
+        if not self.check_action("takeback", ()) or not isinstance(self.viewer, int):
             return
-        point = match.takeback_point(self.viewer)
-        if point is None:
-            self.notify(match.takeback_refusal(self.viewer) or "", severity="warning")
+        self.runner.stop()  # a bot's answer to the position taken back is no answer
+        refusal = self.table.take_back(self.viewer)
+        if refusal is not None:
+            self.notify(refusal, severity="warning")
+            self.advance()
             return
-        self.generation += 1
-        self.thinking = None
-        self.workers.cancel_group(self, "bot")
-        match.truncate_moves(point)
-        try:
-            self.writer.rewrite()
-        except OSError as exc:
-            self.notify(f"Could not cut the save back: {exc.strerror or exc}.", severity="error")
         self.notify("Move taken back.")
-        self.rebuild_history()
-        self.refresh_table()
-        self.advance()

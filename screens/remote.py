@@ -212,10 +212,8 @@ class RemotePlayScreen(LiveTableScreen):
         if action == "takeback":
             if self.over:
                 return False  # closed for good: leave, history and rules are what is left
-            seats = self.remote.table.get("seats") or []
-            humans = [s for s in seats if s.get("kind", "human") != "bot"]
-            # against bots only, a seat's player may take a move back (the server decides when)
-            return isinstance(self.remote.seat, int) and len(humans) == 1
+            # a seat's player may ask; the table's one rule, on the server, says yes or why not
+            return isinstance(self.remote.seat, int) and self.remote.outcome is None
         return True
 
     def on_board_chosen(self, message: Board.Chosen) -> None:
@@ -241,8 +239,9 @@ class RemotePlayScreen(LiveTableScreen):
         self.refresh_table()
 
     def action_takeback(self) -> None:
-        """Asked of the server, which alone knows whether the seat may (every other one a bot,
-        nothing revealed since) and says so in a sentence when it may not."""
+        """Asked of the server, whose table alone knows whether the seat may (``table.Table``'s
+        rule: no other human has moved since, nothing hidden was shown since) and says so in a
+        sentence when it may not."""
         if not isinstance(self.remote.seat, int):
             self.notify("A spectator has no move to take back.", severity="warning")
         elif not self.connected:

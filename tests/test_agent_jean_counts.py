@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from core.bots import bot_inputs, play_out
+from core.bots import bot_inputs
 from core.bots.search import SearchBot
 from core.engine import ALL, PUBLIC, UNSEEN, Match, make_header
 from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.bot import HeuristicBot
 from saves import load, verify
+from table import Table
 from tests.random_games import strings
 from tests.test_agent_jean_knowledge import move_won_turn
 from tests.test_agent_jean_properties import check_cards
@@ -276,7 +277,7 @@ def old_header_match() -> Match:
 def test_a_header_without_the_keys_plays_with_open_counts_and_no_penalty() -> None:
     match = old_header_match()
     assert (match.state.counts, match.state.no_yellows) == ("open", "none")
-    play_out(match, {i: HeuristicBot(i) for i in range(3)})
+    Table(match).play_out(bots={i: HeuristicBot(i) for i in range(3)})
     assert not any(e.get("hidden") for e in match.events)
     view = GAME.view(match.state, 0)
     assert all(p["won"] is not None for p in view["players"])

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from core.bots import play_out
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, make_header
 from core.games import get_game
@@ -17,6 +16,7 @@ from core.games.agent_jean import cards as C
 from core.games.agent_jean.bot import HeuristicBot
 from core.games.agent_jean.rules import bonus_amount, next_round_leader, score_round, trick_winner
 from core.bots import make_bot
+from table import Table
 
 AGENT_ORDER = ("jean", "bulle", "wxt", "henry", "martha")
 
@@ -716,7 +716,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
         header = make_header(GAME, GAME.make_config(2), seed=10_000 + i)
         match = Match.new(GAME, header)
         bots = {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(2)}
-        play_out(match, bots)
+        Table(match).play_out(bots=bots)
         if match.outcome.winners == (smart,):
             wins += 1
     assert wins / games >= 0.70

@@ -11,13 +11,13 @@ import json
 
 import pytest
 
-from core.bots import bots_for, play_out
 from core.engine import IllegalCommand, Match, make_header, revise, to_plain
 from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.bot import HeuristicBot
 from core.games.chirac_mitterrand.rules import DIGESTED_FIELDS
 from saves import SaveWriter, load, new_save_path, verify
+from table import Table
 from tests.test_chirac_mitterrand_rules import CH, DI, MI, arranged, campaign, eroded, of, play, view
 
 GEN, BARRE, UNITE, LEPEN, DEBATE, POLLS = "cp:10", "cp:11", "cp:12", "cp:13", "cp:14", "cp:15"
@@ -267,7 +267,7 @@ def test_an_old_save_loads_verifies_and_replays(tmp_path) -> None:
         m = Match.new(GAME, header)
         path = new_save_path(tmp_path, GAME.id)
         with SaveWriter(path, m, durable=False):
-            play_out(m, bots_for(m))
+            Table(m).play_out()
         assert "cp:01" in of(m.events, "GameSetUp")[0]["campaign"] + of(m.events, "GameSetUp")[0]["campaign_removed"]
         verify(path)  # every move decided again from the seed: raises on the first that differs
         loaded = load(path)

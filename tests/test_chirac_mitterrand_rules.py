@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from core.bots import play_out
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, Outcome, make_header
 from core.games import get_game
@@ -21,6 +20,7 @@ from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.bot import HeuristicBot
 from core.games.chirac_mitterrand.rules import CHIRAC, MITTERRAND, ahead, election_winner, push
 from core.bots import make_bot
+from table import Table
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules" / "chirac-mitterrand.md"
 
@@ -687,12 +687,11 @@ def test_a_move_can_be_taken_back_until_something_is_revealed() -> None:
     )
     m = Match.new(GAME, header)
     play(m, "ev:08", 0, ["ev:10", "ev:01"])
-    assert m.takeback_point(0) == 1  # nothing new for Chirac: Mitterrand's draw is hidden from him
+    assert Table(m).takeback_point(0) == 1  # nothing new for Chirac: Mitterrand's draw is hidden from him
     bot = make_bot(GAME, "easy", 1)
-    from core.bots import bot_command
 
-    m.submit(1, bot_command(m, 1, bot))
-    assert m.takeback_point(0) is None  # the bot's card and Chirac's new hand are news
+    m.submit(1, Table(m).bot_move(1, bot))
+    assert Table(m).takeback_point(0) is None  # the bot's card and Chirac's new hand are news
 
 
 def test_replaying_the_log_gives_the_same_state() -> None:
@@ -716,7 +715,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
     for i in range(games):
         smart = i % 2  # alternate the candidates
         m = new_match(seed=1000 + i)
-        play_out(m, {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(2)})
+        Table(m).play_out(bots={s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(2)})
         wins += m.outcome.winners == (smart,)
     assert wins / games >= 0.7, wins
 
@@ -726,7 +725,7 @@ def test_equal_heuristic_bots_give_both_candidates_a_fair_game() -> None:
     chirac = 0
     for i in range(games):
         m = new_match(seed=5000 + i)
-        play_out(m, {s: make_bot(GAME, "easy", 31 * i + s) for s in range(2)})
+        Table(m).play_out(bots={s: make_bot(GAME, "easy", 31 * i + s) for s in range(2)})
         chirac += m.outcome.winners == (0,)
     assert 0.4 <= chirac / games <= 0.6, chirac
 

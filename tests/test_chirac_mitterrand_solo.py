@@ -20,6 +20,7 @@ from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import DIRECTION, SIDES
 from core.bots import make_bot
 from saves import SaveWriter, load, new_save_path, verify
+from table import Table
 from tests.test_chirac_mitterrand_campaign import events_digest, replay_as_recorded
 
 #: the automated Mitterrand's pile: two cards of each kind, its own actions early
@@ -282,25 +283,23 @@ def test_what_the_solo_player_and_a_spectator_see() -> None:
 
 
 def test_solo_games_with_bots_end() -> None:
-    from core.bots import play_out
 
     for seed in range(12):
         for candidate in ("chirac", "mitterrand"):
             m = solo_match(candidate, seed=seed)
-            play_out(m, {0: make_bot(GAME, "easy" if seed % 2 else "random", seed)})
+            Table(m).play_out(bots={0: make_bot(GAME, "easy" if seed % 2 else "random", seed)})
             assert m.outcome is not None
             assert m.outcome.winners in ((), (0,))
             assert len(of(m.events, "TurnStarted")) <= 16
 
 
 def test_when_the_automaton_wins_the_game_says_so_and_the_save_keeps_it(tmp_path, monkeypatch) -> None:
-    from core.bots import play_out
     from net.server import outcome_text as served_text
     from screens.play import outcome_text
 
     for seed in range(40):
         m = solo_match("chirac", seed=seed)
-        play_out(m, {0: make_bot(GAME, "random", seed)})
+        Table(m).play_out(bots={0: make_bot(GAME, "random", seed)})
         if m.outcome.winners == ():
             break
     else:
@@ -325,7 +324,7 @@ def test_when_the_automaton_wins_the_game_says_so_and_the_save_keeps_it(tmp_path
     # and a game the player wins names the player, not the automaton
     for seed in range(40):
         won = solo_match("chirac", seed=seed)
-        play_out(won, {0: make_bot(GAME, "easy", seed)})
+        Table(won).play_out(bots={0: make_bot(GAME, "easy", seed)})
         if won.outcome.winners == (0,):
             assert won.outcome.victor == "" and outcome_text(won).startswith("Alice wins. ")
             break
@@ -415,17 +414,16 @@ def automaton_draws_follow_your_erosion(m: Match) -> int:
 
 
 def test_the_hard_automaton_draws_at_your_second_and_fourth_erosion_only() -> None:
-    from core.bots import play_out
 
     draws = 0
     for seed in range(10):
         for candidate in ("chirac", "mitterrand"):
             m = hard_match(candidate, seed=seed)
-            play_out(m, {0: make_bot(GAME, "easy" if seed % 2 else "random", seed)})
+            Table(m).play_out(bots={0: make_bot(GAME, "easy" if seed % 2 else "random", seed)})
             assert not any(e["t"] in ("VetoUsed", "VetoDeclined") for e in m.events)
             draws += automaton_draws_follow_your_erosion(m)
             standard = solo_match(candidate, seed=seed)
-            play_out(standard, {0: make_bot(GAME, "random", seed)})
+            Table(standard).play_out(bots={0: make_bot(GAME, "random", seed)})
             assert all(e["by"] == candidate for e in of(standard.events, "CampaignDrawn"))
     assert draws > 10
 
@@ -477,12 +475,11 @@ def test_an_old_solo_header_replays_exactly_as_before() -> None:
 
 
 def test_an_old_solo_save_loads_verifies_and_replays(tmp_path) -> None:
-    from core.bots import bots_for, play_out
 
     m = Match.new(GAME, old_solo_header(9))
     path = new_save_path(tmp_path, GAME.id)
     with SaveWriter(path, m, durable=False):
-        play_out(m, bots_for(m))
+        Table(m).play_out()
     verify(path)  # every move decided again from the seed: raises on the first that differs
     loaded = load(path)
     assert loaded.match.header["variants"] == {"campaign": "second"}
@@ -495,7 +492,6 @@ def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
     first, then the move, and they come back where there is room."""
     import asyncio
 
-    from core.bots import play_out
     from core.engine import ALL
     from screens.replay import ReplayScreen
     from tests.tui_helpers import screen_text
@@ -504,7 +500,7 @@ def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
 
     for seed in range(40):
         m = solo_match("chirac", seed=seed)
-        play_out(m, {0: make_bot(GAME, "random", seed)})
+        Table(m).play_out(bots={0: make_bot(GAME, "random", seed)})
         if m.outcome.winners == ():
             break
     writer = start_save(tmp_path, m, durable=False)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from core.bots import bots_for, play_out
 from tests.tui_helpers import agent_jean_match
 from tui.cli import main
 from tui.session import start_save
+from table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,7 +91,7 @@ def test_the_save_directory_option_is_heard_before_or_after_the_command(capsys, 
 def finished_save(tmp_path: Path) -> Path:
     match = agent_jean_match(humans=0, players=2, seed=2)
     with start_save(tmp_path, match, durable=False) as writer:
-        play_out(match, bots_for(match))
+        Table(match).play_out()
     return writer.path  # written whole, and its lock let go
 
 
@@ -150,14 +150,12 @@ def test_replay_refuses_a_seat_that_is_not_there(capsys, tmp_path) -> None:
 
 def in_play_save(tmp_path: Path, moves: int = 6) -> Path:
     """A two-human game of L'Agent Jean! a few moves in (hands hidden from each other)."""
-    from core.bots import bot_command
 
     match = agent_jean_match(humans=2, players=2, seed=3)
     writer = start_save(tmp_path, match, durable=False)
-    bots = bots_for(match)
     for _ in range(moves):
         seat = match.active()[0]
-        match.submit(seat, bot_command(match, seat, bots[seat]))
+        match.submit(seat, Table(match).bot_move(seat))
     writer.close()
     return writer.path
 

@@ -36,16 +36,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.bots import bot_command, bots_for
 from core.engine import ALL, Match, make_header
 from core.games import get_game
 from saves import SaveError, SaveWriter, export_json, export_text, list_saves, load, verify
 from saves import format as fmt
 from saves.store import save_info
+from table import Table
+from table.bots import bot_level
+from core.bots import make_bot
 
 
 def new_match(game, players, seats, controllers, seed, bot_seed):  # noqa: ANN001, ANN201
-    """A match as core.tables.new_match makes it, but for the bound on names: a save from
+    """A match as table.new_match makes it, but for the bound on names: a save from
     elsewhere (another program, an older Cabinet, a hand with a hex editor) may hold any
     name, and the reader is what must refuse one over MAX_NAME or not text."""
     config = game.make_config(players, seats, None)
@@ -104,12 +106,11 @@ def in_play(game_id: str, players: int, moves: int, seed: int = 3, first: str = 
     controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * (players - 1)
     names = [{"name": n} for n in [first, "Bastien", "Chloé", "Denis", "Elsa"][:players]]
     match = new_match(game, players, names, controllers, seed=seed, bot_seed=seed)
-    bots = bots_for(match)
     for _ in range(moves):
         if not match.active():
             break
         seat = match.active()[0]
-        match.submit(seat, bot_command(match, seat, bots[seat]))
+        match.submit(seat, Table(match).bot_move(seat))
     assert match.outcome is None
     return fmt.encode_match(match)[0]
 
@@ -182,7 +183,8 @@ def sound(loaded: Any) -> None:
         assert game.legal(match.state, seat)
     match.outcome  # noqa: B018
     if loaded.unplayable is None:
-        bots_for(match)
+        for seat in Table(match).bot_seats():  # every bot of a playable save can be made
+            make_bot(match.game, bot_level(match, seat), 0)
     else:
         one_sentence(SaveError(loaded.unplayable), loaded.name)
     for seat in match.header["seats"]:
@@ -457,10 +459,9 @@ def test_a_save_whose_last_seal_alone_is_damaged_is_decided_again_and_said_so(tm
     match = new_match(game, 2, [{"name": "Ada"}, {"name": "Bob"}], [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
                       seed=4, bot_seed=4)
     with SaveWriter(path, match):
-        bots = bots_for(match)
         for _ in range(3):
             seat = match.active()[0]
-            match.submit(seat, bot_command(match, seat, bots[seat]))
+            match.submit(seat, Table(match).bot_move(seat))
     assert load(path).sealed and "Warning" not in verify(path)
     data = bytearray(path.read_bytes())
     last = max(start for _, start, _ in _offsets(bytes(data)))

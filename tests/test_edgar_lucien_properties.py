@@ -29,7 +29,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.bots import bot_command
 from core.engine import ALL, PUBLIC, IllegalCommand, Match, digest, make_header
 from core.games.edgar_lucien import GAME
 from core.games.edgar_lucien import cards as C
@@ -38,6 +37,7 @@ from core.games.edgar_lucien.fosko import is_move
 from core.games.edgar_lucien.rules import BOX_COGS, TOKENS, State, conditions
 from tests.random_games import check_legal, strings
 from core.bots import make_bot
+from table import Table
 
 #: far above what 2,000 random games per player count needed (968 moves, 33 periods)
 MAX_MOVES = 4000
@@ -329,7 +329,7 @@ def bot_wins(players: int, games: int) -> int:
         bots = {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(players)}
         while match.outcome is None:
             seat = match.active()[0]
-            match.submit(seat, bot_command(match, seat, bots[seat]))
+            match.submit(seat, Table(match).bot_move(seat, bots[seat]))
         wins += match.outcome.winners == (smart,)
     return wins
 

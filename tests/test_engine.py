@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from core.bots import bots_for, play_out
 from core.engine import ConfigError, IllegalCommand, Match, digest, make_header, revise
 from core.games import all_games, catalogue, game_titles, get_game
+from table import Table
 from tests.toygame import GAME as TOY
 
 
@@ -28,7 +28,7 @@ def test_every_game_package_names_itself_like_its_rules() -> None:
 
 def test_the_state_after_any_event_is_the_fold_of_the_log() -> None:
     match = toy_match()
-    play_out(match, bots_for(match))
+    Table(match).play_out()
     state = TOY.initial(match.config)
     for n, event in enumerate(match.events, start=1):
         state = TOY.evolve(state, event)
@@ -38,8 +38,8 @@ def test_the_state_after_any_event_is_the_fold_of_the_log() -> None:
 
 def test_the_same_seed_deals_the_same_game() -> None:
     a, b = toy_match(seed=9), toy_match(seed=9)
-    play_out(a, bots_for(a))
-    play_out(b, bots_for(b))
+    Table(a).play_out()
+    Table(b).play_out()
     assert a.events == b.events
     assert toy_match(seed=10).events != toy_match(seed=9).events
 
@@ -49,32 +49,30 @@ def test_a_move_out_of_turn_or_after_the_end_is_refused() -> None:
     idle = 1 - match.active()[0]
     with pytest.raises(IllegalCommand, match="not your move"):
         match.submit(idle, {"t": "Gamble"})
-    play_out(match, bots_for(match))
+    Table(match).play_out()
     with pytest.raises(IllegalCommand, match="over"):
         match.submit(0, {"t": "Gamble"})
 
 
 def test_take_back_only_while_nothing_was_revealed_since() -> None:
-    from core.bots import bot_command
     from tests.tui_helpers import agent_jean_match
 
     match = agent_jean_match(humans=1, players=2, seed=11)
-    bots = bots_for(match)
     while 0 not in match.active():
         seat = match.active()[0]
-        match.submit(seat, bot_command(match, seat, bots[seat]))
+        match.submit(seat, Table(match).bot_move(seat))
     before = list(match.events)
     card = match.game.view(match.state, 0)["hand"][0]
     match.submit(0, {"t": "PlayCard", "card": card})
     if 1 in match.active():  # the bot has not answered: the move is the player's to take back
-        point = match.takeback_point(0)
+        point = Table(match).takeback_point(0)
         assert point is not None
         match.truncate_moves(point)
         assert match.events == before
         assert match.state == match.state_at(len(before))
         match.submit(0, {"t": "PlayCard", "card": card})
-        match.submit(1, bot_command(match, 1, bots[1]))  # the bot's card is now seen
-    assert match.takeback_point(0) is None
+        match.submit(1, Table(match).bot_move(1))  # the bot's card is now seen
+    assert Table(match).takeback_point(0) is None
 
 
 def test_bad_tables_are_refused_with_a_sentence() -> None:

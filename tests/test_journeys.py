@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.bots import bots_for, play_out
 from core.games import all_games, get_game
 from saves import list_saves, load
+from table import Table
+from table.bots import bot_for
 from screens.join import JoinScreen
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
@@ -44,17 +45,16 @@ def fill_saves(directory: Path) -> dict[str, Path]:
     for i, game_id in enumerate(GAMES):
         done = table(game_id, seed=100 + i, humans=0)
         with start_save(directory, done, durable=False):
-            play_out(done, bots_for(done))
+            Table(done).play_out()
         going = table(game_id, seed=200 + i)
         with start_save(directory, going, durable=False) as writer:
-            bots = bots_for(going)
             # a few moves in, the human to play
             for _ in range(6):
                 if going.outcome is not None or 0 in going.active():
                     break
                 seat = going.active()[0]
                 view = going.game.view(going.state, seat)
-                going.submit(seat, bots[seat].choose(going.game, view, going.game.legal(going.state, seat)))
+                going.submit(seat, bot_for(going, seat).choose(going.game, view, going.game.legal(going.state, seat)))
             unfinished[game_id] = writer.path
     return unfinished
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 
-from core.bots import play_out
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, make_header
 from core.games import get_game
@@ -18,6 +17,7 @@ from core.games.ministeres import cards as C
 from core.games.ministeres.bot import HeuristicBot
 from core.games.ministeres.rules import apply_roi, award, bid_cap, final_scores, game_winners, secondaire
 from core.bots import make_bot
+from table import Table
 
 # -- building positions ------------------------------------------------------------
 
@@ -494,7 +494,7 @@ def test_bluff_bids_are_capped_by_what_the_hand_could_hold() -> None:
 
 def test_auctions_go_on_until_the_favours_pile_is_empty_and_the_game_is_scored() -> None:
     match = new_match(2, seed=9)
-    play_out(match, {s: make_bot(GAME, "easy", s) for s in range(2)})
+    Table(match).play_out(bots={s: make_bot(GAME, "easy", s) for s in range(2)})
     assert len(of(match.events, "AuctionOpened")) == 36
     (scored,) = of(match.events, "GameScored")
     outcome = match.outcome
@@ -554,7 +554,7 @@ def test_marks_reveals_and_describe() -> None:
     assert not GAME.reveals(placed[0], 1) and GAME.reveals(placed[1], 1) and not GAME.reveals(placed[1], 0)
     assert GAME.describe(placed[1], 1) == "P0 places Or 1 in the centre."
     match = new_match(3, seed=4)
-    play_out(match, {s: make_bot(GAME, "random", s) for s in range(3)})
+    Table(match).play_out(bots={s: make_bot(GAME, "random", s) for s in range(3)})
     for ev in match.events:
         for seat in (0, 1, 2, ALL, PUBLIC):
             assert isinstance(GAME.describe(GAME.redact(ev, seat), seat), str)
@@ -576,7 +576,7 @@ def test_heuristic_bot_beats_the_random_bot() -> None:
         smart = i % 2
         match = Match.new(GAME, make_header(GAME, GAME.make_config(2), seed=10_000 + i))
         bots = {s: make_bot(GAME, "easy" if s == smart else "random", 97 * i + s) for s in range(2)}
-        play_out(match, bots)
+        Table(match).play_out(bots=bots)
         if match.outcome.winners == (smart,):
             wins += 1
     assert wins / games >= 0.70
@@ -588,7 +588,7 @@ def test_heuristic_bot_wins_more_than_its_share_against_three_random_bots() -> N
         smart = i % 4
         match = Match.new(GAME, make_header(GAME, GAME.make_config(4), seed=30_000 + i))
         bots = {s: make_bot(GAME, "easy" if s == smart else "random", 89 * i + s) for s in range(4)}
-        play_out(match, bots)
+        Table(match).play_out(bots=bots)
         if match.outcome.winners == (smart,):
             wins += 1
     assert wins / games > 0.25
@@ -602,7 +602,7 @@ def test_heuristic_bots_keep_gold_for_the_last_auctions() -> None:
     offered = unsold = 0
     for i in range(20):
         match = Match.new(GAME, make_header(GAME, GAME.make_config(2), seed=50_000 + i))
-        play_out(match, {s: make_bot(GAME, "easy", 13 * i + s) for s in range(2)})
+        Table(match).play_out(bots={s: make_bot(GAME, "easy", 13 * i + s) for s in range(2)})
         lot = None
         for ev in match.events:
             if ev["t"] == "AuctionOpened":

@@ -13,13 +13,13 @@ import re
 
 import pytest
 
-from core.bots import play_out
 from core.engine import ALL, PUBLIC, Match, make_header
 from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.rules import best_letter, final_scores, ministry_totals
 from tests.test_ministeres_rules import auction_match, bid
 from core.bots import make_bot
+from table import Table
 
 # Ann and Bob's hands: Diplomatie 10 to 12 (Bob), Armée 4 to 4 (Ann's A beats
 # Bob's D), Architecture 11 to 11 (Ann's A beats Bob's F), Animaux all Ann's,
@@ -152,7 +152,7 @@ def test_a_tie_on_points_is_told_with_the_primaire_tokens_under_share() -> None:
     told = set()
     for seed in range(60):
         match = Match.new(GAME, make_header(GAME, GAME.make_config(3, variants={"tiebreak": "share"}), seed))
-        play_out(match, {i: make_bot(GAME, "easy", 10 * seed + i) for i in range(3)})
+        Table(match).play_out(bots={i: make_bot(GAME, "easy", 10 * seed + i) for i in range(3)})
         s = match.state
         scores, tokens, _ = final_scores(s.hands, s.primaire)
         best = max(scores)

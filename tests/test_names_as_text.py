@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from core.bots import bots_for, play_out
 from core.engine import NAME_MAX, ConfigError, Match, make_header, name_refusal, printable
 from core.games import get_game
 from saves import SaveWriter, load
+from table import Table
 from screens.lobby import LobbyScreen
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
@@ -63,7 +63,7 @@ def finished(tmp_path: Path, game_id: str, names: list[str], seed: int = 7) -> P
     """The save of a whole game played by random bots at a table of ``names``."""
     match = crafted(game_id, names, seed=seed)
     with start_save(tmp_path, match, durable=False) as writer:
-        play_out(match, bots_for(match))
+        Table(match).play_out()
     return writer.path
 
 

@@ -399,8 +399,10 @@ async def test_the_host_keeps_serving_while_a_bot_thinks(tmp_path: Path) -> None
 
     writer, codes = hosted(tmp_path, "agent-jean", 2, 1, seed=11)
     server = await serve(writer, codes)
+    held = HeldBot()
     try:
-        held = server.bots[1] = HeldBot(server.bots[1])
+        assert server.runner is not None
+        server.runner.think = held
         ada = await join(server, 0)
         while not ada.legal:
             ada.apply(await asyncio.wait_for(ada.receive(), 5))

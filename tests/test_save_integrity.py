@@ -19,9 +19,9 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from core.bots import bot_command, bots_for
 from saves import SaveError, SaveNotWritable, SaveWriter, list_saves, load, save_dir, verify
 from saves import format as fmt
+from table import Table
 from tests.test_saves import craft, finished_save, new_match, one_sentence, record_offsets, records_of, step
 from tests.toygame import GAMES
 from screens.play import PlayScreen
@@ -345,10 +345,9 @@ def real_save(path: Path, level: str = "easy") -> Path:
     """A game of L'Agent Jean! against a bot, a few moves in (the command line knows only real games)."""
     match = agent_jean_match(humans=1, players=2, seed=5, level=level)
     with SaveWriter(path, match):
-        bots = bots_for(match)
         for _ in range(3):
             seat = match.active()[0]
-            match.submit(seat, bot_command(match, seat, bots[seat]))
+            match.submit(seat, Table(match).bot_move(seat))
     return path
 
 

@@ -23,7 +23,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.bots import bot_command, bots_for, play_out
 from core.engine import Match, make_header
 from saves import (
     SaveError,
@@ -39,6 +38,7 @@ from saves import (
     verify,
 )
 from saves import format as fmt
+from table import Table
 from tests.toygame import GAME, GAMES, ToyGame
 
 # -- helpers -------------------------------------------------------------------
@@ -52,15 +52,13 @@ def new_match(rounds: str = "3", seed: int = 42, bots: bool = True) -> Match:
 
 def step(match: Match) -> None:
     seat = match.active()[0]
-    bot = bots_for(match)[seat]
-    # a fresh bot per step is fine: random commands, any legal one will do
-    match.submit(seat, bot_command(match, seat, bot))
+    match.submit(seat, Table(match).bot_move(seat))
 
 
 def finished_save(path: Path, rounds: str = "3", seed: int = 42) -> Match:
     match = new_match(rounds, seed)
     with SaveWriter(path, match):
-        play_out(match, bots_for(match))
+        Table(match).play_out()
     return match
 
 
@@ -633,7 +631,7 @@ def test_resume_appends_to_a_clean_save(tmp_path):
     loaded = load(path, GAMES)
     assert loaded.clean
     writer = SaveWriter.resume(loaded)
-    play_out(loaded.match, bots_for(loaded.match))
+    Table(loaded.match).play_out()
     writer.close()
     assert path.stat().st_ino == ino  # appended, not rewritten
     again = load(path, GAMES)
@@ -656,7 +654,7 @@ def test_resume_after_a_torn_tail_rewrites_cleanly_first(tmp_path):
     writer = SaveWriter.resume(loaded)
     assert path.stat().st_ino != ino  # replaced atomically
     assert load(path, GAMES).warnings == []
-    play_out(loaded.match, bots_for(loaded.match))
+    Table(loaded.match).play_out()
     writer.close()
     final = load(path, GAMES)
     assert final.warnings == [] and final.match.events == loaded.match.events
@@ -824,7 +822,7 @@ def test_list_saves_without_replaying(tmp_path):
         return [(start + datetime.timedelta(minutes=i)).isoformat(timespec="seconds") for i in range(n)]
 
     done = new_match("3", seed=1)
-    play_out(done, bots_for(done))
+    Table(done).play_out()
     rewrite(d / "done.cab", done, times(len(done.moves), t0))
     going = new_match("3", seed=2)
     step(going)

@@ -8,11 +8,12 @@ import random
 
 import pytest
 
-from core.bots import bot_command, bot_inputs, bots_for, play_out
+from core.bots import bot_inputs
 from core.bots.search import SearchBot
 from core.engine import Match, make_header
 from core.games import all_games
 from core.bots import make_bot
+from table import Table
 
 GAMES = all_games()
 #: a game of each, and the player counts whose hidden information differs
@@ -29,7 +30,6 @@ def match_of(game_id: str, players: int, seed: int, levels: list[str] | None = N
 def positions(game_id: str, players: int, seed: int, every: int = 5) -> list[tuple[object, int]]:
     """(state, seat to move) at every ``every``-th decision with a choice of an easy-bot game."""
     match = match_of(game_id, players, seed)
-    bots = bots_for(match)
     found, k = [], 0
     while match.active():
         seat = match.active()[0]
@@ -37,7 +37,7 @@ def positions(game_id: str, players: int, seed: int, every: int = 5) -> list[tup
             if k % every == 0:
                 found.append((match.state, seat))
             k += 1
-        match.submit(seat, bot_command(match, seat, bots[seat]))
+        match.submit(seat, Table(match).bot_move(seat))
     return found
 
 
@@ -59,7 +59,7 @@ def test_the_search_bot_plays_whole_games_legally(game_id: str, players: int) ->
     which refuses an illegal one."""
     match = match_of(game_id, players, 3)
     bots = {seat: SearchBot(seat + 10, 1) for seat in range(players)}
-    play_out(match, bots)
+    Table(match).play_out(bots=bots)
     assert match.outcome is not None
 
 

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from table import Table
 
 from tests.pg import pg_url  # noqa: F401  (the fixture)
-from core.bots import bots_for, play_out
 from tests.test_cli import exit_code, in_play_save, start_of
 from tests.tui_helpers import agent_jean_match
 from tui.cli import main
@@ -27,7 +27,7 @@ psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extr
 def finished_save(where: Path) -> Path:
     match = agent_jean_match(humans=0, players=2, seed=2)
     with start_save(where, match, durable=False) as writer:
-        play_out(match, bots_for(match))
+        Table(match).play_out()
     return writer.path
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from pathlib import Path
 
@@ -11,8 +12,10 @@ from textual import events as events_module
 
 from core.engine import ALL, Bot
 from core.games import all_games
-from core.bots import bots_for, play_out
 from saves import load
+from core.bots import choose_safely
+from table import Table
+from table.bots import BotTurn, think
 from screens.agent_jean import AgentJeanBoard, HandRow
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
@@ -185,7 +188,7 @@ async def test_browsing_history_does_not_change_the_game(tmp_path: Path) -> None
 def finished_save(tmp_path: Path, seed: int = 3):
     match = agent_jean_match(humans=0, players=3, seed=seed)
     writer = start_save(tmp_path, match, durable=False)
-    play_out(match, bots_for(match))
+    Table(match).play_out()
     return writer
 
 
@@ -305,16 +308,19 @@ def test_the_new_game_dialog_offers_every_bot_level() -> None:
         ]
 
 
-class HeldBot(Bot):
-    """A bot that thinks until the test lets it answer."""
+class HeldBot:
+    """A bot's thinking that goes on until the test lets it answer (in a thread, as the
+    screen's own does)."""
 
-    def __init__(self, inner: Bot) -> None:
-        self.inner = inner
+    def __init__(self) -> None:
         self.go = threading.Event()
 
-    def choose(self, game, view, legal, known=None):
-        assert self.go.wait(10), "the test never let the bot answer"
-        return self.inner.choose(game, view, legal, known)
+    async def __call__(self, turn: BotTurn) -> tuple[dict, str | None]:
+        def wait_then_think() -> tuple[dict, str | None]:
+            assert self.go.wait(10), "the test never let the bot answer"
+            return think(turn)
+
+        return await asyncio.to_thread(wait_then_think)
 
 
 @run_async
@@ -327,10 +333,10 @@ async def test_the_screen_says_a_bot_is_thinking_and_stays_usable(tmp_path: Path
         match = screen.match
         await settle(pilot)
         assert 0 in match.active()
-        held = screen.bots[1] = HeldBot(screen.bots[1])
+        held = screen.runner.think = HeldBot()
         await pilot.press("1")
         await pilot.pause()
-        assert screen.thinking == 1
+        assert screen.runner.thinking == 1
         assert "Bastien is thinking…" in str(screen.query_one("#status", Static).render())
         moves = len(match.moves)
         await pilot.press("question_mark")  # the rules open while the bot thinks
@@ -338,10 +344,10 @@ async def test_the_screen_says_a_bot_is_thinking_and_stays_usable(tmp_path: Path
         assert isinstance(app.screen, RulesScreen)
         await pilot.press("escape")
         await pilot.pause()
-        assert app.screen is screen and screen.thinking == 1 and len(match.moves) == moves
+        assert app.screen is screen and screen.runner.thinking == 1 and len(match.moves) == moves
         held.go.set()
         await settle(pilot)
-        assert screen.thinking is None and len(match.moves) > moves and match.moves[moves].seat == 1
+        assert screen.runner.thinking is None and len(match.moves) > moves and match.moves[moves].seat == 1
         assert "Bastien is thinking" not in str(screen.query_one("#status", Static).render())
 
 
@@ -363,7 +369,10 @@ async def test_a_bot_that_fails_is_played_around_and_reported(tmp_path: Path) ->
         screen = play_screen(app)
         match = screen.match
         await settle(pilot)
-        screen.bots[1] = BrokenBot()
+        async def broken(turn: BotTurn) -> tuple[dict, str | None]:
+            return choose_safely(match.game, BrokenBot(), turn.view, turn.legal, turn.known)
+
+        screen.runner.think = broken
         moves = len(match.moves)
         await pilot.press("1")
         await settle(pilot)
@@ -584,7 +593,7 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
             if app.screen is not screen:  # a period's score, say: read, then on
                 await pilot.press("enter")
                 continue
-            if screen.thinking is not None and options.option_count:
+            if screen.runner.thinking is not None and options.option_count:
                 assert options.display and options.waiting and options.border_title == "Waiting"
                 assert all(o.disabled for o in options.options) and options.highlighted is None
                 assert options.scroll_y == 0  # where the first choice, the one played, was
@@ -595,9 +604,9 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
                 await pilot.press("enter")
                 assert mine() == before, "Enter played while the bot was to move"
                 waited += 1
-                while screen.thinking is not None:
+                while screen.runner.thinking is not None:
                     await asyncio.sleep(0.05)
                     await pilot.pause()
-            elif 0 in match.active() and screen.thinking is None and options.option_count and not options.waiting:
+            elif 0 in match.active() and screen.runner.thinking is None and options.option_count and not options.waiting:
                 await pilot.press("enter")  # the first choice (a card, its action, its fate: a step each)
         assert waited == 3

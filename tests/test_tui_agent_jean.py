@@ -61,7 +61,7 @@ async def test_play_card_is_offered_on_your_turn_only(tmp_path: Path) -> None:
         await pilot.press("1")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert match.active() == (1,) and screen.thinking == 1 and hand.has_focus
+        assert match.active() == (1,) and screen.runner.thinking == 1 and hand.has_focus
         assert "Play card" not in footer_keys(app)
         moves = len(match.moves)
         await pilot.press("2", "enter")

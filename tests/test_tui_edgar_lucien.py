@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from core.bots import bot_command, bots_for, play_out
 from core.games import get_game
 from saves import load
 from screens.edgar_lucien import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
@@ -20,6 +19,7 @@ from tui.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
 from core.bots import make_bot
+from table import Table
 
 GAME = get_game("edgar-lucien")
 LEVEL = "easy"
@@ -38,7 +38,7 @@ def played(match, moves: int, bot_seed: int = 100):
         active = match.active()
         if not active:
             break
-        match.submit(active[0], bot_command(match, active[0], bots[active[0]]))
+        match.submit(active[0], Table(match).bot_move(active[0], bots[active[0]]))
     return match
 
 
@@ -242,7 +242,7 @@ async def test_the_players_own_situation_and_the_map_stay_in_sight_while_choosin
 async def test_replay_steps_through_a_game_and_keeps_programs_secret_until_the_reveal(tmp_path: Path) -> None:
     match = el_match(players=3, humans=0, seed=9)
     writer = start_save(tmp_path, match, durable=False)
-    play_out(match, bots_for(match))
+    Table(match).play_out()
     loaded = load(writer.path)
     replayed = loaded.match
     moves = replayed.moves  # moves[0] is the setup; the replay counts the moves after it

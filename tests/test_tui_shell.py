@@ -10,6 +10,7 @@ from screens.play import PlayScreen
 from tests.tui_helpers import play_app, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.widgets import HistoryPanel
+from table import Table
 
 
 def messages(app: CabinetApp) -> list[str]:
@@ -62,7 +63,9 @@ async def test_new_lines_of_history_are_in_view_in_the_frame_that_first_draws_th
 
 
 @run_async
-async def test_take_back_says_why_it_cannot_and_is_not_offered_in_hot_seat(tmp_path: Path) -> None:
+async def test_take_back_says_why_it_cannot_at_a_table_against_a_bot_and_at_a_hot_seat(tmp_path: Path) -> None:
+    """One rule everywhere (the table's): the key is offered while the game is played, and says why
+    when the move may not be taken back."""
     app = play_app(tmp_path, humans=1, players=2, seed=9)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -79,7 +82,9 @@ async def test_take_back_says_why_it_cannot_and_is_not_offered_in_hot_seat(tmp_p
         await pilot.press("enter")  # the curtain
         await settle(pilot)
         assert isinstance(hot.screen, PlayScreen)
-        assert "Take back" not in screen_text(hot)
+        assert "Take back" in screen_text(hot)
+        await pilot.press("u")
+        assert "You have made no move yet to take back." in messages(hot)
 
 
 @run_async
@@ -124,7 +129,6 @@ async def test_without_colours_the_selection_still_stands_out(tmp_path: Path, mo
 
 @run_async
 async def test_a_replay_step_clears_news_of_another_moment(tmp_path: Path) -> None:
-    from core.bots import bots_for, play_out
     from saves import load
     from screens.replay import ReplayScreen
     from tests.tui_helpers import agent_jean_match
@@ -132,7 +136,7 @@ async def test_a_replay_step_clears_news_of_another_moment(tmp_path: Path) -> No
 
     match = agent_jean_match(humans=0, players=2, seed=3)
     writer = start_save(tmp_path, match, durable=False)
-    play_out(match, bots_for(match))
+    Table(match).play_out()
     writer.close()
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

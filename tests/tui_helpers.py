@@ -38,8 +38,9 @@ async def settle(pilot: Pilot, rounds: int = 200) -> None:
     for _ in range(rounds):
         await app.workers.wait_for_complete()
         await pilot.pause()
-        screen = next((s for s in app.screen_stack if hasattr(s, "thinking")), None)
-        if screen is None or screen.thinking is None:
+        screen = next((s for s in app.screen_stack if hasattr(s, "runner")), None)
+        task = screen.runner.task if screen is not None else None
+        if task is None or task.done():
             if not any(w.is_running for w in app.workers):
                 await pilot.pause()
                 return

@@ -14,7 +14,7 @@ from typing import Any
 
 from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng, printable
 from core.games import game_titles, get_game
-from core.bots import make_bot
+from table.spec import BOT, HUMAN, SeatSpec, TableSpec, check_level, usual_players
 
 EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
 
@@ -147,17 +147,17 @@ def parse_variants(parser: Parser, items: list[str]) -> dict[str, str]:
     return variants
 
 
-def parse_levels(parser: Parser, spec: str | None, count: int, default: str, game: Game | None = None) -> list[str]:
-    """One level a bot seat; with ``game``, every level named must be one of its bots'."""
+def parse_levels(parser: Parser, spec: str | None, count: int, default: str, game: Game) -> list[str]:
+    """One level a bot seat; every level named must be one of the game's bots' (even with no
+    bot seat to take it: it is a mistake all the same)."""
     if not spec:
         return [default] * count
     levels = [x.strip() for x in spec.split(",")]
-    if game is not None:
-        for level in dict.fromkeys(levels):
-            try:
-                make_bot(game, level, 0)
-            except ConfigError as exc:
-                parser.error(str(exc))
+    for level in dict.fromkeys(levels):
+        try:
+            check_level(game, level)
+        except ConfigError as exc:
+            parser.error(str(exc))
     if len(levels) == 1:
         return levels * count
     if len(levels) != count:
@@ -165,13 +165,14 @@ def parse_levels(parser: Parser, spec: str | None, count: int, default: str, gam
     return levels
 
 
-def usual_players(game: Game) -> int:
-    """How many play when nobody says: the game's own default if it has one, else two where two
-    may play (a solo mode, as 1988's, is asked for with --players 1), else its least."""
-    default = getattr(game, "default_players", None)
-    if isinstance(default, int) and game.min_players <= default <= game.max_players:
-        return default
-    return max(game.min_players, min(2, game.max_players))
+def checked(parser: Parser, spec: TableSpec) -> TableSpec:
+    """``spec``, once the table layer has found nothing wrong with it; else a usage error
+    with its sentence."""
+    try:
+        spec.check()
+    except ConfigError as exc:
+        parser.error(str(exc).rstrip("."))
+    return spec
 
 
 def command_parser(parser: Parser, args: argparse.Namespace) -> Parser:
@@ -249,33 +250,23 @@ def save_dir_of(args: argparse.Namespace) -> Path:
 
 def match_from_args(parser: Parser, args: argparse.Namespace):
     """A new match from ``play``'s or ``host``'s arguments."""
-    from tui.session import new_match, parse_bots
+    from tui.session import parse_bots
 
     game = game_or_error(parser, args.game)
     players = usual_players(game) if args.players is None else args.players
-    if not game.min_players <= players <= game.max_players:
-        parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players, not {players}")
+    checked(parser, TableSpec(game.id, players))
     try:
         bots = parse_bots(args.bots, players)
     except ValueError as exc:
         parser.error(str(exc))
-    default_level = game.default_bot_level
-    # an unknown level is refused even with no bot seat: it is a mistake all the same
-    levels = parse_levels(parser, args.bot_level, len(bots) or 1, default_level, game)
-    controllers = []
-    bot_index = 0
-    for seat in range(players):
-        if seat in bots:
-            controllers.append({"kind": "bot", "level": levels[bot_index]})
-            bot_index += 1
-        else:
-            controllers.append({"kind": "human"})
+    levels = iter(parse_levels(parser, args.bot_level, len(bots) or 1, game.default_bot_level, game))
     names = [n.strip() for n in args.names.split(",")] if args.names else []
-    seats = [{"name": n} for n in names[:players]]
-    try:
-        return new_match(game, players, seats, controllers, seed=args.seed, variants=parse_variants(parser, args.variant))
-    except ConfigError as exc:
-        parser.error(str(exc))
+    seats = [
+        SeatSpec(BOT if seat in bots else HUMAN, next(levels) if seat in bots else None, names[seat] if seat < len(names) else None)
+        for seat in range(players)
+    ]
+    spec = checked(parser, TableSpec(game.id, players, seats, parse_variants(parser, args.variant), args.seed))
+    return spec.build()
 
 
 def new_save_or_exit(args: argparse.Namespace, match):
@@ -478,14 +469,10 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
         parser.error("--games must be at least 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    if not game.min_players <= args.players <= game.max_players:
-        parser.error(f"{game.title} is played by {game.min_players} to {game.max_players} players")
+    checked(parser, TableSpec(game.id, args.players))
     levels = parse_levels(parser, args.bot_level, args.players, game.default_bot_level, game)
     variants = parse_variants(parser, args.variant)
-    try:
-        game.make_config(args.players, (), variants)
-    except ConfigError as exc:
-        parser.error(str(exc))
+    checked(parser, TableSpec(game.id, args.players, [SeatSpec(BOT, level) for level in levels], variants))
     directory = save_dir_of(args)
     if not os.access(directory, os.W_OK | os.X_OK):
         print(f"cabinet simulate: cannot save the games in {directory}: permission denied.", file=sys.stderr)
@@ -557,28 +544,20 @@ def simulate_one(
 
     Only moves with a choice are timed: a bot with one legal command does not think.
     """
-    import time
-
-    from core.bots import bot_inputs, bots_for
-    from tui.session import new_match, start_save
+    from table import Table
+    from tui.session import start_save
 
     game_id, levels, seed, bot_seed, directory, variants = table
-    game = get_game(game_id)
-    assert game is not None
-    seats = [{"name": f"P{i + 1}-{level}"} for i, level in enumerate(levels)]
-    controllers = [{"kind": "bot", "level": level} for level in levels]
-    match = new_match(game, len(levels), seats, controllers, seed=seed, bot_seed=bot_seed, variants=variants)
-    bots = bots_for(match)
+    spec = TableSpec(game_id, len(levels), [SeatSpec(BOT, level, f"P{i + 1}-{level}") for i, level in enumerate(levels)], variants, seed, bot_seed)
+    match = spec.build()
     times: dict[int, list[float]] = {seat: [] for seat in range(len(levels))}
+
+    def timed(seat: int, seconds: float, choices: int) -> None:
+        if choices > 1:
+            times[seat].append(seconds)
+
     with start_save(Path(directory), match, durable=False):
-        while match.active():
-            seat = match.active()[0]
-            view, legal, known = bot_inputs(game, match.state, seat)
-            began = time.perf_counter()
-            command = bots[seat].choose(game, view, legal, known)
-            if len(legal) > 1:
-                times[seat].append(time.perf_counter() - began)
-            match.submit(seat, command)
+        Table(match).play_out(timed=timed)
     outcome = match.outcome
     assert outcome is not None
     return list(outcome.winners), outcome.reason, outcome.victor, len(match.moves) - 1, times

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.engine import Match
-from core.tables import new_match
+from table import new_match
 
 __all__ = ["fork", "new_match", "parse_bots", "start_save"]
 

@@ -1,11 +1,13 @@
-"""Game-independent bots and the loop that lets bots play a match."""
+"""Game-independent bots: making one of a level, what it is given, and its failures played around.
+
+The loop that lets bots play a table is the table layer's (``table.bots``)."""
 
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
-from core.engine import LEVEL_ALIASES, Bot, Command, ConfigError, Game, Match
+from core.engine import LEVEL_ALIASES, Bot, Command, ConfigError, Game
 
 
 def make_bot(game: Game, level: str, seed: int) -> Bot:
@@ -35,12 +37,6 @@ def bot_inputs(game: Game, state: Any, seat: int) -> tuple[dict[str, Any], list[
     return game.view(state, seat), game.legal(state, seat), game.observe(state, seat)
 
 
-def bot_command(match: Match, seat: int, bot: Bot) -> Command:
-    """The command ``bot`` chooses for ``seat``, from what that seat knows alone."""
-    view, legal, known = bot_inputs(match.game, match.state, seat)
-    return bot.choose(match.game, view, legal, known)
-
-
 def choose_safely(
     game: Game, bot: Bot, view: dict[str, Any], legal: list[Command], known: Any
 ) -> tuple[Command, str | None]:
@@ -58,24 +54,3 @@ def choose_safely(
     except Exception:  # noqa: BLE001
         pass
     return legal[0], f"{failure}; it made the first legal move instead."
-
-
-def bots_for(match: Match, default_level: str = "random") -> dict[int, Bot]:
-    """One bot per seat, of the seat's level, seeded by the header's bot seed."""
-    seed = int(match.header.get("bot_seed", 0))
-    bots = {}
-    for i, s in enumerate(match.header["seats"]):
-        level = s.get("level") or default_level
-        bots[i] = make_bot(match.game, level, seed * 31 + i)
-    return bots
-
-
-def play_out(match: Match, bots: dict[int, Bot], max_moves: int = 100_000) -> None:
-    """Let bots play every seat until the game ends (simulate, tests)."""
-    for _ in range(max_moves):
-        active = match.active()
-        if not active:
-            return
-        seat = active[0]
-        match.submit(seat, bot_command(match, seat, bots[seat]))
-    raise RuntimeError(f"{match.game.id}: no end after {max_moves} moves")
