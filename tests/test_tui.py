@@ -13,7 +13,7 @@ from core.engine import ALL, Bot
 from core.games import all_games
 from core.bots import bots_for, play_out
 from saves import load
-from screens.agent_jean import AgentJeanBoard, HandRow
+from screens.games.agent_jean.board import AgentJeanBoard, HandRow
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
