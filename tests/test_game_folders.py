@@ -23,7 +23,7 @@ from textual.widgets import Select
 import core.games
 import screens.games
 import tests.toygame
-from core.games import catalogue, game_titles, get_game
+from core.games import catalogue, get_game
 from saves import load
 from screens.boards import board_for
 from screens.games import board_class, boards, stylesheets
