@@ -35,17 +35,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.engine import derive_rng  # noqa: E402
-from core.games import get_game  # noqa: E402
+from core.games import all_games, get_game  # noqa: E402
 from table import Table  # noqa: E402
 from tui.session import new_match  # noqa: E402
 
-#: every game and the player counts it is played at
-TABLES = {
-    "edgar-lucien": (2, 3, 4),
-    "agent-jean": (2, 3, 4, 5),
-    "ministeres": (2, 3, 4, 5),
-    "chirac-mitterrand": (2,),
-}
+
+def tables() -> dict[str, tuple[int, ...]]:
+    """Every game the registry finds and the player counts it is played at: each from
+    two (a solo mode has no seats to compare) to its most."""
+    return {
+        game_id: tuple(range(max(2, game.min_players), game.max_players + 1))
+        for game_id, game in all_games().items()
+    }
 
 
 def play(job: tuple[str, int, str, int, int, dict[str, str]]) -> tuple[tuple[int, ...], int, tuple[str, ...]]:
@@ -123,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         key, _, value = kv.partition("=")
         variants.setdefault(game_id, {})[key] = value
     wanted = []
-    for game_id, counts in TABLES.items():
+    for game_id, counts in tables().items():
         for players in counts:
             if args.only and not any(o in (game_id, f"{game_id}:{players}") for o in args.only):
                 continue

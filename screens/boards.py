@@ -7,27 +7,16 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 from core.engine import Match
+from screens.games import board_class
 from tui.widgets import Board, HistoryPanel, KeysFooter, RoomyScreen, StatusLine, too_small_text
 
 
 def board_for(game_id: str) -> Board:
-    if game_id == "agent-jean":
-        from screens.agent_jean import AgentJeanBoard
-
-        return AgentJeanBoard(id="board")
-    if game_id == "chirac-mitterrand":
-        from screens.chirac_mitterrand import ChiracMitterrandBoard
-
-        return ChiracMitterrandBoard(id="board")
-    if game_id == "ministeres":
-        from screens.ministeres import MinisteresBoard
-
-        return MinisteresBoard(id="board")
-    if game_id == "edgar-lucien":
-        from screens.edgar_lucien import EdgarLucienBoard
-
-        return EdgarLucienBoard(id="board")
-    raise LookupError(f"No screen for game {game_id!r}.")
+    """The board that draws ``game_id``, found in the boards' registry (``screens.games``)."""
+    board = board_class(game_id)
+    if board is None:
+        raise LookupError(f"No screen for game {game_id!r}.")
+    return board(id="board")
 
 
 class TableScreen(RoomyScreen):

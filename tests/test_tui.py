@@ -16,7 +16,7 @@ from saves import load
 from core.bots import choose_safely
 from table import Table
 from table.bots import BotTurn, think
-from screens.agent_jean import AgentJeanBoard, HandRow
+from screens.games.agent_jean.board import AgentJeanBoard, HandRow
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen

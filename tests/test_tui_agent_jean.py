@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 
 from core.engine import NAME_MAX
 from core.games.agent_jean import cards as C
-from screens.agent_jean import AgentJeanBoard, HandRow
+from screens.games.agent_jean.board import AgentJeanBoard, HandRow
 from screens.play import PlayScreen
 from tests.tui_helpers import GAME, NAMES, app_for, play_app, run_async, settle
 from tui.session import new_match, start_save

@@ -15,7 +15,7 @@ from rich.text import Text
 from core.games import get_game
 from core.games.chirac_mitterrand import cards as C
 from saves import load
-from screens.chirac_mitterrand import NARROW_ROOM, CampaignDialog, ChiracMitterrandBoard, CommandList
+from screens.games.chirac_mitterrand.board import NARROW_ROOM, CampaignDialog, ChiracMitterrandBoard, CommandList
 from screens.play import PlayScreen
 from tests.tui_helpers import app_for, run_async, settle
 from tui.session import new_match, start_save

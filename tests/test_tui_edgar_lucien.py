@@ -8,7 +8,7 @@ import pytest
 
 from core.games import get_game
 from saves import load
-from screens.edgar_lucien import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
+from screens.games.edgar_lucien.board import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
 from core.games.edgar_lucien import cards as GAME_CARDS
 from core.games.edgar_lucien import fosko
 from screens.play import PlayScreen

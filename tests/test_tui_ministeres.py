@@ -14,7 +14,7 @@ from core.engine import Match
 from core.games import get_game
 from core.games.ministeres import cards
 from saves import load
-from screens.ministeres import MinisteresBoard, cards_text
+from screens.games.ministeres.board import MinisteresBoard, cards_text
 from screens.play import PlayScreen
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.session import new_match, start_save

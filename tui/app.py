@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     from saves import SaveWriter
 
 
+#: Cabinet's own stylesheet: the menus, the dialogs, the table's frame
+HOUSE_STYLE = Path(__file__).with_name("cabinet.tcss")
+
+
 @dataclass
 class Start:
     """What the app opens on: the menu, a game, or a replay."""
@@ -36,21 +40,18 @@ class Start:
 
 class CabinetApp(App[int]):
     TITLE = "Cabinet"
-    #: the house style, then each game's board beside its screen
-    CSS_PATH = [
-        "cabinet.tcss",
-        "../screens/agent_jean.tcss",
-        "../screens/chirac_mitterrand.tcss",
-        "../screens/ministeres.tcss",
-        "../screens/edgar_lucien.tcss",
-    ]
     ENABLE_COMMAND_PALETTE = True
     #: seconds a notification stays; errors stay a little longer (ERROR_TIMEOUT)
     NOTIFICATION_TIMEOUT = 4
     ERROR_TIMEOUT = 6
 
     def __init__(self, save_dir: Path, start: Start | None = None, bot_delay: float = 0.9) -> None:
-        super().__init__()
+        # The house style, then every board's own stylesheet, as the boards' registry finds
+        # them (a game added is styled without a word here). Given as css_path, they are read
+        # as files: an error in one names the file and line, and a watched file is read again.
+        from screens.games import stylesheets
+
+        super().__init__(css_path=[HOUSE_STYLE, *stylesheets()])
         self.save_dir = save_dir
         self.start = start or Start()
         #: seconds a bot waits before moving, so a player can follow
