@@ -113,7 +113,8 @@ GAMES = all_games()
 TABLES_PER_COUNT = 3
 #: far above the longest random game of any game (Edgar & Lucien: 968 moves in 2,000 games)
 MAX_MOVES = 5000
-#: positions of a game at which the refusals and the determinizations are checked
+#: positions of a game (the start and the end among them) at which the refusals and the
+#: determinizations are checked, besides one where each kind of move was made
 SAMPLED = 8
 #: determinizations drawn for each seat at a sampled position
 DRAWS = 2
