@@ -14,7 +14,7 @@ a new game offers, up to ``TABLES_PER_COUNT`` tables; seat options (an agent, a 
 drawn from a seeded RNG.  Every table is one random game, played once and
 shared by the five checks.
 
-1. **Random play ends.**  ``core.tables.new_match``, then a random legal move by
+1. **Random play ends.**  ``table.new_match``, then a random legal move by
    a random active seat until ``outcome`` is set, within ``MAX_MOVES`` moves.
    The outcome names its winners among the seats (each once, in order), else a
    seatless victor, never both; it gives a reason; nobody is then active, ``legal``
@@ -103,7 +103,7 @@ from core.engine import (
     to_plain,
 )
 from core.games import all_games
-from core.tables import new_match
+from table import new_match
 from saves import SaveWriter, load
 from tests.random_games import check_legal, play_random, strings
 
