@@ -16,6 +16,8 @@ import pytest
 
 from net.hall import Hall
 from saves import load, open_store
+from saves.postgres import PostgresStore
+from tui.serve import of_database
 from tests.pg import pg_cluster, pg_url  # noqa: F401  (the fixtures)
 from tests.test_hall import STEP, lobby_of, play_random, two_tables_left
 
@@ -23,7 +25,7 @@ pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgre
 
 
 async def open_hall(data: Path, address: str, log: list[str] | None = None) -> Hall:
-    hall = Hall(data, bot_delay=0.0, store=open_store(address), log=(log.append if log is not None else None))
+    hall = Hall(data, bot_delay=0.0, **of_database(PostgresStore(address)), log=(log.append if log is not None else None))
     await hall.start()
     return hall
 
@@ -136,13 +138,14 @@ SERVER_THAT_DIES = """
 import asyncio, sys
 from pathlib import Path
 from net.hall import BotPool, Hall
-from saves import open_store
+from saves.postgres import PostgresStore
 from tests.test_hall import STEP, lobby_of, play_random
+from tui.serve import of_database
 
 async def main():
     bots = BotPool()
     bots.unusable = True  # bots think in threads: no worker left behind when this process is killed
-    hall = Hall(Path(sys.argv[1]), bot_delay=0.0, store=open_store(sys.argv[2]), bots=bots)
+    hall = Hall(Path(sys.argv[1]), bot_delay=0.0, **of_database(PostgresStore(sys.argv[2])), bots=bots)
     await hall.start()
     cyd, _ = await lobby_of(hall, "cyd")
     made = await cyd.request({"t": "create", "game": "agent-jean", "players": 2,
@@ -171,7 +174,7 @@ def test_when_a_server_dies_another_takes_its_tables_over_from_the_log(tmp_path:
 
     async def run() -> None:
         log: list[str] = []
-        survivor = Hall(tmp_path / "b", bot_delay=0.0, store=open_store(pg_url), log=log.append, take_over_every=0.1)
+        survivor = Hall(tmp_path / "b", bot_delay=0.0, **of_database(PostgresStore(pg_url)), log=log.append, take_over_every=0.1)
         await survivor.start()
         try:
             assert dying.stdout is not None
@@ -262,7 +265,7 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
         logs: list[list[str]] = [[], []]
         halls: list[Hall] = []
         for name, log in zip("ab", logs):
-            hall = Hall(tmp_path / name, bot_delay=0.0, store=open_store(url), log=log.append, take_over_every=0.1)
+            hall = Hall(tmp_path / name, bot_delay=0.0, **of_database(PostgresStore(url)), log=log.append, take_over_every=0.1)
             await hall.start()
             halls.append(hall)
         try:
