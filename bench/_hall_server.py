@@ -20,7 +20,8 @@ if str(ROOT) not in sys.path:
 
 from net.hall import BotPool, Hall  # noqa: E402
 from saves import open_store  # noqa: E402
-from tui.serve import TAKE_OVER_EVERY  # noqa: E402
+from saves.postgres import PostgresStore  # noqa: E402
+from tui.serve import TAKE_OVER_EVERY, of_database  # noqa: E402
 
 
 async def serve(data: str, url: str, names: list[str]) -> None:
@@ -29,7 +30,7 @@ async def serve(data: str, url: str, names: list[str]) -> None:
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    hall = Hall(Path(data), bot_delay=0.0, store=open_store(url), bots=bots, take_over_every=TAKE_OVER_EVERY, log=log)
+    hall = Hall(Path(data), bot_delay=0.0, **of_database(PostgresStore(url)), bots=bots, take_over_every=TAKE_OVER_EVERY, log=log)
     await hall.start()
     tokens = {name: hall.open_session(name) for name in names}
     print(json.dumps({"socket": str(hall.socket_path), "tokens": tokens}), flush=True)

@@ -30,12 +30,23 @@ table's seats are changed in one transaction whichever hall asks, and the hall
 that seats its last player starts it.  A hall listens to the others' news
 (``saves.postgres.Listener``): new records, lobby changes, relayed commands and
 their answers, and which seats are connected where.
+
+The hall does the same things whatever it runs on: a log store
+(``saves.store.LogStore``: files or the database) and a cluster
+(``net.cluster.Cluster``: alone, :class:`~net.cluster.LocalCluster`, which does
+nothing and has nothing elsewhere; or the database's servers).  Every call to them
+runs in a thread (``net.offloop``), never on the event loop that carries every
+session and table; a table's records are written in order, and a move is shown
+once it is written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
+import dataclasses
+import functools
 import multiprocessing
 import os
 import secrets
@@ -51,12 +62,14 @@ import msgpack
 
 from core.engine import PUBLIC, Command, ConfigError, Match, Viewer, outcome_text
 from core.games import all_games, get_game
+from net.cluster import Cluster, LocalCluster, News, Quiet
+from net.offloop import Lane, Offloop, QueuedLog
 from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
 from net.relay import Follower
 from net.server import CODE_ALPHABET, HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, unlink_if_same
 from saves import SaveError, SaveLocked, SaveWriter, load
-from saves.format import decode_body
-from saves.store import FileStore, Store
+from saves.format import Log, decode_body
+from saves.store import FileStore, LogStore
 from table.bots import BotTurn, think, think_in_thread
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec
 
@@ -276,13 +289,19 @@ class Hall:
         bots: BotPool | None = None,
         on_send: Callable[[str, Viewer, dict[str, Any]], None] | None = None,
         open_tables: int = OPEN_TABLES,
-        store: Store | None = None,
+        store: LogStore | None = None,
         take_over_every: float | None = None,
+        cluster: Cluster | None = None,
+        offloop: Offloop | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.folder = self.data_dir / TABLES
         #: where the tables' lobby records and saves are kept
-        self.store = store if store is not None else FileStore(self.folder, SAVE)
+        self.store: LogStore = store if store is not None else FileStore(self.folder, SAVE)
+        #: the other servers of the store (none: a LocalCluster)
+        self.cluster: Cluster = cluster if cluster is not None else LocalCluster()
+        #: the threads the store's and the cluster's calls are made in
+        self.offloop = offloop if offloop is not None else Offloop()
         #: seconds between looks for tables in play that no server holds (another server
         #: sharing the store died): None, never (a store of this server alone)
         self.take_over_every = take_over_every
@@ -306,9 +325,9 @@ class Hall:
         self.lobby_handle: asyncio.TimerHandle | None = None
         self.lobby_version = 0
         self.handlers: set[asyncio.Task[Any]] = set()  # one a connection
-        # -- with a database other halls share (``store.shared``) --
+        # -- the other halls of the cluster (with a LocalCluster, none: all of this stays empty) --
         #: the other halls' news, heard on a connection of its own; its pid names this hall
-        self.news: Any = None
+        self.news: News = Quiet()
         #: tables another hall serves, as this hall's lobby lists them: the table and its listing
         self.elsewhere: dict[str, tuple[Table, dict[str, Any]]] = {}
         #: tables of the database seen full but not yet published by a server: since when
@@ -320,6 +339,20 @@ class Hall:
         self.news_handle: asyncio.TimerHandle | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.chores: set[asyncio.Task[Any]] = set()
+        #: the hall is stopping: no new chore is started (news heard meanwhile is not followed)
+        self.closing = False
+        #: one change of seats or reading of the lobby at a time: a store's ``update_lobby`` is one
+        #: step for the other servers, not for this one's threads, and a lobby read while seats
+        #: change here would bring back the seats as they were
+        self.seating = asyncio.Lock()
+        #: the ids of tables being created (not in ``tables`` until their record is kept)
+        self.creating: set[str] = set()
+        #: per table, one look at its relayed commands, and one at who is connected elsewhere, at a time
+        self.serial: dict[tuple[str, str], asyncio.Lock] = {}
+        #: the seats' coming and going, told to the cluster in the order they happened
+        self.presence_lane: Lane = self.offloop.lane()
+        #: the tables' listings, published in the order made
+        self.publishing: Lane = self.offloop.lane()
 
     # -- sessions (the SSH front's side) -------------------------------------------------------
 
@@ -349,14 +382,13 @@ class Hall:
         Raises OSError when it cannot listen."""
         self.folder.mkdir(parents=True, exist_ok=True)
         os.chmod(self.data_dir, 0o700)
-        saved = set(self.store.tables())
-        for table_id, record in self.store.lobby():
-            self.resume(table_id, record, saved)
-        if self.store.shared:
-            self.loop = asyncio.get_running_loop()
-            self.news = self.store.listen(self.heard)  # type: ignore[attr-defined]
-            self.unpublished.update(t.id for t in self.tables.values() if t.server is not None)
-            self.read_lobby()
+        self.loop = asyncio.get_running_loop()
+        saved = set(await self.offloop.call(self.store.tables))
+        for table_id, record in await self.offloop.call(self.store.lobby):
+            await self.resume(table_id, record, saved)
+        self.news = await self.offloop.call(self.cluster.listen, self.heard)
+        self.unpublished.update(t.id for t in self.tables.values() if t.server is not None)
+        await self.read_lobby()
         sock = await bind_unix(self.socket_path)
         self.socket_id = file_id(self.socket_path)
         self.listener = await asyncio.start_unix_server(self.connected, sock=sock, limit=CLIENT_MAX + 8)
@@ -368,11 +400,9 @@ class Hall:
         while True:
             await asyncio.sleep(every)
             try:
-                if self.news is not None:
-                    self.check_leases()
+                await self.check_leases()
                 await self.take_over()
-                if self.news is not None:
-                    self.catch_up()  # news missed (a listening connection lost a while) is read again
+                await self.catch_up()  # news missed (a listening connection lost a while) is read again
             except (OSError, SaveError) as exc:  # the store out of reach for a while: look again later
                 self.trouble(f"Cannot look for tables to take over: {exc}")
 
@@ -388,10 +418,12 @@ class Hall:
         start those left full and not started (``start_stalled``); the tables taken.  A table
         another hall takes first is left to it."""
         taken = await self.start_stalled()
-        orphans = [t for t in await asyncio.to_thread(self.store.unheld) if t not in self.tables and t not in self.left_out]
-        records = dict(await asyncio.to_thread(self.store.lobby)) if orphans else {}
+        orphans = [t for t in await self.offloop.call(self.store.unheld) if t not in self.tables and t not in self.left_out]
+        records = dict(await self.offloop.call(self.store.lobby)) if orphans else {}
         for table_id in orphans:
-            if table_id in records and self.resume(table_id, records[table_id], set(orphans), quiet=True):
+            if table_id in self.tables:
+                continue  # taken meanwhile (a player's table opened here while this one was read)
+            if table_id in records and await self.resume(table_id, records[table_id], set(orphans), quiet=True):
                 if self.tables[table_id].state() == "playing":
                     self.log(f"[{table_id}] taken over from its log.")
                 taken.append(table_id)
@@ -412,15 +444,15 @@ class Hall:
         due = [t for t, since in self.unstarted.items() if now - since >= STALLED and t in self.elsewhere]
         if not due:
             return []
-        logged = set(await asyncio.to_thread(self.store.tables))
+        logged = set(await self.offloop.call(self.store.tables))
         started = []
         for table_id in due:
-            del self.unstarted[table_id]
+            self.unstarted.pop(table_id, None)
             if table_id in logged or table_id not in self.elsewhere:
                 continue  # started after all (its listing is on its way), or gone
             table = self.elsewhere[table_id][0]
             try:
-                self.start_table(table)
+                await self.start_table(table)
             except SaveLocked:
                 continue  # another hall is starting it
             except (ConfigError, OSError, SaveError) as exc:
@@ -430,16 +462,16 @@ class Hall:
                 self.log(f"[{table_id}] could not start: {exc}")
                 self.left_out.add(table_id)
                 continue
-            del self.elsewhere[table_id]
+            self.elsewhere.pop(table_id, None)
             self.tables[table_id] = table
             self.log(f"[{table_id}] started here: the server that seated its last player stopped before starting it.")
             self.changed(table)
             started.append(table_id)
         return started
 
-    def resume(self, table_id: str, record: bytes, saved: set[str], quiet: bool = False) -> bool:
+    async def resume(self, table_id: str, record: bytes, saved: set[str], quiet: bool = False) -> bool:
         """The table of this lobby record, and its match if it has a save (``saved``: the
-        tables that do); whether it is served.  ``quiet``: a table another server holds is
+        tables that do); whether it is served.  ``quiet``: a table another writer holds is
         left out without a word."""
         try:
             table = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False))
@@ -453,19 +485,15 @@ class Hall:
             return False
         if table.id in saved:
             try:
-                loaded = load(self.store.source(table.id))
-                if loaded.match.outcome is not None:
-                    table.ended = {"text": outcome_text(loaded.match)}
-                    table.moves = loaded.match.move_count
-                elif loaded.unplayable is not None:
-                    raise SaveError(loaded.unplayable)
+                ended, writer = await self.offloop.call(self.open_log, table.id)
+                if ended is not None:
+                    table.ended, table.moves = ended
                 else:
-                    self.serve_table(table, SaveWriter.resume(loaded))
+                    assert writer is not None
+                    self.serve_table(table, writer)
             except SaveLocked as exc:
-                if not quiet and self.store.shared:
+                if not quiet:
                     self.log(f"Table {table.id} is served by another server: {exc}")
-                elif not quiet:
-                    self.log(f"Table {table.id} is left out: {exc}")
                 return False
             except SaveError as exc:
                 if not self.store.reachable:
@@ -476,7 +504,37 @@ class Hall:
         self.tables[table.id] = table
         return True
 
+    def open_log(self, table_id: str) -> tuple[tuple[dict[str, Any], int] | None, SaveWriter | None]:
+        """In a thread: the table's log read, and held to be written on (its outcome and number
+        of moves instead if it is finished).  Raises SaveError, SaveLocked."""
+        loaded = load(self.store.source(table_id))
+        if loaded.match.outcome is not None:
+            return ({"text": outcome_text(loaded.match)}, loaded.match.move_count), None
+        if loaded.unplayable is not None:
+            raise SaveError(loaded.unplayable)
+        return None, self.written_off_loop(SaveWriter.resume(loaded))
+
+    def new_log(self, table_id: str, match: Match) -> SaveWriter:
+        """In a thread: the table's log held and written from the start.  Raises SaveLocked,
+        SaveError, OSError."""
+        return self.written_off_loop(SaveWriter(self.store.hold(table_id), match))
+
+    def written_off_loop(self, writer: SaveWriter) -> SaveWriter:
+        """``writer``'s records written from now on in a lane of their own (in order), off the loop."""
+        lane = self.offloop.lane()
+
+        def queued(log: Log, failed: Callable[[Exception], None]) -> Log:
+            return QueuedLog(log, lane, failed)
+
+        try:
+            writer.write_with(queued)
+        except BaseException:
+            writer.close()
+            raise
+        return writer
+
     async def close(self) -> None:
+        self.closing = True
         if self.watcher is not None:
             self.watcher.cancel()
         if self.news_handle is not None:
@@ -492,13 +550,13 @@ class Hall:
         for table in [*self.tables.values(), *self.followers.values()]:
             if table.server is not None:
                 await table.server.close("The server is stopping; the game is saved.")  # (not a host's)
-        if self.news is not None:
-            await asyncio.to_thread(self.news.close)
+        await asyncio.to_thread(self.news.close)
         handlers = [t for t in [*self.handlers, *self.chores] if t is not asyncio.current_task()]
         for task in handlers:
             task.cancel()
         if handlers:
             await asyncio.wait(handlers, timeout=5)
+        await self.offloop.close()  # every save written and let go
         self.bots.close()
         unlink_if_same(self.socket_path, self.socket_id)
 
@@ -514,12 +572,12 @@ class Hall:
             if self.on_send is not None:
                 self.on_send(table.id, seat, message)
 
+        def told(result: Any, exc: BaseException | None) -> None:
+            if isinstance(exc, OSError):
+                self.trouble(f"[{table.id}] The other servers cannot be told who is here: {exc.strerror or exc}.")
+
         def presence(seat: int, here: bool) -> None:
-            if self.news is not None:
-                try:
-                    self.store.seat_here(table.id, seat, self.news.pid, here)  # type: ignore[attr-defined]
-                except OSError as exc:
-                    self.trouble(f"[{table.id}] The other servers cannot be told who is here: {exc.strerror or exc}.")
+            self.presence_lane.push(functools.partial(self.cluster.seat_here, table.id, seat, self.news.pid, here), told)
 
         return {
             "bot_delay": self.bot_delay, "log": log, "on_send": sent, "limits": Limits.derive(table.players),
@@ -532,10 +590,9 @@ class Hall:
             writer, {}, think=self.bots.think, on_change=lambda: self.changed(table), **self.options(table),
         )
         table.server.begin()
-        if self.news is not None:
-            self.unpublished.add(table.id)
-            self.seen_seated(table)
-            self.loop.call_soon(self.play_relayed, table)  # type: ignore[union-attr]  # those left for its last server
+        self.unpublished.add(table.id)
+        self.later(self.seen_seated(table))
+        self.later(self.play_relayed(table))  # those left for its last server
 
     def save_failed(self, table: Table, sentence: str) -> None:
         """A table's save could not be written: said to the log.  A lease lost with it (its
@@ -543,14 +600,14 @@ class Hall:
         now: this one lets it go, its players join it again (a follower's, or the new server's)."""
         self.log(f"[{table.id}] {sentence}")
         server = table.server
-        if self.news is not None and server is not None and server.save is not None and server.save.lost:
+        if server is not None and server.save is not None and server.save.lost:
             self.let_go(table)
 
-    def check_leases(self) -> None:
+    async def check_leases(self) -> None:
         """The tables whose lease was lost while nothing was written are let go too: all of
         them when the connection for leases is found lost now, and those of a connection
         lost before, should a new one hold the tables taken since."""
-        self.store.leases_alive()  # type: ignore[attr-defined]
+        await self.offloop.call(self.cluster.leases_alive)
         for table in list(self.tables.values()):
             if table.server is not None and table.server.save is not None and table.server.save.lost:
                 self.let_go(table)
@@ -568,9 +625,17 @@ class Hall:
 
     def later(self, work: Any) -> None:
         """Run the coroutine ``work`` in a task of the hall's (ended when it closes)."""
+        if self.closing:
+            work.close()  # never started
+            return
         task = asyncio.get_running_loop().create_task(work)
         self.chores.add(task)
         task.add_done_callback(self.chores.discard)
+
+    def one_at_a_time(self, what: str, table_id: str) -> asyncio.Lock:
+        """The lock that keeps ``what`` (a look at a table's relayed commands, at who is
+        connected where) to one at a time for ``table_id``, its results applied in order."""
+        return self.serial.setdefault((what, table_id), asyncio.Lock())
 
     # -- the other halls of a database ---------------------------------------------------------
 
@@ -582,21 +647,24 @@ class Hall:
                 loop.call_soon_threadsafe(self.news_came, message)
 
     def news_came(self, message: dict[str, Any]) -> None:
+        self.later(self.follow_news(message))
+
+    async def follow_news(self, message: dict[str, Any]) -> None:
         kind, table_id = message.get("t"), message.get("table")
         try:
             if kind == "lobby":
                 self.lobby_news()
-            elif kind in ("log", "rewrite") and table_id in self.followers:
+            elif kind in ("log", "rewrite") and isinstance(table_id, str) and table_id in self.followers:
                 server = self.followers[table_id].server
                 if isinstance(server, Follower):
-                    server.catch_up(rewritten=kind == "rewrite")
-            elif kind == "command" and table_id in self.tables:
-                self.play_relayed(self.tables[table_id])
-            elif kind == "seated":
-                table = self.tables.get(table_id) or self.followers.get(table_id)  # type: ignore[arg-type]
+                    await server.catch_up(rewritten=kind == "rewrite")
+            elif kind == "command" and isinstance(table_id, str) and table_id in self.tables:
+                await self.play_relayed(self.tables[table_id])
+            elif kind == "seated" and isinstance(table_id, str):
+                table = self.tables.get(table_id) or self.followers.get(table_id)
                 if table is not None:
-                    self.seen_seated(table)
-            elif kind == "answer" and message.get("hall") == self.news.pid and table_id in self.followers:
+                    await self.seen_seated(table)
+            elif kind == "answer" and message.get("hall") == self.news.pid and isinstance(table_id, str) and table_id in self.followers:
                 server = self.followers[table_id].server
                 if isinstance(server, Follower):
                     server.answered(int(message.get("number", -1)), str(message.get("kind")), str(message.get("message")))
@@ -605,45 +673,60 @@ class Hall:
                     if table.server is not None and table.server.on_presence is not None:
                         for seat in table.server.players:
                             table.server.on_presence(seat, True)
-                self.catch_up()
+                await self.catch_up()
         except (OSError, SaveError) as exc:
             self.trouble(f"Could not follow the other servers' news ({kind}): {exc}")
 
-    def catch_up(self) -> None:
+    async def catch_up(self) -> None:
         """Read again what news tells: the lobby, the followed tables' logs, who is connected where,
         the commands relayed to this hall's tables.  Raises OSError, SaveError."""
-        self.read_lobby()
+        await self.read_lobby()
         for table in list(self.followers.values()):
             if isinstance(table.server, Follower):
-                table.server.catch_up()
-                self.seen_seated(table)
+                await table.server.catch_up()
+                await self.seen_seated(table)
         for table in list(self.tables.values()):
             if table.server is not None:
-                self.seen_seated(table)
-                self.play_relayed(table)
+                await self.seen_seated(table)
+                await self.play_relayed(table)
 
     def lobby_news(self) -> None:
         """The lobby is read again within NEWS_DELAY (news comes in bursts)."""
-        if self.news_handle is None and self.loop is not None:
+        if self.news_handle is None and self.loop is not None and not self.closing:
             self.news_handle = self.loop.call_later(NEWS_DELAY, self.read_lobby_now)
 
     def read_lobby_now(self) -> None:
         self.news_handle = None
+        self.later(self.read_lobby_or_say())
+
+    async def read_lobby_or_say(self) -> None:
         try:
-            self.read_lobby()
+            await self.read_lobby()
         except (OSError, SaveError) as exc:
             self.trouble(f"Cannot read the lobby: {exc}")
 
-    def read_lobby(self) -> None:
-        """Every table of the database as this hall's lobby lists it: the waiting ones as their
+    def listings(self) -> tuple[list[tuple[str, bytes]], dict[str, bytes]]:
+        """In a thread: every table's lobby record, and the listings the cluster's servers published."""
+        return self.store.lobby(), self.cluster.summaries()
+
+    async def read_lobby(self) -> None:
+        """Every table of the store as this hall's lobby lists it: the waiting ones as their
         records say (any hall may seat players there), those served elsewhere as their server
         last published them.  Raises SaveError."""
+        async with self.seating:
+            records, summaries = await self.offloop.call(self.listings)
+            self.lobby_read(records, summaries)
+
+    def lobby_read(self, records: list[tuple[str, bytes]], summaries: dict[str, bytes]) -> None:
         seen = set()
-        for table_id, record, summary in self.store.listings():  # type: ignore[attr-defined]
+        for table_id, record in records:
+            summary = summaries.get(table_id)
             seen.add(table_id)
             mine = self.tables.get(table_id)
             if mine is not None and (mine.server is not None or mine.ended is not None):
                 continue  # served (or finished) here: this hall knows it best
+            if table_id in self.left_out:
+                continue  # refused here for good (damaged, an unknown game)
             try:
                 fresh = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False))
                 listing = msgpack.unpackb(summary, raw=False, strict_map_key=False) if summary is not None else None
@@ -687,34 +770,43 @@ class Hall:
             if table is not None and table.server is not None:
                 summaries[table_id] = msgpack.packb(table.listing(), use_bin_type=True)
         self.unpublished.clear()
-        try:
-            self.store.publish(summaries)  # type: ignore[attr-defined]
-        except OSError as exc:
-            self.unpublished.update(summaries)  # published with the next change, once the store is back
-            self.trouble(f"Cannot publish the tables' listings: {exc.strerror or exc}")
+        if not summaries:
+            return
 
-    def follow(self, table_id: str) -> Table | None:
+        def published(result: Any, exc: BaseException | None) -> None:
+            if isinstance(exc, OSError):
+                for table_id in summaries:  # published with the next change, once the store is back
+                    if table_id in self.tables:
+                        self.unpublished.add(table_id)
+                self.trouble(f"Cannot publish the tables' listings: {exc.strerror or exc}")
+
+        self.publishing.push(functools.partial(self.cluster.publish, summaries), published)
+
+    async def follow(self, table_id: str) -> Table | None:
         """The table another hall serves, served here from its log (None: no such table).
         Raises SaveError while the store is out of reach."""
         if table_id in self.followers:
             return self.followers[table_id]
         if table_id not in self.elsewhere:
-            self.read_lobby()
+            await self.read_lobby()
         if table_id not in self.elsewhere:
             return self.tables.get(table_id)
         table = self.elsewhere[table_id][0]
         if table.ended is not None:
             return table
         try:
-            server = Follower(self.store, table_id, lambda: self.news.pid, **self.options(table))
+            server = await Follower.open(self.cluster, self.offloop, table_id, lambda: self.news.pid, **self.options(table))
         except SaveError as exc:
-            if not self.store.reachable:
+            if not self.cluster.reachable:
                 raise  # its log cannot be read just now: it is not the table's doing
             self.log(f"[{table_id}] cannot be followed: {exc}")
             return table  # not started yet, as far as its log says
+        if table_id in self.followers:  # followed meanwhile, for another of this hall's connections
+            self.later(server.close())
+            return self.followers[table_id]
         table.server = server
         self.followers[table_id] = table
-        self.seen_seated(table)
+        self.later(self.seen_seated(table))
         server.begin()
         return table
 
@@ -729,56 +821,73 @@ class Hall:
         table.server = None
         self.later(server.close())
 
-    def seen_seated(self, table: Table) -> None:
-        """Which seats of ``table`` are connected to the other halls, as the database says."""
-        server = table.server
-        if server is None:
-            return
-        try:
-            elsewhere = self.store.seated(table.id, self.news.pid)  # type: ignore[attr-defined]
-        except SaveError as exc:
-            self.trouble(f"[{table.id}] Cannot read who is connected elsewhere: {exc}")
-            return
-        if elsewhere != server.present_elsewhere:
-            server.present_elsewhere = elsewhere
-            server.presence_changed()
-            if table.id in self.tables:
-                self.changed(table)
-
-    def play_relayed(self, table: Table) -> None:
-        """The commands of this table's seats on other halls, played as this hall's own
-        connections' are; each answered to the hall it came from."""
-        server = table.server
-        if server is None or server.save is None or server.save.lost or self.tables.get(table.id) is not table:
-            return  # a table whose lease is lost leaves them to the hall that takes it next
-        try:
-            relayed = self.store.take_commands(table.id)  # type: ignore[attr-defined]
-        except OSError as exc:
-            self.trouble(f"[{table.id}] Cannot read the commands passed on: {exc.strerror or exc}")
-            return
-        for number, seat, kind, body, hall in relayed:
-            if server.save.lost:  # with a move before (its save failed): nothing more is played here
-                answer = ("error", NOT_SAVED)
-            elif seat not in server.match.humans():
-                answer = ("error", "That seat is not a player's.")
-            elif kind == "takeback":
-                answer = server.take_back(seat)
-            else:
-                try:
-                    command: Any = decode_body(body)
-                except Exception:  # not a map of plain values: a command of no game
-                    command = None
-                refusal = server.submit(seat, command)
-                answer = ("ok", "") if refusal is None else ("error", refusal)
-            if answer[0] != "error" and server.save.lost:
-                answer = ("error", NOT_SAVED)  # played, not saved: the table goes on from its log without it
+    async def seen_seated(self, table: Table) -> None:
+        """Which seats of ``table`` are connected to the other halls, as the cluster says."""
+        async with self.one_at_a_time("seated", table.id):
+            if table.server is None:
+                return
             try:
-                self.store.notify({"t": "answer", "hall": hall, "table": table.id, "number": number,  # type: ignore[attr-defined]
-                                   "kind": answer[0], "message": answer[1]})
+                elsewhere = await self.offloop.call(self.cluster.seated, table.id, self.news.pid)
+            except SaveError as exc:
+                self.trouble(f"[{table.id}] Cannot read who is connected elsewhere: {exc}")
+                return
+            server = table.server
+            if server is None:
+                return
+            if elsewhere != server.present_elsewhere:
+                server.present_elsewhere = elsewhere
+                server.presence_changed()
+                if table.id in self.tables:
+                    self.changed(table)
+
+    async def play_relayed(self, table: Table) -> None:
+        """The commands of this table's seats on other halls, played as this hall's own
+        connections' are; each answered to the hall it came from once the moves are written."""
+        async with self.one_at_a_time("relayed", table.id):
+            server = table.server
+            if server is None or server.save is None or server.save.lost or self.tables.get(table.id) is not table:
+                return  # a table whose lease is lost leaves them to the hall that takes it next
+            try:
+                relayed = await self.offloop.call(self.cluster.take_commands, table.id)
             except OSError as exc:
+                self.trouble(f"[{table.id}] Cannot read the commands passed on: {exc.strerror or exc}")
+                return
+            if server is not table.server or server.save is None:
+                return  # the table stopped meanwhile; the commands are lost with it, as a connection's are
+            answers = []
+            for number, seat, kind, body, hall in relayed:
+                if server.save.lost:  # with a move before (its save failed): nothing more is played here
+                    answer = ("error", NOT_SAVED)
+                elif seat not in server.match.humans():
+                    answer = ("error", "That seat is not a player's.")
+                elif kind == "takeback":
+                    answer = server.take_back(seat)
+                else:
+                    try:
+                        command: Any = decode_body(body)
+                    except Exception:  # not a map of plain values: a command of no game
+                        command = None
+                    refusal = server.submit(seat, command)
+                    answer = ("ok", "") if refusal is None else ("error", refusal)
+                answers.append((number, hall, answer))
+            if answers:
+                save = server.save
+                save.when_written(lambda: self.answer(table, save, answers))
+
+    def answer(self, table: Table, save: SaveWriter, answers: list[tuple[int, int, tuple[str, str]]]) -> None:
+        """The halls whose seats' commands were played here are told (once the moves are written)."""
+
+        def told(result: Any, exc: BaseException | None) -> None:
+            if isinstance(exc, OSError):
                 self.trouble(f"[{table.id}] Cannot answer a command passed on: {exc.strerror or exc}")
 
-    def start_table(self, table: Table) -> None:
+        for number, hall, (kind, message) in answers:
+            if kind != "error" and save.lost:
+                kind, message = "error", NOT_SAVED  # played, not saved: the table goes on from its log without it
+            notice = {"t": "answer", "hall": hall, "table": table.id, "number": number, "kind": kind, "message": message}
+            self.publishing.push(functools.partial(self.cluster.notify, notice), told)
+
+    async def start_table(self, table: Table) -> None:
         """Every human seat is taken: the match is made and saved, and the table served."""
         game = get_game(table.game)
         assert game is not None
@@ -790,12 +899,12 @@ class Hall:
             else:
                 seats.append(SeatSpec(HUMAN, None, seat["user"], options))
         match = TableSpec(game.id, table.players, seats, table.variants).build(table=table.id)
-        self.serve_table(table, SaveWriter(self.store.hold(table.id), match))
+        self.serve_table(table, await self.offloop.call(self.new_log, table.id, match))
         self.log(f"[{table.id}] {game.title} starts: {', '.join(str(seat.name) for seat in seats)}.")
 
     def changed(self, table: Table) -> None:
         table.updated = time.time()
-        if self.news is not None and table.server is not None:
+        if table.server is not None:
             self.unpublished.add(table.id)
         self.lobby_changed()
 
@@ -839,7 +948,7 @@ class Hall:
                 return
             token = hello.get("token")
             name = self.sessions.get(token) if isinstance(token, str) else None
-            if name is None:
+            if name is None or not isinstance(token, str):
                 writer.write(pack({"t": "bye", "message": "This session is over: connect again."}))
                 return
             self.by_token.setdefault(token, set()).add(writer)
@@ -848,9 +957,9 @@ class Hall:
                 await self.lobby(Lobby(name, writer), reader)
                 return
             table = self.tables.get(table_id) if isinstance(table_id, str) else None
-            if self.news is not None and isinstance(table_id, str) and (table is None or table.state() == "waiting"):
+            if isinstance(table_id, str) and (table is None or table.state() == "waiting"):
                 try:
-                    table = self.follow(table_id)  # served by another hall, or started there since this one heard
+                    table = await self.follow(table_id)  # served by another hall, or started there since this one heard
                 except (OSError, SaveError) as exc:
                     self.trouble(f"[{table_id}] cannot be opened: {exc}")
                     writer.write(pack({"t": "bye", "message": UNREACHABLE}))
@@ -876,7 +985,8 @@ class Hall:
                 self.by_token[token].discard(writer)
             with contextlib.suppress(Exception):
                 writer.close()
-            self.handlers.discard(task)  # type: ignore[arg-type]
+            if task is not None:
+                self.handlers.discard(task)
 
     async def lobby(self, lobby: Lobby, reader: asyncio.StreamReader) -> None:
         lobby.send({"t": "welcome", "v": VERSION, "user": lobby.name})
@@ -891,7 +1001,7 @@ class Hall:
                     return
                 if message is None:
                     return
-                reply = self.request(lobby.name, message)
+                reply = await self.request(lobby.name, message)
                 reply["t"] = "reply"
                 reply["re"] = message.get("id")
                 lobby.send(reply)
@@ -900,18 +1010,18 @@ class Hall:
 
     # -- what a lobby asks -------------------------------------------------------------------------------
 
-    def request(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
+    async def request(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
         """The answer to a lobby's request: ``ok`` and what it asked for, or the sentence why not."""
         kind = message["t"]
         try:
             if kind == "create":
-                return self.create(name, message)
+                return await self.create(name, message)
             if kind == "sit":
-                return self.sit(name, self.table_or_refuse(message), message.get("seat"))
+                return await self.sit(name, self.table_or_refuse(message), message.get("seat"))
             if kind == "stand":
-                return self.stand(name, self.table_or_refuse(message))
+                return await self.stand(name, self.table_or_refuse(message))
             if kind == "log":
-                return self.table_log(self.table_or_refuse(message))
+                return await self.table_log(self.table_or_refuse(message))
         except Refused as exc:
             return {"ok": False, "message": str(exc)}
         except (OSError, SaveError) as exc:
@@ -920,15 +1030,17 @@ class Hall:
         return {"ok": False, "message": f"Unknown request {kind!r}."}
 
     def table_or_refuse(self, message: dict[str, Any]) -> Table:
-        table = self.tables.get(message.get("table")) if isinstance(message.get("table"), str) else None
+        wanted = message.get("table")
+        table = self.tables.get(wanted) if isinstance(wanted, str) else None
         if table is None and message.get("table") in self.elsewhere:
             table = self.elsewhere[message["table"]][0]
         if table is None:
             raise Refused("There is no such table (any more).")
         return table
 
-    def create(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
-        game = get_game(message.get("game")) if isinstance(message.get("game"), str) else None
+    async def create(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
+        game_id = message.get("game")
+        game = get_game(game_id) if isinstance(game_id, str) else None
         if game is None:
             raise Refused(f"This server has no such game (games: {', '.join(all_games())}).")
         open_ones = [t.listing() for t in self.tables.values() if t.created_by == name]
@@ -951,46 +1063,58 @@ class Hall:
         sit = message.get("sit")
         if not isinstance(sit, int) or not 0 <= sit < players or seats[sit]["kind"] != "human":
             raise Refused("Choose a player's seat for yourself.")
+        taken = set(await self.offloop.call(self.store.tables))
         table_id = new_table_id()
-        taken = set(self.store.tables())
-        while table_id in self.tables or table_id in taken or table_id in self.elsewhere:
+        while table_id in self.tables or table_id in taken or table_id in self.elsewhere or table_id in self.creating:
             table_id = new_table_id()
         table = Table(table_id, game.id, players, seats, {str(k): str(v) for k, v in variants.items()}, name, time.time())
-        self.tables[table.id] = table
+        self.creating.add(table_id)
         self.log(f"[{table.id}] {name} opens a table of {game.title} for {players}.")
-        reply = self.sit(name, table, sit, new=True)
+        try:
+            reply = await self.sit(name, table, sit, new=True)
+        finally:
+            self.creating.discard(table_id)
         reply["table"] = table.id
         return reply
 
-    def change_seats(self, table: Table, change: Callable[[Table], None], new: bool = False) -> None:
+    async def change_seats(self, table: Table, change: Callable[[Table], None], new: bool = False) -> None:
         """Change who sits at the waiting ``table`` as one step no other hall's change comes
         between: the table is first brought up to its record as it is now (another hall of
-        the database may have changed it), then ``change``d (Refused: nothing is), then kept;
-        a table nobody sits at any more is forgotten."""
-        before = [dict(seat) for seat in table.seats]
+        the cluster may have changed it), then ``change``d (Refused: nothing is), then kept;
+        a table nobody sits at any more is forgotten.  ``new``: the table has no record yet.
+        The store's step runs in a thread, on a copy of the seats: the table changes on the
+        loop, once the record is kept."""
+        seen: list[list[dict[str, Any]]] = []  # the seats as the record has them now
+        kept: list[list[dict[str, Any]]] = []  # the seats as changed and kept
 
         def step(record: bytes | None) -> bytes | None:
-            if record is not None and self.store.shared:
+            if record is not None:
                 try:
-                    table.seats = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False)).seats
+                    seats = Table.from_record(msgpack.unpackb(record, raw=False, strict_map_key=False)).seats
                 except (ValueError, TypeError, KeyError, msgpack.UnpackException):
                     raise Refused("That table's record is damaged.") from None
-            elif record is None and self.store.shared and not new:
+                seen.append(copy.deepcopy(seats))
+            elif not new:
                 raise Refused("There is no such table (any more).")
-            change(table)
-            return msgpack.packb(table.record(), use_bin_type=True) if any(table.users()) else None
+            else:
+                seats = copy.deepcopy(table.seats)
+            trial = dataclasses.replace(table, seats=seats)
+            change(trial)
+            kept.append(trial.seats)
+            return msgpack.packb(trial.record(), use_bin_type=True) if any(trial.users()) else None
 
-        try:
-            self.store.update_lobby(table.id, step)
-        except Refused:
-            if not self.store.shared:
-                table.seats = before
-            raise
-        except OSError as exc:
-            table.seats = before
-            raise Refused(f"The lobby cannot be changed just now ({exc.strerror or exc}).") from None
+        async with self.seating:
+            try:
+                await self.offloop.call(self.store.update_lobby, table.id, step)
+            except Refused:
+                if seen:
+                    table.seats = seen[-1]
+                raise
+            except OSError as exc:
+                raise Refused(f"The lobby cannot be changed just now ({exc.strerror or exc}).") from None
+            table.seats = kept[-1]
 
-    def sit(self, name: str, table: Table, seat: Any, new: bool = False) -> dict[str, Any]:
+    async def sit(self, name: str, table: Table, seat: Any, new: bool = False) -> dict[str, Any]:
         chosen: list[int] = []
 
         def take(table: Table) -> None:
@@ -1003,13 +1127,15 @@ class Hall:
             if wanted not in free:
                 raise Refused("That seat is not free.")
             table.seats[wanted]["user"] = name
-            chosen.append(wanted)
+            chosen[:] = [wanted]
 
-        self.change_seats(table, take, new=new)
+        await self.change_seats(table, take, new=new)
+        if new:
+            self.tables[table.id] = table
         started = not table.free_seats()
         if started:
             try:
-                self.start_table(table)
+                await self.start_table(table)
             except SaveLocked:
                 # another hall found it full and not started, and started it: it is served there
                 self.log(f"[{table.id}] started by another server meanwhile.")
@@ -1018,7 +1144,9 @@ class Hall:
             except (ConfigError, OSError, SaveError) as exc:
                 self.log(f"[{table.id}] could not start: {exc}")
                 with contextlib.suppress(Refused):
-                    self.change_seats(table, lambda t: t.seats[chosen[0]].update(user=None))
+                    await self.change_seats(table, lambda t: t.seats[chosen[0]].update(user=None))
+                if not any(table.users()):
+                    self.tables.pop(table.id, None)  # nobody left at it: its record is gone
                 self.changed(table)
                 raise Refused(f"The table could not start: {exc}") from None
             self.tables[table.id] = table
@@ -1026,7 +1154,7 @@ class Hall:
         self.changed(table)
         return {"ok": True, "table": table.id, "seat": chosen[0], "started": started}
 
-    def stand(self, name: str, table: Table) -> dict[str, Any]:
+    async def stand(self, name: str, table: Table) -> dict[str, Any]:
         def leave(table: Table) -> None:
             seat = table.seat_of(name)
             if seat is None:
@@ -1035,21 +1163,21 @@ class Hall:
                 raise Refused("That table has started: your seat waits for you there.")
             table.seats[seat]["user"] = None
 
-        self.change_seats(table, leave)
+        await self.change_seats(table, leave)
         if not any(table.users()):
             self.tables.pop(table.id, None)  # nobody left at it: its record is gone
             self.log(f"[{table.id}] closed: nobody sits at it any more.")
         self.changed(table)
         return {"ok": True}
 
-    def table_log(self, table: Table) -> dict[str, Any]:
+    async def table_log(self, table: Table) -> dict[str, Any]:
         """A finished table's whole log (everything is revealed at the end)."""
         if table.state() != "finished":
             raise Refused("That table is still in play: open it and look back with h (your seat's eyes only).")
         match = table.match
         if match is None:
             try:
-                match = load(self.store.source(table.id)).match
+                match = (await self.offloop.call(load, self.store.source(table.id))).match
             except SaveError as exc:
                 raise Refused(str(exc)) from None
         moves = [[m.seat, m.command, match.events[m.start : m.end]] for m in match.moves]

@@ -6,15 +6,18 @@ then on only that key may use it.  That is all the identity a public game server
 needs, and all it can check: an SSH key is the one thing a client proves it holds.
 
 Names are compared without regard to case (``Ann`` is ``ann``): two players
-whose names differ only in case would be told apart by nobody at a table.  The
-claims are kept in one JSON file (``players.json``) that the operator may read
-and edit (deleting an entry frees the name); it is written whole to a temporary
-file (mode 0600) and renamed over the old one, so a crash never leaves half of it,
-and it is read again when it changes on disk.
+whose names differ only in case would be told apart by nobody at a table.  Who
+holds which name is an :class:`Identities`: by default one JSON file
+(:class:`FileIdentities`, ``players.json``) that the operator may read and edit
+(deleting an entry frees the name); it is written whole to a temporary file (mode
+0600) and renamed over the old one, so a crash never leaves half of it, and it is
+read again when it changes on disk.  With ``cabinet serve --store``, the database
+(:class:`StoredIdentities`), so that every server on it agrees.
 """
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import errno
 import json
@@ -24,9 +27,12 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.engine import NAME_MAX  # a player's name is a seat's name at every table
+
+if TYPE_CHECKING:
+    from saves.postgres import PostgresStore
 
 FILE = "players.json"
 FORMAT = 1  # the version of players.json's layout
@@ -58,9 +64,38 @@ class Claim:
     since: int
 
 
-class Identities:
-    """Who is who: a name is claimed by the first public key that uses it (kept in
-    DIR/players.json, written atomically: temp file + os.replace, mode 0600).
+class Identities(abc.ABC):
+    """Who is who: a name is claimed by the first public key that uses it.
+
+    ``check`` may wait on a disk or a database: the SSH front calls it from a thread,
+    one call at a time (``net.offloop``).  An abstract base class rather than a
+    ``typing.Protocol``: both kinds are written here, and share their reading of
+    the claims (``spelling``, ``owner``); mypy refuses to make one that leaves out
+    ``check``."""
+
+    def __init__(self) -> None:
+        self.claims: dict[str, Claim] = {}  # by name.lower(): as read (or told) last
+
+    @abc.abstractmethod
+    def check(self, name: str, key_fingerprint: str, *, claim: bool = True) -> str | None:
+        """None if ``key_fingerprint`` may log in as ``name`` (claiming the name if it is
+        new, unless ``claim`` is False: the key is only being asked about); else the one
+        sentence why not."""
+
+    def spelling(self, name: str) -> str:
+        """``name`` as it was first claimed (``ann`` for ``Ann`` if ann came first)."""
+        held = self.claims.get(name.lower())
+        return held.name if held is not None else name
+
+    def owner(self, name: str) -> str | None:
+        """The fingerprint of the key holding ``name``, if any."""
+        held = self.claims.get(name.lower())
+        return held.key if held is not None else None
+
+
+class FileIdentities(Identities):
+    """The claims kept in DIR/players.json, written atomically (temp file + os.replace,
+    mode 0600), for one server.
 
     ``path`` is the file, or the directory to keep ``players.json`` in.  A file
     that cannot be read raises OSError (its ``strerror`` a sentence's end): the
@@ -69,8 +104,8 @@ class Identities:
 
     def __init__(self, path: Path) -> None:
         path = Path(path)
+        super().__init__()
         self.path = path / FILE if path.is_dir() else path
-        self.claims: dict[str, Claim] = {}  # by name.lower()
         self._stamp: tuple[int, int, int] | None = None
         self._damaged: str | None = None  # why the file on disk could not be read, lately
         self._read(strict=True)
@@ -78,9 +113,6 @@ class Identities:
     # -- asking -------------------------------------------------------------------------
 
     def check(self, name: str, key_fingerprint: str, *, claim: bool = True) -> str | None:
-        """None if ``key_fingerprint`` may log in as ``name`` (claiming the name if it is
-        new, unless ``claim`` is False: the key is only being asked about); else the one
-        sentence why not."""
         why = valid_name(name)
         if why is not None:
             return why
@@ -100,16 +132,6 @@ class Identities:
             del self.claims[name.lower()]
             return "The server cannot record new names just now; try again later."
         return None
-
-    def spelling(self, name: str) -> str:
-        """``name`` as it was first claimed (``ann`` for ``Ann`` if ann came first)."""
-        held = self.claims.get(name.lower())
-        return held.name if held is not None else name
-
-    def owner(self, name: str) -> str | None:
-        """The fingerprint of the key holding ``name``, if any."""
-        held = self.claims.get(name.lower())
-        return held.key if held is not None else None
 
     # -- the file -------------------------------------------------------------------------
 
@@ -190,15 +212,15 @@ class StoredIdentities(Identities):
     serve --store``): every server on it agrees on who holds a name, and two servers
     claiming one name at once give it to one key (the database decides).
 
-    ``store`` is a PostgreSQL store (``name_holder``, ``claim_name``).  When the
-    database does not answer, a login is refused in a sentence, never let in under a
-    name its key may not hold."""
+    ``store`` is the PostgreSQL store the tables are in (``name_holder``,
+    ``claim_name``: its connection, no other).  When the database does not answer, a
+    login is refused in a sentence, never let in under a name its key may not hold."""
 
     UNREACHABLE = "The server cannot check names just now; try again later."
 
-    def __init__(self, store: Any) -> None:  # no file: Identities' asking, not its reading
+    def __init__(self, store: PostgresStore) -> None:
+        super().__init__()
         self.store = store
-        self.claims: dict[str, Claim] = {}  # by name.lower(): what the database said last
 
     def check(self, name: str, key_fingerprint: str, *, claim: bool = True) -> str | None:
         why = valid_name(name)

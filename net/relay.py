@@ -11,10 +11,14 @@ seat's view, events and legal commands only, the same sentences), and passes
 its seats' commands and take-backs on to the owner through the database, which
 plays them as it plays its own connections' and sends back the sentence of a
 refusal.  The owner runs the bots and writes the log; a follower only reads it.
+It reads and relays through the cluster (``net.cluster.Cluster``), in threads
+(``net.offloop``), never on the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +26,8 @@ import msgpack
 
 from core.engine import Command, Match
 from core.games import get_game
+from net.cluster import Cluster
+from net.offloop import Offloop
 from net.server import Connection, GameServer
 from saves import SaveError
 from saves.format import HEADER, MOVE, decode_body
@@ -61,13 +67,17 @@ def follow(match: Match, records: list[tuple[int, bytes, bytes]]) -> None:
 class Follower(GameServer):
     """A table held by another server, served to this server's connections.
 
-    ``store``: the database (``saves.postgres.PostgresStore``); ``hall``: this
-    server's name there (its listening connection's pid), which answers are sent to."""
+    ``cluster``: the servers of the database (``saves.postgres.PostgresStore``);
+    ``hall``: this server's name there (its listening connection's pid), which answers
+    are sent to.  Made with :meth:`open` (which reads the log off the loop)."""
 
-    def __init__(self, store: Any, table: str, hall: Callable[[], int], **options: Any) -> None:
-        records = store.records_after(table, -1)
+    def __init__(
+        self, cluster: Cluster, offloop: Offloop, table: str, hall: Callable[[], int],
+        records: list[tuple[int, bytes, bytes]], **options: Any,
+    ) -> None:
         super().__init__(None, {}, match=rebuild(table, records), **options)
-        self.store = store
+        self.cluster = cluster
+        self.offloop = offloop
         self.table_id = table
         self.hall = hall
         self.runner = None  # the owner runs them
@@ -75,6 +85,18 @@ class Follower(GameServer):
         self.seq = records[-1][0]
         #: the connections whose commands were passed on and not answered yet, by number
         self.asked: dict[int, Connection] = {}
+        #: answers heard before their command's number came back from the cluster
+        self.early: dict[int, tuple[str, str]] = {}
+        #: the seats' commands, passed on in the order they came
+        self.relaying = offloop.lane()
+        #: one catching up at a time, folded in the order read
+        self.reading = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, cluster: Cluster, offloop: Offloop, table: str, hall: Callable[[], int], **options: Any) -> Follower:
+        """The follower of ``table``, its log read.  Raises SaveError."""
+        records = await offloop.call(cluster.records_after, table, -1)
+        return cls(cluster, offloop, table, hall, records, **options)
 
     def schedule_bots(self) -> None:
         if self.match.outcome is not None:
@@ -89,32 +111,61 @@ class Follower(GameServer):
         self.relay(conn, seat, "takeback", b"")
 
     def relay(self, conn: Connection, seat: int, kind: str, body: bytes) -> None:
-        try:
-            number = self.store.relay(self.table_id, seat, kind, body, self.hall())
-        except OSError as exc:
-            if self.store.reachable:  # else the store said it once, and says when it is back
-                self.log(f"Could not pass a command on: {exc.strerror or exc}.")
-            conn.send({"t": "error", "message": UNREACHABLE})
-            return
-        self.asked[number] = conn
+        """Pass the command on (off the loop, after those before it); its answer comes as news."""
+
+        def passed(number: Any, exc: BaseException | None) -> None:
+            if exc is not None:
+                if not isinstance(exc, OSError):
+                    self.log(f"Could not pass a command on: {exc!r}.")
+                elif self.cluster.reachable:  # else the store said it once, and says when it is back
+                    self.log(f"Could not pass a command on: {exc.strerror or exc}.")
+                conn.send({"t": "error", "message": UNREACHABLE})
+                return
+            early = self.early.pop(number, None)
+            if early is not None:
+                self.tell_answer(conn, *early)
+            else:
+                self.asked[number] = conn
+
+        self.relaying.push(functools.partial(self.cluster.relay, self.table_id, seat, kind, body, self.hall()), passed)
 
     def answered(self, number: int, kind: str, message: str) -> None:
         """The table's server played command ``number`` (``kind`` "ok"), or tells its
         player ``message`` (``kind`` "error" or "info")."""
         conn = self.asked.pop(number, None)
-        if conn is not None and kind != "ok":
+        if conn is None:
+            # heard before the cluster gave this hall its number (the owner was quick): kept for it
+            self.early[number] = (kind, message)
+            while len(self.early) > 64:  # others' (another follower of this hall's), never claimed
+                del self.early[next(iter(self.early))]
+            return
+        self.tell_answer(conn, kind, message)
+
+    @staticmethod
+    def tell_answer(conn: Connection, kind: str, message: str) -> None:
+        if kind != "ok":
             conn.send({"t": kind, "message": message})
 
     # -- the log moves on -------------------------------------------------------------------
 
-    def catch_up(self, rewritten: bool = False) -> None:
+    async def catch_up(self, rewritten: bool = False) -> None:
         """Fold in the records committed since the last one folded, or read the whole log
         again if it was ``rewritten`` (a take-back cut it); everybody is told.  Raises SaveError."""
-        records = [] if rewritten else self.store.records_after(self.table_id, self.seq)
+        async with self.reading:
+            self.fold(await self.offloop.call(self.read, rewritten))
+
+    def read(self, rewritten: bool) -> tuple[bool, list[tuple[int, bytes, bytes]]]:
+        """In a thread: the records after the last folded, or the whole log if it was rewritten."""
+        records = [] if rewritten else self.cluster.records_after(self.table_id, self.seq)
         if records and records[0][0] != self.seq + 1:
             rewritten = True  # a record is missing: the log was rewritten meanwhile
         if rewritten:
-            records = self.store.records_after(self.table_id, -1)
+            records = self.cluster.records_after(self.table_id, -1)
+        return rewritten, records
+
+    def fold(self, read: tuple[bool, list[tuple[int, bytes, bytes]]]) -> None:
+        rewritten, records = read
+        if rewritten:
             match = rebuild(self.table_id, records)
             old = self.match.events
             same = 0

@@ -1039,8 +1039,16 @@ class GameServer:
             asyncio.get_running_loop().call_soon(self.fan_out, spectators, start + FAN_OUT)
 
     def tell(self, conn: Connection) -> None:
-        """``conn`` is sent what it has not been told yet (the events since it was last)."""
+        """``conn`` is sent what it has not been told yet (the events since it was last).
+
+        A move is shown once its save is written (on disk, committed): while a save
+        written off the loop has moves not written yet, everybody is told when it has."""
         assert conn.seat is not None
+        if self.save is not None and self.save.pending:
+            self.save.when_written(self.broadcast)
+            return
+        if self.save is not None and self.save.lost:
+            return  # nobody is told a move the table's log may never hold: its players join it again elsewhere
         now = (self.version, len(self.match.events))
         if self._frames_version != now or len(self._frames) > 64:
             self._frames.clear()

@@ -77,7 +77,8 @@ with warnings.catch_warnings():
     from asyncssh.constants import MSG_CHANNEL_WINDOW_ADJUST
     from asyncssh.packet import UInt32
 
-from net.identity import Identities, valid_name
+from net.identity import FileIdentities, Identities, valid_name
+from net.offloop import Lane, Offloop
 from net.server import Budget, Tally, bind_tcp
 
 HOST_KEY = "host_key"  # in the data directory: the server's ed25519 key, made on first start
@@ -338,6 +339,27 @@ def guarded(default: Any = None) -> Callable[[F], F]:
         def call(self: Any, *args: Any) -> Any:
             try:
                 return method(self, *args)
+            except asyncssh.ChannelOpenError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - the point: nothing gets out
+                with contextlib.suppress(Exception):
+                    self.broken(method.__name__, exc)
+                return default
+
+        return call  # type: ignore[return-value]
+
+    return wrap
+
+
+def guarded_async(default: Any = None) -> Callable[[F], F]:
+    """:func:`guarded` for a coroutine asyncssh awaits (one that asks the keeper of names,
+    which may wait on a disk or a database)."""
+
+    def wrap(method: F) -> F:
+        @functools.wraps(method)
+        async def call(self: Any, *args: Any) -> Any:
+            try:
+                return await method(self, *args)
             except asyncssh.ChannelOpenError:
                 raise
             except Exception as exc:  # noqa: BLE001 - the point: nothing gets out
@@ -816,6 +838,8 @@ class _Door(asyncssh.SSHServer):
         self.player = ""  # the name as first claimed, once logged in
         self.key: str | None = None  # the fingerprint of the key last found acceptable
         self.logged_in = False
+        #: sessions opened while the name was still being claimed: started once it is
+        self.after_login: list[Callable[[], None]] = []
         self.gone = False
         self.told: set[str] = set()  # banners sent already
         #: why keys were refused, told only if the login fails (a later key may be accepted)
@@ -926,11 +950,12 @@ class _Door(asyncssh.SSHServer):
     def host_based_auth_supported(self) -> bool:
         return False
 
-    @guarded(False)
-    def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
+    @guarded_async(False)
+    async def validate_public_key(self, username: str, key: asyncssh.SSHKey) -> bool:
         """May this key log in as ``username``?  Asked once for each key the client
         offers, and once more with the signature: the name is claimed only when the
-        login succeeds (``auth_completed``), not for a key merely offered."""
+        login succeeds (``auth_completed``), not for a key merely offered.  The keeper of
+        names is asked off the event loop (it may wait on a database)."""
         front = self.front
         if valid_name(username) is not None:
             return False  # told at begin_auth
@@ -938,8 +963,7 @@ class _Door(asyncssh.SSHServer):
             self.refusals.setdefault(NOT_LISTED, ("login refused: a key not on the list", "logins refused: keys not on the list"))
             return False
         fingerprint = key.get_fingerprint("sha256")
-        assert front.identities is not None
-        why = front.identities.check(username, fingerprint, claim=False)
+        why = await front.ask_names(username, fingerprint, False)
         if why is not None:
             self.refusals.setdefault(why, ("login refused: a name held by another key", "logins refused: names held by other keys"))
             return False
@@ -957,20 +981,25 @@ class _Door(asyncssh.SSHServer):
             self.conn.send_auth_banner(sentence + "\r\n")
         self.front.refused(f"Refused {self!r}: {sentence}", kind)
 
-    @guarded()
-    def auth_completed(self) -> None:
+    @guarded_async()
+    async def auth_completed(self) -> None:
+        """The name claimed (off the event loop: asyncssh opens no session before this returns)."""
         front = self.front
-        assert front.identities is not None
-        why = "Cabinet takes public keys only." if self.key is None else front.identities.check(self.name, self.key)
+        why = "Cabinet takes public keys only." if self.key is None else await front.ask_names(self.name, self.key, True)
+        if self.gone:
+            return  # the connection went while the name was claimed
         if why is not None:  # the name was claimed by another key meanwhile
             front.refused(f"Refused {self!r}: {why}", ("login refused: a name held by another key", "logins refused: names held by other keys"))
             self.end(why)
             return
         self.logged_in = True
         self.refusals.clear()  # another key got in: the ones refused before are nobody's business
-        self.player = front.identities.spelling(self.name)
+        self.player = front.names().spelling(self.name)
         front.logged_in(self)
         self.wait_for_session()
+        waiting, self.after_login = self.after_login, []
+        for start in waiting:
+            start()
 
     def wait_for_session(self) -> None:
         """A connection with no terminal session running gets ``login_timeout`` seconds to
@@ -1109,6 +1138,11 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
 
     @guarded()
     def session_started(self) -> None:
+        if not self.door.logged_in:
+            # asyncssh opens sessions once the login succeeded, while the name is still
+            # being claimed (``auth_completed``, off the loop): this one starts when it is
+            self.door.after_login.append(self.session_started)
+            return
         if self.kind == "exec":
             self.refuse(no_command(self.door.port), f"the command {shown(self.what)!r}", ("command refused", "commands refused"))
         elif self.kind == "subsystem":
@@ -1278,11 +1312,16 @@ class SSHFront:
         seated: Callable[[Login], bool] | None = None,
         limits: FrontLimits = FrontLimits(),
         log: Callable[[str], None] = print,
-        identities: Any = None,
+        identities: Identities | None = None,
+        offloop: Offloop | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         #: who holds which name: given (a store's, shared by its servers), else players.json in data_dir
         self.given_identities = identities
+        #: the threads the keeper of names is asked in (given: the hall's), one question at a time
+        self.offloop = offloop if offloop is not None else Offloop(threads=1)
+        self.own_offloop = offloop is None
+        self.naming: Lane = self.offloop.lane()
         self.allow_path = None if allow is None else Path(allow)
         self.child = child
         self.on_end = on_end
@@ -1290,7 +1329,7 @@ class SSHFront:
         self.limits = limits
         self.log = log
         self.host_fingerprint = ""  # SHA256:... of the host key, once started
-        self.identities: Any = None
+        self.identities: Identities | None = None
         self.allow: AllowList | None = None
         self.doors: set[_Door] = set()
         self.pending: dict[_Door, None] = {}  # not logged in yet, oldest first
@@ -1324,7 +1363,7 @@ class SSHFront:
         if os.path.exists(f"/proc/{os.getpid()}/stat"):  # (elsewhere no session is watched)
             self.cpu_handle = asyncio.get_running_loop().call_later(CPU_LOOK, self.watch_cpu)
         self.host_fingerprint = key.get_fingerprint("sha256")
-        self.identities = self.given_identities or Identities(self.data_dir / PLAYERS)
+        self.identities = self.given_identities or FileIdentities(self.data_dir / PLAYERS)
         if self.allow_path is not None:
             self.allow = AllowList(self.allow_path, self.log)
         options = asyncssh.SSHServerConnectionOptions(
@@ -1397,6 +1436,20 @@ class SSHFront:
             self.homes = None
         if self.tally is not None:
             self.tally.close()
+        if self.own_offloop:
+            await self.offloop.close()
+
+    # -- names ---------------------------------------------------------------------------
+
+    def names(self) -> Identities:
+        """Who holds which name (once started)."""
+        assert self.identities is not None, "the front is not started"
+        return self.identities
+
+    async def ask_names(self, name: str, key: str, claim: bool) -> str | None:
+        """The keeper of names' answer (``Identities.check``), asked in a thread, one
+        question at a time: a login waiting on a disk or a database holds up no session."""
+        return await self.naming.call(functools.partial(self.names().check, name, key, claim=claim))
 
     # -- connections ----------------------------------------------------------------------
 

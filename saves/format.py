@@ -714,6 +714,18 @@ class Log:
         """Let the log go: another writer may take it.  Idempotent."""
         raise NotImplementedError
 
+    # A log may be written later than asked, in order (``net.offloop.QueuedLog``: off an
+    # event loop); these logs are written before their methods return.
+
+    @property
+    def pending(self) -> bool:
+        """Whether writes asked for are not done yet."""
+        return False
+
+    def when_written(self, callback: Callable[[], None]) -> None:
+        """``callback()`` once every write asked for so far is done (now, if none is pending)."""
+        callback()
+
 
 class FileLog(Log):
     """A save file, held under its exclusive lock (:class:`_WriterLock`) from the start."""
@@ -953,6 +965,28 @@ class SaveWriter:
     def lost(self) -> bool:
         """Whether this writer's hold of the save is gone (a lease lost with its connection)."""
         return self._log.lost
+
+    def write_with(self, wrap: Callable[[Log, Callable[[Exception], None]], Log]) -> None:
+        """From now on write through ``wrap(log, failed)``: a log that writes later than
+        asked (off an event loop), which tells ``failed`` of a write that failed, as a
+        write that raised is told (``error``, ``on_error``, the next move rewrites)."""
+        with self._lock:
+            self._log = wrap(self._log, self._failed_later)
+
+    def _failed_later(self, exc: Exception) -> None:
+        with self._lock:
+            if not self._closed:
+                self._fail(exc)
+
+    @property
+    def pending(self) -> bool:
+        """Whether moves played are not written yet (a log written later than asked)."""
+        return self._log.pending
+
+    def when_written(self, callback: Callable[[], None]) -> None:
+        """``callback()`` once every move played so far is written (on disk, committed), or
+        its write failed: now, if none is pending."""
+        self._log.when_written(callback)
 
     def close(self) -> None:
         """Stop writing and let the save go (another writer may then take it); idempotent."""

@@ -66,7 +66,7 @@ from saves.format import (
     join_records,
     split_records,
 )
-from saves.store import Store
+from saves.store import LogStore
 
 DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
 
@@ -301,10 +301,17 @@ class Link:
             self.conn.close()
 
 
-class PostgresStore(Store):
-    """The tables of a PostgreSQL database (``postgresql://...``)."""
+class PostgresStore(LogStore):
+    """The tables of a PostgreSQL database (``postgresql://...``), and what the servers
+    sharing it tell one another, over the same connections.
 
-    shared = True
+    It is a :class:`LogStore`; it is also what ``net.cluster.Cluster`` asks of the
+    servers of a database (``listen``, ``summaries``, ``publish``, ``notify``,
+    ``records_after``, ``relay``, ``take_commands``, ``seat_here``, ``seated``,
+    ``leases_alive``: a protocol, so that this module needs nothing of ``net``), and
+    the keeper of names ``net.identity.StoredIdentities`` asks (``name_holder``,
+    ``claim_name``).  Every method waits on the database: a server calls them from a
+    thread (``net.offloop``), never from its event loop."""
 
     def __init__(self, url: str) -> None:
         """Connects and makes the schema if it is missing.  Raises :class:`SaveError`
@@ -491,11 +498,10 @@ class PostgresStore(Store):
 
     # -- every server lists and serves every table --------------------------------------------
 
-    def listings(self) -> list[tuple[str, bytes, bytes | None]]:
-        """Every table's lobby record and the listing its server last published (None if
-        none yet), the oldest first."""
-        rows = self._query("SELECT name, lobby, summary FROM cabinet.tables WHERE lobby IS NOT NULL ORDER BY created, id")
-        return [(name, bytes(record), None if summary is None else bytes(summary)) for name, record, summary in rows]
+    def summaries(self) -> dict[str, bytes]:
+        """The listing each table's server last published, by table (tables with a lobby record only)."""
+        rows = self._query("SELECT name, summary FROM cabinet.tables WHERE lobby IS NOT NULL AND summary IS NOT NULL")
+        return {name: bytes(summary) for name, summary in rows}
 
     def publish(self, summaries: dict[str, bytes]) -> None:
         """The listings of the tables this server serves, for the others' lobbies; they are told."""

@@ -1,6 +1,6 @@
 """Where saves live, and the listing of them (without replaying any).
 
-A *store* keeps tables' logs (:class:`Store`): append records for a table, read a
+A *store* keeps tables' logs (:class:`LogStore`): append records for a table, read a
 table's records, list the tables, and one writer a table at a time.  Two stores
 keep them: a directory of save files (:class:`FileStore`, the embedded default,
 one writer a file under its exclusive lock) and a PostgreSQL database
@@ -9,6 +9,7 @@ processes on several machines.  Both keep the same records, byte for byte."""
 
 from __future__ import annotations
 
+import abc
 import datetime
 import os
 import re
@@ -197,73 +198,81 @@ def latest_unfinished(directory: str | os.PathLike[str], games: Mapping[str, Gam
 # -- stores ------------------------------------------------------------------------------------
 
 
-class Store:
-    """Where tables' logs are kept, each written by one writer at a time.
+class LogStore(abc.ABC):
+    """Where tables' logs are kept, each written by one writer at a time: a directory
+    of save files (:class:`FileStore`) or a PostgreSQL database
+    (``saves.postgres.PostgresStore``), which do the same things the same way.
 
     A table is named by a short string (a file's name without its extension, a
     row's name in a database); its log is the bytes a save file holds (the
     preamble, then framed records, see ``saves.format``).  Methods raise
     :class:`SaveError` with one sentence: a table that is not there, a store out
-    of reach."""
+    of reach.  Every method may wait on a disk or a database: a server on an event
+    loop calls them from a thread (``net.offloop``).
+
+    An abstract base class rather than a ``typing.Protocol``: both stores are
+    written here, against it; they inherit what they share (``close``,
+    ``reachable``, ``log_to``), and mypy refuses to make one that leaves out a method
+    (a protocol would be checked only where a store is handed over).  What other
+    servers sharing a store do (listings, relayed commands, presence) is not a log
+    store's business: ``net.cluster``."""
 
     #: how sentences name the store ("the saves in DIR", "PostgreSQL database cabinet on HOST")
     where: str = ""
-    #: other server processes may serve tables of this store at the same time (a database)
-    shared: bool = False
 
+    @abc.abstractmethod
     def tables(self) -> list[str]:
         """Every table with a log, the oldest first."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def source(self, table: str) -> Source:
         """What ``load``, ``verify`` and the exports take to read ``table``."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def unheld(self) -> list[str]:
         """The tables with a log that no writer holds now (finished, let go, or
         their writer's process died, however it died), the oldest first."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def read(self, table: str) -> bytes:
         """The table's log, as a save file holds it."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def key(self) -> bytes | None:
         """The secret the store's writers seal with, None if they have none yet."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def hold(self, table: str) -> Log:
         """The one writer's hold of ``table`` (made empty if it is not there):
         raises :class:`SaveLocked` when another writer keeps it."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def put(self, table: str, data: bytes) -> None:
         """A new table holding the log ``data``, all at once (an import): raises
         :class:`SaveError` when there is a table of that name already."""
-        raise NotImplementedError
 
     # A server's tables are listed in its lobby before their game starts (and so
     # before they have a log): who created them, their seats, who sits where.  The
     # store keeps that record too, as bytes it does not read.
 
+    @abc.abstractmethod
     def lobby(self) -> list[tuple[str, bytes]]:
         """Every table's lobby record, the oldest first."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def keep_lobby(self, table: str, record: bytes) -> None:
         """Put ``record`` in place of the table's lobby record, all at once.  Raises OSError."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def forget_lobby(self, table: str) -> None:
         """The table's lobby record is gone (nobody sits there any more)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
         """Change the table's lobby record as one step nobody else's change can come
         between: ``change`` gets the record as it is now (None: there is none) and gives
         the one to keep (None: forget it); what it raises leaves the record as it was,
         and comes out of here.  The record kept.  Raises OSError when it cannot be written."""
-        raise NotImplementedError
 
     def close(self) -> None:
         """Let go of what the store holds open (connections); idempotent."""
@@ -280,7 +289,11 @@ class Store:
         """Where the store says, once each time, that it went out of reach and is back."""
 
 
-class FileStore(Store):
+#: the name this interface had when it was the only one
+Store = LogStore
+
+
+class FileStore(LogStore):
     """A directory of save files, one a table: ``DIR/TABLE.cab``."""
 
     def __init__(self, directory: str | os.PathLike[str], extension: str = EXTENSION) -> None:
@@ -365,7 +378,7 @@ class FileStore(Store):
             raise SaveError(f"Cannot write {path.name} in {self.directory}: {(exc.strerror or str(exc)).lower()}.") from None
 
 
-def open_store(address: str) -> Store:
+def open_store(address: str) -> LogStore:
     """The store an address names: ``postgresql://...`` (or ``postgres://``), a
     database; anything else, a directory of save files.  Raises :class:`SaveError`
     (a database out of reach, the driver not installed)."""
@@ -386,7 +399,7 @@ def log_bytes(loaded: Loaded, data: bytes) -> bytes:
     return data[: loaded.end]
 
 
-def import_save(path: str | os.PathLike[str], into: Store, table: str, games: Mapping[str, Game] | None = None) -> Loaded:
+def import_save(path: str | os.PathLike[str], into: LogStore, table: str, games: Mapping[str, Game] | None = None) -> Loaded:
     """Put the save file ``path`` into the store ``into`` as ``table``: the same
     records, byte for byte (their checksums, links and seals), once a load found
     them sound.  Raises :class:`SaveError` (a damaged save, one somebody is
@@ -409,7 +422,7 @@ def import_save(path: str | os.PathLike[str], into: Store, table: str, games: Ma
     return loaded
 
 
-def export_table(store: Store, table: str, path: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> Loaded:
+def export_table(store: LogStore, table: str, path: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> Loaded:
     """Write ``table`` of ``store`` to the save file ``path`` (made atomically,
     0600): the same records, byte for byte, once a load found them sound.
     Raises :class:`SaveError`, and OSError when the file cannot be written."""
@@ -419,10 +432,11 @@ def export_table(store: Store, table: str, path: str | os.PathLike[str], games: 
     return loaded
 
 
-class _ReadOnce(Store):
-    """A table's log as it was read once, so that what a load checks is what is written."""
+class _ReadOnce:
+    """A table's log as it was read once, so that what a load checks is what is written
+    (what ``InStore`` reads of a store: ``read``, ``key`` and ``where``)."""
 
-    def __init__(self, store: Store, data: bytes) -> None:
+    def __init__(self, store: LogStore, data: bytes) -> None:
         self.store = store
         self.data = data
         self.where = store.where

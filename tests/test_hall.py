@@ -284,36 +284,7 @@ async def two_tables_left(hall: Hall) -> tuple[dict[str, Any], dict[str, Any], l
     return versus_bot, waiting, played
 
 
-def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: Path) -> None:
-    async def run() -> None:
-        hall = await open_hall(tmp_path)
-        versus_bot, waiting, played = await two_tables_left(hall)
-        before = len(played)
-        await hall.close()
-
-        again = await open_hall(tmp_path)
-        try:
-            resumed = again.tables[versus_bot["table"]]
-            assert resumed.match is not None and len(resumed.match.events) >= before
-            assert resumed.seat_of("ann") == 0
-            assert again.tables[waiting["table"]].state() == "waiting"
-            assert again.tables[waiting["table"]].seat_of("ann") == 1
-            ann, task = await lobby_of(again, "ann")
-            assert {t["id"] for t in ann.tables} == {versus_bot["table"], waiting["table"]}
-            remote = ann.table(versus_bot["table"])
-            await remote.connect(timeout=STEP)
-            assert remote.seat == 0  # the same seat, from the same name
-            await asyncio.wait_for(play_random(remote, 6, stop_after=2), 60)
-            await remote.close()
-            # the waiting table closes when its last player stands up
-            reply = await ann.request({"t": "stand", "table": waiting["table"]})
-            assert reply["ok"] and waiting["table"] not in again.tables
-            await ann.close()
-            await asyncio.wait_for(task, STEP)
-        finally:
-            await again.close()
-
-    asyncio.run(run())
+# a stopped server starts again with every table where it was: tests/test_hall_store.py, over either store
 
 
 def test_a_table_whose_save_has_a_bad_header_field_is_left_out_and_the_others_start_again(tmp_path: Path) -> None:

@@ -20,6 +20,8 @@ from net.client import RemoteTable
 from net.hall import Hall
 from table import Table
 from saves import load, open_store
+from saves.postgres import PostgresStore
+from tui.serve import of_database
 from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_hall import STEP, Audit, listed, lobby_of, play_random, until
 
@@ -38,7 +40,7 @@ class Served:
 
 
 async def open_hall(data: Path, address: str, audit: Audit | None = None, **options: Any) -> Hall:
-    hall = Hall(data, store=open_store(address), on_send=audit, **{"bot_delay": 0.0, **options})
+    hall = Hall(data, **of_database(PostgresStore(address)), on_send=audit, **{"bot_delay": 0.0, **options})
     if audit is not None:
         audit.hall = Served(hall)  # type: ignore[assignment]
     await hall.start()
@@ -256,13 +258,14 @@ SERVER_THAT_DIES = """
 import asyncio, sys
 from pathlib import Path
 from net.hall import BotPool, Hall
-from saves import open_store
+from saves.postgres import PostgresStore
 from tests.test_hall import STEP, lobby_of, play_random
+from tui.serve import of_database
 
 async def main():
     bots = BotPool()
     bots.unusable = True  # no worker left behind when this process is killed
-    hall = Hall(Path(sys.argv[1]), bot_delay=0.0, store=open_store(sys.argv[2]), bots=bots)
+    hall = Hall(Path(sys.argv[1]), bot_delay=0.0, **of_database(PostgresStore(sys.argv[2])), bots=bots)
     await hall.start()
     cyd, _ = await lobby_of(hall, "cyd")
     sat = await cyd.request({"t": "sit", "table": sys.argv[3]})

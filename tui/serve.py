@@ -18,7 +18,13 @@ import re
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from net.cluster import Cluster
+    from net.identity import Identities
+    from saves.postgres import PostgresStore
+    from saves.store import LogStore
 
 ENV_HALL = "CABINET_HALL"
 ENV_TOKEN = "CABINET_TOKEN"
@@ -70,14 +76,27 @@ def parse_listen(parser: argparse.ArgumentParser, text: str) -> tuple[str, int]:
 
 class Server:
     """The hall and its SSH front, wired together: a session's login opens a hall session
-    whose token its app is given; the session's end closes it."""
+    whose token its app is given; the session's end closes it.
 
-    def __init__(self, data: Path, log: Any, allow: Path | None = None, limits: Any = None, **hall: Any) -> None:
+    ``store``, ``cluster``, ``identities``: where the tables are kept, the other servers
+    of that store, who holds which name; by default files in ``data`` for one server
+    alone (see :func:`of_database`)."""
+
+    def __init__(
+        self,
+        data: Path,
+        log: Any,
+        allow: Path | None = None,
+        limits: Any = None,
+        store: LogStore | None = None,
+        cluster: Cluster | None = None,
+        identities: Identities | None = None,
+        **hall: Any,
+    ) -> None:
         from net.hall import Hall
-        from net.identity import StoredIdentities
         from net.ssh import FrontLimits, Login, SSHFront
 
-        self.hall = Hall(data, log=log, **hall)
+        self.hall = Hall(data, log=log, store=store, cluster=cluster, **hall)
         self.tokens: dict[int, str] = {}
 
         def child(login: Login) -> tuple[list[str], dict[str, str]]:
@@ -93,10 +112,10 @@ class Server:
         def seated(login: Login) -> bool:
             return self.hall.seated(login.name)
 
-        # with a shared store, names live in it too: every server on it agrees on who is who
-        store = hall.get("store")
-        identities = StoredIdentities(store) if store is not None and hasattr(store, "claim_name") else None
-        self.front = SSHFront(data, allow=allow, child=child, on_end=ended, seated=seated, limits=limits or FrontLimits(), log=log, identities=identities)
+        self.front = SSHFront(
+            data, allow=allow, child=child, on_end=ended, seated=seated, limits=limits or FrontLimits(), log=log,
+            identities=identities, offloop=self.hall.offloop,  # the names asked in the hall's threads
+        )
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
         """The hall resumed, then the front listening; the address it listens on.
@@ -115,6 +134,15 @@ class Server:
         with contextlib.suppress(Exception):
             await self.front.close()
         await self.hall.close()
+
+
+def of_database(store: PostgresStore) -> dict[str, Any]:
+    """A hall's store and cluster on a database (``Hall(..., **of_database(store))``): the
+    tables, and what the servers sharing them tell one another, over the store's connections."""
+    # annotated, so that mypy checks the store is each of them (a Cluster is a protocol)
+    tables: LogStore = store
+    servers: Cluster = store
+    return {"store": tables, "cluster": servers}
 
 
 def open_log(path: Path | None) -> logging.Logger:
@@ -166,14 +194,15 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"cabinet serve: cannot write the log to {args.log}: {exc.strerror or exc}.", file=sys.stderr)
         return 1
 
-    store = None
+    store: PostgresStore | None = None
     if args.store is not None:
-        from saves import SaveError, open_store
+        from saves import SaveError
+        from saves.postgres import PostgresStore
 
         if not args.store.startswith(("postgresql://", "postgres://")):
             parser.error("--store takes a PostgreSQL address, postgresql://USER@HOST/DATABASE (the files are --data's)")
         try:
-            store = open_store(args.store)
+            store = PostgresStore(args.store)
         except SaveError as exc:
             print(f"cabinet serve: {exc}", file=sys.stderr)
             return 1
@@ -183,8 +212,13 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     async def serve() -> int:
         limits = FrontLimits(sessions_per_key=args.sessions_per_key, sessions=args.max_sessions, idle=args.idle)
-        # a store other servers may share: the tables of one that dies are taken over within a second or so
-        hall = {"store": store, "take_over_every": TAKE_OVER_EVERY} if store is not None else {}
+        hall: dict[str, Any] = {}
+        if store is not None:
+            from net.identity import StoredIdentities
+
+            # a store other servers may share: the tables of one that dies are taken over within
+            # a second or so; who holds which name is kept there too (every server agrees)
+            hall = {**of_database(store), "identities": StoredIdentities(store), "take_over_every": TAKE_OVER_EVERY}
         server = Server(data, log, allow=args.allow, limits=limits, bot_delay=max(0.0, args.bot_delay), **hall)
         try:
             bound_host, bound_port = await server.start(host, port)
