@@ -203,8 +203,8 @@ class Table:
 
     def update_for(self, viewer: Viewer, told: int, away: Iterable[int] = ()) -> dict[str, Any]:
         """What ``viewer`` (a seat, or a spectator) is told once it was told ``told`` events:
-        the events since as it may see them, its view, its legal moves, who must act, who is
-        away, the outcome.  The same update reaches a seat on this terminal and one over the
+        the events since as it may see them, the moves they make, its view, its legal moves,
+        who must act, who is away, the outcome.  The same update reaches a seat on this terminal and one over the
         network (``net.protocol`` carries it as it is)."""
         match, game = self.match, self.game
         told = max(0, min(told, len(match.events)))
@@ -214,6 +214,9 @@ class Table:
             "n": len(match.events),
             "from": told,  # under what the seat holds: a take-back cut the log
             "events": self.redacted(viewer, told),
+            # each move's end and seat, from the first ending after ``told``: the seat counts
+            # moves as players do, and knows which were its own (what is news since)
+            "moves": [[move.end, move.seat] for move in match.moves if move.end > told],
             "view": game.view(match.state, viewer),
             "legal": game.legal(match.state, viewer) if isinstance(viewer, int) and viewer in active else None,
             "active": active,
