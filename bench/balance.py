@@ -34,10 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.bots import bots_for, play_out  # noqa: E402
-from core.engine import derive_rng  # noqa: E402
-from core.games import get_game  # noqa: E402
-from tui.session import new_match  # noqa: E402
+from core.bots import bots_for, play_out
+from core.engine import derive_rng
+from core.games import get_game
+from tui.session import new_match
 
 #: every game and the player counts it is played at
 TABLES = {

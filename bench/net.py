@@ -803,7 +803,7 @@ async def play_acked(clients: list[RemoteTable], rng: random.Random, acks: Acks,
         mover.command(command)
         try:
             got = await asyncio.wait_for(asyncio.gather(*(_arrival_after(c, n) for c in clients)), RT_TIMEOUT)
-        except asyncio.TimeoutError:  # counted as RT_TIMEOUT (a lower bound); this round's play ends
+        except TimeoutError:  # counted as RT_TIMEOUT (a lower bound); this round's play ends
             acks.samples.append((t0, RT_TIMEOUT))
             acks.hung += 1
             return

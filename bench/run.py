@@ -47,9 +47,9 @@ for p in (str(ROOT), str(BENCH)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
+import fixtures  # noqa: E402
 import msgpack  # noqa: E402
 
-import fixtures  # noqa: E402
 import saves  # noqa: E402
 from core import engine  # noqa: E402
 from core.engine import PUBLIC, Match  # noqa: E402

@@ -112,8 +112,9 @@ ROOT = BENCH.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.net import machine as host_machine, med, pct, tree  # noqa: E402
-from tests.terminal import SYNC_END, SYNC_START, draw_whole_frames  # noqa: E402
+from bench.net import machine as host_machine  # noqa: E402
+from bench.net import med, pct, tree
+from tests.terminal import SYNC_END, draw_whole_frames  # noqa: E402
 
 CABINET = Path(sys.executable).parent / "cabinet"  # the console script, as a player starts it
 GOAL_START = 1.5  # figure 1: x the local start
@@ -519,7 +520,7 @@ class Server:
             proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(proc.wait(), 15)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 proc.kill()
                 await proc.wait()
         deadline = time.monotonic() + 5
@@ -1614,7 +1615,7 @@ def main(argv: list[str] | None = None) -> int:
         """LO,HI in seconds, 0 < LO <= HI (0 <= LO where ``zero``), or the parser's error."""
         try:
             lo, hi = (float(x) for x in text.split(","))
-            if (0 <= lo if zero else 0 < lo) and lo <= hi:
+            if (lo >= 0 if zero else lo > 0) and lo <= hi:
                 return lo, hi
         except ValueError:
             pass

@@ -800,7 +800,7 @@ def make_header(
         "seats": seats,
         "variants": dict(config["variants"]),
         "seed": int(seed),
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "app_version": __version__,
     }
     header.update({key: value for key, value in extra.items() if value is not None})  # (not given: left out)

@@ -204,7 +204,7 @@ WRITER_COMMAND = "cabinet"
 
 
 def now_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def preamble(version: int = FORMAT_VERSION) -> bytes:

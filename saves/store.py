@@ -5,7 +5,7 @@ table's records, list the tables, and one writer a table at a time.  Two stores
 keep them: a directory of save files (:class:`FileStore`, the embedded default,
 one writer a file under its exclusive lock) and a PostgreSQL database
 (``saves.postgres``, one writer a table under its lease), for several server
-processes on several machines.  Both keep the same records, byte for byte.""" 
+processes on several machines.  Both keep the same records, byte for byte."""
 
 from __future__ import annotations
 
@@ -105,7 +105,7 @@ def _parse_time(text: object) -> datetime.datetime | None:
     except ValueError:
         return None
     if value.tzinfo is None:
-        value = value.replace(tzinfo=datetime.timezone.utc)
+        value = value.replace(tzinfo=datetime.UTC)
     return value
 
 
@@ -127,7 +127,7 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
         written = path.stat().st_mtime_ns
     except OSError:
         written = 0
-    mtime = datetime.datetime.fromtimestamp(written / 1e9, datetime.timezone.utc)
+    mtime = datetime.datetime.fromtimestamp(written / 1e9, datetime.UTC)
     try:
         s = scan(path)
     except SaveError as exc:

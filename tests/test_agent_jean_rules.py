@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.bots import play_out
+from core.bots import make_bot, play_out
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, make_header
 from core.games import get_game
@@ -16,7 +16,6 @@ from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.bot import HeuristicBot
 from core.games.agent_jean.rules import bonus_amount, next_round_leader, score_round, trick_winner
-from core.bots import make_bot
 
 AGENT_ORDER = ("jean", "bulle", "wxt", "henry", "martha")
 

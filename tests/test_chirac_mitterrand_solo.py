@@ -14,11 +14,11 @@ from collections import Counter
 
 import pytest
 
+from core.bots import make_bot
 from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import DIRECTION, SIDES
-from core.bots import make_bot
 from saves import SaveWriter, load, new_save_path, verify
 from tests.test_chirac_mitterrand_campaign import events_digest, replay_as_recorded
 

@@ -23,7 +23,6 @@ import os
 import resource
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tracemalloc
@@ -44,7 +43,7 @@ from saves import format as fmt
 from saves.store import save_info
 
 
-def new_match(game, players, seats, controllers, seed, bot_seed):  # noqa: ANN001, ANN201
+def new_match(game, players, seats, controllers, seed, bot_seed):
     """A match as core.tables.new_match makes it, but for the bound on names: a save from
     elsewhere (another program, an older Cabinet, a hand with a hex editor) may hold any
     name, and the reader is what must refuse one over MAX_NAME or not text."""

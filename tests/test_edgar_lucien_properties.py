@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.bots import bot_command
+from core.bots import bot_command, make_bot
 from core.engine import ALL, PUBLIC, IllegalCommand, Match, digest, make_header
 from core.games.edgar_lucien import GAME
 from core.games.edgar_lucien import cards as C
@@ -37,7 +37,6 @@ from core.games.edgar_lucien.bot import HeuristicBot
 from core.games.edgar_lucien.fosko import is_move
 from core.games.edgar_lucien.rules import BOX_COGS, TOKENS, State, conditions
 from tests.random_games import check_legal, strings
-from core.bots import make_bot
 
 #: far above what 2,000 random games per player count needed (968 moves, 33 periods)
 MAX_MOVES = 4000

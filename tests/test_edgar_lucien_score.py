@@ -108,7 +108,7 @@ def test_the_final_sheet_counts_a_certificate_and_names_the_winner() -> None:
         w = view["winner"]
         return w is not None and view["certificates"]["dandy"] == w and view["players"][w]["cogs"] < 150_000
 
-    match = random_until(2, range(0, 60), won_thanks_to_a_certificate)
+    match = random_until(2, range(60), won_thanks_to_a_certificate)
     view = GAME.view(match.state, 0)
     w = view["winner"]
     s = sheet(match)

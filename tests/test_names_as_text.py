@@ -233,9 +233,9 @@ async def test_replays_of_such_a_save_show_the_names_through_every_pair_of_eyes(
 
 @run_async
 async def test_a_joiner_of_a_host_with_such_names_sees_them_as_they_are(tmp_path: Path) -> None:
+    from net.client import RemoteTable
     from net.protocol import Address
     from net.server import GameServer, load_or_make_codes
-    from net.client import RemoteTable
 
     match = crafted("agent-jean", SAVED, humans=2)
     writer = start_save(tmp_path, match, durable=False)

@@ -25,13 +25,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.test_remote import hosted, until
-from tests.test_remote_robustness import LOCAL, STEP, Raw, join
-from tests.tui_helpers import run_async
 from net import server as server_module
 from net.client import JoinError, RemoteTable
 from net.protocol import SERVER_MAX, Address
 from net.server import GameServer, Limits, codes_path, load_or_make_codes, load_or_make_watch_code
+from tests.test_remote import hosted, until
+from tests.test_remote_robustness import LOCAL, STEP, Raw, join
+from tests.tui_helpers import run_async
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_remote import hosted, join, serve
-from tests.tui_helpers import run_async
 from net import server as server_module
 from net.client import RemoteTable
 from net.protocol import Address, parse_address
+from tests.test_remote import hosted, join, serve
+from tests.tui_helpers import run_async
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP = 20.0  # seconds any one wait on a process may take

@@ -33,11 +33,11 @@ import pytest
 
 from core.engine import ALL, PUBLIC
 from core.games import get_game
-from tests.random_games import strings
 from net import server as server_module
 from net.client import RemoteTable
 from net.protocol import SERVER_MAX, VERSION, Address, open_connection, pack, read_frame
 from net.server import GameServer, load_or_make_codes
+from tests.random_games import strings
 from tui.session import new_match, start_save
 
 STEP = 5.0  # seconds any one wait may take

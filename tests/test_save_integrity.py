@@ -22,10 +22,10 @@ import pytest
 from core.bots import bot_command, bots_for
 from saves import SaveError, SaveNotWritable, SaveWriter, list_saves, load, save_dir, verify
 from saves import format as fmt
-from tests.test_saves import craft, finished_save, new_match, one_sentence, record_offsets, records_of, step
-from tests.toygame import GAMES
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
+from tests.test_saves import craft, finished_save, new_match, one_sentence, record_offsets, records_of, step
+from tests.toygame import GAMES
 from tests.tui_helpers import agent_jean_match, run_async, settle
 from tui.app import CabinetApp
 
@@ -432,7 +432,7 @@ def aj_save(directory: Path, seed: int, hours_ago: float) -> Path:
     import datetime
 
     match = agent_jean_match(humans=1, players=2, seed=seed)
-    at = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=hours_ago)).isoformat(timespec="seconds")
+    at = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=hours_ago)).isoformat(timespec="seconds")
     path = directory / f"aj-{seed}.cab"
     fmt.rewrite(path, match, [at] * len(match.moves))
     return path

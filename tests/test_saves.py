@@ -818,7 +818,7 @@ class RaisingToy(ToyGame):
 
 def test_list_saves_without_replaying(tmp_path):
     d = tmp_path
-    t0 = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.timezone.utc)
+    t0 = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)
 
     def times(n, start):
         return [(start + datetime.timedelta(minutes=i)).isoformat(timespec="seconds") for i in range(n)]
@@ -873,7 +873,7 @@ def test_last_played_falls_back_to_mtime(tmp_path):
     os.utime(tmp_path / "m.cab", (1_700_000_000, 1_700_000_000))
     [info] = list_saves(tmp_path, GAMES)
     assert info.error is None
-    assert info.last_played == datetime.datetime.fromtimestamp(1_700_000_000, datetime.timezone.utc)
+    assert info.last_played == datetime.datetime.fromtimestamp(1_700_000_000, datetime.UTC)
 
 
 def test_save_dir(tmp_path, monkeypatch):

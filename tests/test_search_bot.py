@@ -8,11 +8,10 @@ import random
 
 import pytest
 
-from core.bots import bot_command, bot_inputs, bots_for, play_out
+from core.bots import bot_command, bot_inputs, bots_for, make_bot, play_out
 from core.bots.search import SearchBot
 from core.engine import Match, make_header
 from core.games import all_games
-from core.bots import make_bot
 
 GAMES = all_games()
 #: a game of each, and the player counts whose hidden information differs

@@ -17,7 +17,6 @@ from tests.test_save_lock import holding_process
 from tests.test_saves import finished_save, new_match, step
 from tests.toygame import GAMES
 
-
 psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
 
 
@@ -174,14 +173,13 @@ def test_two_writers_can_never_interleave_a_log(pg) -> None:
     with SaveWriter(pg.hold(table), match):
         step(match)
     before = pg.read(table)
-    with psycopg.connect(pg.url, autocommit=True) as conn:
-        with pytest.raises(psycopg.errors.UniqueViolation):
-            conn.execute(
-                "INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) "
-                "SELECT table_id, seq, kind, crc, link, seal, body FROM cabinet.events "
-                "WHERE table_id = (SELECT id FROM cabinet.tables WHERE name = %s) AND seq = 2",
-                (table,),
-            )
+    with psycopg.connect(pg.url, autocommit=True) as conn, pytest.raises(psycopg.errors.UniqueViolation):
+        conn.execute(
+            "INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) "
+            "SELECT table_id, seq, kind, crc, link, seal, body FROM cabinet.events "
+            "WHERE table_id = (SELECT id FROM cabinet.tables WHERE name = %s) AND seq = 2",
+            (table,),
+        )
     assert pg.read(table) == before
 
 

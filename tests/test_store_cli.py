@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.pg import pg_url  # noqa: F401  (the fixture)
 from core.bots import bots_for, play_out
+from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_cli import exit_code, in_play_save, start_of
 from tests.tui_helpers import agent_jean_match
 from tui.cli import main

@@ -6,12 +6,12 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.widgets import Static
 from textual import events as events_module
+from textual.widgets import Static
 
+from core.bots import bots_for, play_out
 from core.engine import ALL, Bot
 from core.games import all_games
-from core.bots import bots_for, play_out
 from saves import load
 from screens.agent_jean import AgentJeanBoard, HandRow
 from screens.menu import MainMenu
@@ -563,9 +563,9 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
     import asyncio
 
     from core.games import get_game
+    from tests.tui_helpers import app_for
     from tui.session import new_match
     from tui.widgets import ChoiceList
-    from tests.tui_helpers import app_for
 
     game = get_game(game_id)
     players = 2

@@ -5,21 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
-from core.bots import bot_command, bots_for, play_out
+from core.bots import bot_command, bots_for, make_bot, play_out
 from core.games import get_game
-from saves import load
-from screens.edgar_lucien import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
 from core.games.edgar_lucien import cards as GAME_CARDS
 from core.games.edgar_lucien import fosko
+from saves import load
+from screens.edgar_lucien import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
 from screens.play import PlayScreen
-from textual.widgets import Static
 from screens.replay import ReplayScreen
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
-from core.bots import make_bot
 
 GAME = get_game("edgar-lucien")
 LEVEL = "easy"

@@ -178,9 +178,10 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
     (pass) plays anything; on her move they can be chosen again, and Enter plays."""
     import asyncio
 
+    from textual.widgets._footer import FooterKey
+
     from net.client import RemoteTable
     from tests.test_remote import hosted, join, serve, until
-    from textual.widgets._footer import FooterKey
     from tui.app import CabinetApp
     from tui.widgets import ChoiceList
 

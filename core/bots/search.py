@@ -56,8 +56,8 @@ import math
 import random
 from typing import Any
 
-from core.engine import Bot, Command, Game, derive_rng, digest, to_plain
 from core.bots import make_bot
+from core.engine import Bot, Command, Game, derive_rng, digest, to_plain
 
 #: exploration constant of the UCB, for rewards between 0 and 1
 EXPLORATION = 0.7
@@ -74,7 +74,7 @@ WIDENING = 1.0
 class Node:
     """One of the bot's own decisions, reached by a sequence of its commands."""
 
-    __slots__ = ("command", "children", "visits", "available", "reward", "square")
+    __slots__ = ("available", "children", "command", "reward", "square", "visits")
 
     def __init__(self, command: Command | None = None) -> None:
         self.command = command

@@ -23,14 +23,14 @@ from typing import Any
 
 from core.engine import (
     ALL,
-    ScoreSheet,
+    UNSEEN,
     Command,
     ConfigError,
     Event,
     Game,
-    UNSEEN,
     IllegalCommand,
     Outcome,
+    ScoreSheet,
     SeatOption,
     Variant,
     Viewer,

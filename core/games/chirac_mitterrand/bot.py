@@ -52,7 +52,7 @@ def _phi(x: float) -> float:
 class Position:
     """What the bot needs of a position, from one candidate's point of view."""
 
-    __slots__ = ("rows", "media", "erosion", "discard", "length", "thresholds")
+    __slots__ = ("discard", "erosion", "length", "media", "rows", "thresholds")
 
     def __init__(
         self, rows: list[int], media: int, erosion: list[int], discard: int, length: int, thresholds: list[set[int]]

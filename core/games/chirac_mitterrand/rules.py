@@ -37,6 +37,7 @@ from typing import Any
 
 from core.engine import (
     ALL,
+    UNSEEN,
     Command,
     ConfigError,
     Event,
@@ -44,7 +45,6 @@ from core.engine import (
     IllegalCommand,
     Outcome,
     ScoreSheet,
-    UNSEEN,
     SeatOption,
     Variant,
     Viewer,

@@ -85,7 +85,7 @@ def landing(side: Fosko, district: str) -> dict[str, float]:
 class Me:
     """What the bot counts of its own position."""
 
-    __slots__ = ("cogs", "pop", "steel", "ivory", "admin", "cards", "certs", "governor", "needs")
+    __slots__ = ("admin", "cards", "certs", "cogs", "governor", "ivory", "needs", "pop", "steel")
 
     def __init__(self, view: dict[str, Any]) -> None:
         seat = view["seat"]

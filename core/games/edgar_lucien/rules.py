@@ -26,10 +26,11 @@ refuses and ``decide`` raises the refusal, so the two never disagree.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
-from typing import Any, Callable
+from typing import Any
 
 from core.engine import (
     ALL,
@@ -66,7 +67,6 @@ from .fosko import (
     METRO_COLOURS,
     PIG,
     SIDES,
-    SMALL,
     STAY,
     STEEL,
     is_move,
@@ -354,7 +354,7 @@ class _Flow:
     event that can complete a condition the victory is checked; once the game
     is won nothing more is added."""
 
-    __slots__ = ("game", "s", "events")
+    __slots__ = ("events", "game", "s")
 
     def __init__(self, game: EdgarLucien, state: State) -> None:
         self.game = game

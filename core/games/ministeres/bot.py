@@ -66,7 +66,7 @@ class HeuristicBot(Bot):
 
     @staticmethod
     def _totals(hand: list[str]) -> dict[str, int]:
-        totals = {m: 0 for m in C.MINISTRIES}
+        totals = dict.fromkeys(C.MINISTRIES, 0)
         for c in hand:
             if C.is_gouvernement(c):
                 totals[C.ministry(c)] += C.value(c)

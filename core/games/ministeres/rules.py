@@ -172,7 +172,7 @@ def bid_cap(hand: tuple[str, ...], kind: str, rule: str, or_rule: str = "bluff")
 
 
 def ministry_totals(hand: tuple[str, ...]) -> dict[str, int]:
-    totals = {m: 0 for m in C.MINISTRIES}
+    totals = dict.fromkeys(C.MINISTRIES, 0)
     for c in hand:
         if C.is_gouvernement(c):
             totals[C.ministry(c)] += C.value(c)
@@ -860,9 +860,9 @@ class Ministeres(Game):
         gold_each = C.gold(deck) * dealt  # the deck's gold each player will be dealt
         gold_to_come = sum(gold) + gold_each * n + 1e-9
         favour_share = [(g + gold_each) / gold_to_come for g in gold]
-        to_hands = {m: 0.0 for m in C.MINISTRIES}
-        to_favours = {m: 0.0 for m in C.MINISTRIES}
-        spread = {m: 0.0 for m in C.MINISTRIES}
+        to_hands = dict.fromkeys(C.MINISTRIES, 0.0)
+        to_favours = dict.fromkeys(C.MINISTRIES, 0.0)
+        spread = dict.fromkeys(C.MINISTRIES, 0.0)
         # (cards, the share each hand gets, the share that goes to the Favours)
         coming = ((deck, dealt, dealt), (state.centre, 1 / n, 0.0), (state.favours + auctioned, 0.0, 1.0))
         for cards, hands, favours in coming:
@@ -939,7 +939,7 @@ class Ministeres(Game):
         for m, first, second, primaire, sec in view["awards"]:
             columns.append(MINISTRY_SHORT[m])
             sums = [ministry_totals(h)[m] for h in hands]
-            ranked = sorted((-x for x in sums if x))  # the sums there, highest first
+            ranked = sorted(-x for x in sums if x)  # the sums there, highest first
             # a sum shared within the token places was ranked by the letter
             lettered = {i for i in range(n) if sums[i] and ranked.count(-sums[i]) > 1 and ranked.index(-sums[i]) < places}
             by_letter = by_letter or bool(lettered)
@@ -1028,7 +1028,7 @@ class Ministeres(Game):
             "favours": len(s.favours),
             "favours_known": favours_known,
             "drawn": s.drawn if (everything or (own is not None and own == s.dealer)) else None,
-            "limits": dict(zip(PILES, s.limits)) if in_gifts else {p: 0 for p in PILES},
+            "limits": dict(zip(PILES, s.limits)) if in_gifts else dict.fromkeys(PILES, 0),
             "centre": list(s.centre),
             "hand": sorted(s.hands[own], key=C.hand_order) if own is not None else None,
             "players": players,
