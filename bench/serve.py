@@ -674,7 +674,7 @@ async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
         await server.stop()
     lf = [r["frame"] for r in local]
     sf = [r["frame"] for r in remote]
-    paired = sorted(s / l for s, l in zip(sf, lf))
+    paired = sorted(s / l for s, l in zip(sf, lf, strict=True))
     return {
         "local": lf, "ssh": sf, "ratio": med(sf) / med(lf), "paired": med(paired),
         "local_first_byte": med([r["first_byte"] for r in local]),

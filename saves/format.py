@@ -532,7 +532,7 @@ def lock_path(path: PathLike) -> Path:
 def _whoami() -> dict[str, Any]:
     try:
         user = getpass.getuser()
-    except Exception:  # no login name (a container, no passwd entry)
+    except (KeyError, OSError):  # no login name (a container, no passwd entry)
         user = ""
     return {"pid": os.getpid(), "user": user, "host": socket.gethostname(), "command": WRITER_COMMAND, "since": now_iso()}
 
@@ -914,7 +914,7 @@ class SaveWriter:
                 return
             try:
                 self._append(move)
-            except Exception as exc:  # never break the game over a save
+            except Exception as exc:  # noqa: BLE001 - never break the game over a save: the failure is reported
                 self._fail(exc)
 
     def _append(self, move: engine.Move) -> None:
@@ -1025,7 +1025,7 @@ def decode_body(data: bytes, kind: bytes = MOVE) -> dict[str, Any]:
         if "exceeds max" in str(exc):  # a string, an array or a map over its kind's limit
             raise _Bad(f"the {KIND_NAMES[kind]} record there holds more than any the rules make") from None
         raise _Bad("the record there is not valid msgpack") from None
-    except Exception:
+    except Exception:  # noqa: BLE001 - what else msgpack raises on hostile bytes (TypeError, its own, ...)
         raise _Bad("the record there is not valid msgpack") from None
     if not isinstance(value, dict):
         raise _Bad("the record there is not a map")
@@ -1304,7 +1304,7 @@ class _Reader:
                 unpacker.unpack()
             except msgpack.OutOfData:
                 pass  # a strict prefix of one value: cut off mid-write
-            except Exception:
+            except Exception:  # noqa: BLE001 - whatever msgpack raises on hostile bytes
                 raise self.damaged(offset, "a record there is garbled") from None
             else:
                 raise self.damaged(offset, "a record's length does not match its contents")
@@ -1617,7 +1617,7 @@ def _unplayable(name: str, game: Game, header: dict[str, Any]) -> str | None:
 def _pack(events: Any) -> bytes:
     try:
         return msgpack.packb(events, use_bin_type=True)
-    except Exception:  # an event the rules made that msgpack cannot hold: differs from any record
+    except Exception:  # noqa: BLE001 - an event the rules made that msgpack cannot hold: differs from any record
         return b""
 
 
@@ -1625,7 +1625,7 @@ def _difference(made: list[engine.Event], recorded: list[engine.Event]) -> str:
     """How the events the rules make of a move differ from those recorded, in a few words."""
     if len(made) != len(recorded):
         return f"the save records {len(recorded)} events for it where the rules make {len(made)}"
-    for i, (a, b) in enumerate(zip(made, recorded)):
+    for i, (a, b) in enumerate(zip(made, recorded, strict=True)):
         if _pack(a) != _pack(b):
             tag = b.get("t")
             shown = tag if _text(tag, 40) else "?"  # the file's words, in a sentence: short and printable only
@@ -1716,7 +1716,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
         match = Match(game, header)
         config = match.config
         game.make_config(config["players"], config["seats"], config["variants"])
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a hostile header may fail the rules' setup anywhere: one sentence
         detail = str(exc).rstrip(".") or type(exc).__name__
         raise reader.damaged(head.offset, f"the header describes a table {title} cannot set up ({detail[:200]})") from None
     players = header["players"]
@@ -1763,7 +1763,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
                     problem = None
                 else:
                     problem = _rederive(match, body["seat"], body["command"], body["events"])
-            except Exception:
+            except Exception:  # noqa: BLE001 - a move the rules cannot apply fails them anywhere: one sentence
                 raise SaveError(
                     f"{name} cannot be replayed: {what} (at byte {frame.offset}) holds what "
                     f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
@@ -1780,7 +1780,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             index = len(match.moves) - 1
             try:
                 mine = engine.digest(game.canonical(match.state))
-            except Exception:
+            except Exception:  # noqa: BLE001 - a state the rules cannot digest differs from the recorded one
                 mine = None
             if mine != body["digest"]:
                 where = f"at move {index}" if verified_move + 1 >= index else f"between moves {verified_move + 1} and {index}"
@@ -1794,7 +1794,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
                 raise reader.damaged(frame.offset, "a result comes before the game was set up")
             try:
                 replayed = match.outcome
-            except Exception:
+            except Exception:  # noqa: BLE001 - an outcome the rules cannot compute differs from the recorded one
                 replayed = None
             recorded = {k: body[k] for k in ("winners", "reason", "scores", "victor") if k in body}
             recorded.setdefault("scores", [])
@@ -1820,7 +1820,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             warnings.append(_seal_warning(name, held, reader.chain.seq - 1))
     try:
         finished = match.outcome is not None
-    except Exception:
+    except Exception:  # noqa: BLE001 - a replayed state whose outcome fails is not a finished game
         finished = False
     clean = reader.torn is None and (result is not None) == finished
     return Loaded(
@@ -2036,7 +2036,7 @@ def export_text(path: Source, games: Mapping[str, Game] | None = None) -> str:
         for event in match.events[move.start : move.end]:
             try:
                 text = str(game.describe(event, engine.ALL))
-            except Exception:
+            except Exception:  # noqa: BLE001 - an event of a damaged save is still listed, by its tag
                 text = str(event.get("t", "?"))
             if text:
                 lines.append(f"  {text}")

@@ -142,7 +142,7 @@ def describe(url: str) -> str:
     """How sentences name the database at ``url``, without its password."""
     try:
         info = conninfo_to_dict(url)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a URL libpq cannot parse (or not even encode) is named generically
         return "the PostgreSQL database given"
     name = info.get("dbname") or info.get("user") or "postgres"
     host = info.get("host")

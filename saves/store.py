@@ -116,7 +116,7 @@ def _game(game_id: str, games: Mapping[str, Game] | None) -> Game | None:
         from core.games import get_game
 
         return get_game(game_id)
-    except Exception:  # a broken game package must not hide the list
+    except Exception:  # noqa: BLE001 - a broken game package must not hide the list
         return None
 
 

@@ -523,7 +523,7 @@ def tie_cards(miette_last: bool) -> tuple[list[str], list[str]]:
         lead, follow = (seat0, seat1) if k % 2 else (seat1, seat0)
         lead.append(low)
         follow.append(high)
-    for k, (low, high) in zip((10, 11, 12), (("P1", "P2"), ("P3", "P4"), ("P5", "P6"))):
+    for k, (low, high) in zip((10, 11, 12), (("P1", "P2"), ("P3", "P4"), ("P5", "P6")), strict=True):
         lead, follow = (seat0, seat1) if k % 2 else (seat1, seat0)
         if k == 12 and miette_last:
             low, high = high, low  # under Miette the lowest card wins

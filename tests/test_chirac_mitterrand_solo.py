@@ -79,7 +79,7 @@ def check_automaton_turn(events: list[dict]) -> None:
         qualities = [next(picks) if icon == C.CHOICE else icon for j in ev["actions"] for icon in card[j].icons]
         assert next(picks, None) is None
         follow = events[i + 1 : i + 1 + len(qualities)]
-        for q, step in zip(qualities, follow):
+        for q, step in zip(qualities, follow, strict=True):
             assert step["t"] in ("TokenMoved", "MediaTaken", "ErosionInflicted", "BonusLost")
             assert step["quality"] == q and step["by"] == side
             if step["t"] == "TokenMoved":

@@ -56,7 +56,7 @@ def test_two_servers_racing_for_one_name_give_it_to_one_key(two_servers) -> None
             start.wait()
             answers[key] = who.check(name, key)
 
-        threads = [threading.Thread(target=claim, args=pair) for pair in zip(two_servers, (ANN, BOB))]
+        threads = [threading.Thread(target=claim, args=pair) for pair in zip(two_servers, (ANN, BOB), strict=True)]
         for t in threads:
             t.start()
         for t in threads:

@@ -190,7 +190,7 @@ class Hosted:
     def on_send(self, seat: Any, message: dict[str, Any]) -> None:
         try:
             self.check_sent(seat, norm(message))
-        except Exception as exc:  # the server must not see the test's assertions
+        except Exception as exc:  # noqa: BLE001 - the server must not see the test's assertions
             self.failures.append(f"to {seat!r}: {type(exc).__name__}: {exc}")
 
     def check_sent(self, seat: Any, message: dict[str, Any]) -> None:
@@ -772,7 +772,7 @@ class Player:
         log = hosted.sent.get(self.seat, [])
         welcomes = [i for i, m in enumerate(log) if m["t"] == "welcome"]
         assert len(welcomes) == len(self.connections)
-        for start, received in zip(welcomes, self.connections):
+        for start, received in zip(welcomes, self.connections, strict=True):
             assert received == log[start : start + len(received)]
         events: list[Any] = []
         for message in self.connections[-1]:

@@ -729,7 +729,7 @@ def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_whil
             before = committed(url, duel, alone)
             mark = [len(first.lines), len(second.lines)]
             pg_cluster.shut_down()
-            for server, start in zip((first, second), mark):
+            for server, start in zip((first, second), mark, strict=True):
                 until(lambda: any(line.startswith("Lost the connection to PostgreSQL database ") for line in server.lines[start:]),
                       30.0, "the server saying it lost the database")
             refused = run_ssh(first.port, keys["bob"], "bob", home=tmp_path, batch=False)  # as a player: told why

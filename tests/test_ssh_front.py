@@ -64,7 +64,7 @@ def player(front: Front, key: Path, name: str, **kw) -> tuple[Player, dict[str, 
     """A player at their terminal, once the child has said who it is (its words, as a dict)."""
     p = Player(front, key, name, **kw)
     found = p.expect(r"NAME=(\S+) TERM=(\S+) COLORTERM=(\S+) SIZE=(\d+x\d+) PID=(\d+) FOREGROUND=(\w+)")
-    return p, dict(zip(("name", "term", "colorterm", "size", "pid", "foreground"), found.groups()))
+    return p, dict(zip(("name", "term", "colorterm", "size", "pid", "foreground"), found.groups(), strict=True))
 
 
 # -- a session ---------------------------------------------------------------------------------

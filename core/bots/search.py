@@ -196,7 +196,7 @@ class SearchBot(Bot):
         keep = command_key(default)
         best = max(means, key=lambda key: (means[key], key == keep))
         if best != keep:
-            gains = [b - d for b, d in zip(results[best], results[keep])]
+            gains = [b - d for b, d in zip(results[best], results[keep], strict=True)]
             mean = sum(gains) / deals
             spread = sum((g - mean) ** 2 for g in gains) / max(1, deals - 1)
             if deals < MIN_DEALS or mean <= MARGIN * math.sqrt(spread / deals + 1e-6):

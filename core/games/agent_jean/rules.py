@@ -197,7 +197,7 @@ def score_round(
     most = max(yellows)
     bonus = [amount if g == fewest else 0 for g in greens]
     penalty = [amount if y == most and (most > 0 or penalise_none) else 0 for y in yellows]
-    scores = [p + b - q for p, b, q in zip(plan_points, bonus, penalty)]
+    scores = [p + b - q for p, b, q in zip(plan_points, bonus, penalty, strict=True)]
     best = max(scores)
     return bonus, penalty, scores, [i for i, s in enumerate(scores) if s == best]
 
@@ -304,7 +304,7 @@ class AgentJean(Game):
         total = [0.0] * state.players
         for seat, share in enumerate(win_shares(scores, 3.0)):
             needs = tuple(MEDALS_TO_WIN - m - (i == seat) for i, m in enumerate(before))
-            total = [t + share * p for t, p in zip(total, _medal_chances(needs))]
+            total = [t + share * p for t, p in zip(total, _medal_chances(needs), strict=True)]
         return tuple(total)
 
     def canonical(self, state: State) -> list:
@@ -688,7 +688,7 @@ class AgentJean(Game):
         return revise(s, phase="end")
 
     def _on_ReserveTakenUp(self, s: State, ev: Event) -> State:
-        hands = tuple(h + r for h, r in zip(s.hands, s.reserves))
+        hands = tuple(h + r for h, r in zip(s.hands, s.reserves, strict=True))
         return revise(s, hands=hands, reserves=((),) * s.players)
 
     def _on_RoundScored(self, s: State, ev: Event) -> State:
@@ -1049,7 +1049,7 @@ class AgentJean(Game):
             return text
         if t == "RoundScored":
             names = event["names"]
-            parts = ", ".join(f"{n} {sc}" for n, sc in zip(names, event["scores"]))
+            parts = ", ".join(f"{n} {sc}" for n, sc in zip(names, event["scores"], strict=True))
             medal = _join([names[i] for i in event["medals"]])
             return f"Round {event['round']} scored: {parts}. Medal to {medal}."
         if t == "GameWon":
@@ -1356,7 +1356,7 @@ def _medal_chances(needs: tuple[int, ...]) -> tuple[float, ...]:
     total = [0.0] * n
     for w in range(n):
         after = _medal_chances(tuple(k - (i == w) for i, k in enumerate(needs)))
-        total = [t + p / n for t, p in zip(total, after)]
+        total = [t + p / n for t, p in zip(total, after, strict=True)]
     return tuple(total)
 
 

@@ -168,7 +168,7 @@ class HeuristicBot(Bot):
         for combo in product(range(3), repeat=3):
             prob = 1.0
             score = 0
-            for row, outcome in zip(chances, combo):
+            for row, outcome in zip(chances, combo, strict=True):
                 prob *= row[outcome]
                 score += (1, -1, 0)[outcome]
             if score > 0 or (score == 0 and pos.media == me):
@@ -343,7 +343,7 @@ class HeuristicBot(Bot):
         elif effect == "poll":
             pos.push(me, q)
         elif effect == "poll_centre":
-            centre = [quality for quality, p in zip(C.QUALITIES, pos.rows) if abs(p) <= 1]
+            centre = [quality for quality, p in zip(C.QUALITIES, pos.rows, strict=True) if abs(p) <= 1]
             for quality in centre or [q]:
                 pos.push(me, quality)
 

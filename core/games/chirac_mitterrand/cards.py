@@ -480,7 +480,7 @@ REVISED_CARDS: tuple[CampaignCard, ...] = tuple(
     CampaignCard(f"cp:{i:02d}", name, date, text, effect, choice, returns, about)
     for i, (_, name, date, text, effect, choice, returns, about) in enumerate(_REVISED_ROWS, start=10)
 )
-_REPLACES = {c.id: row[0] for c, row in zip(REVISED_CARDS, _REVISED_ROWS)}
+_REPLACES = {c.id: row[0] for c, row in zip(REVISED_CARDS, _REVISED_ROWS, strict=True)}
 _REPLACED_BY = {old: new for new, old in _REPLACES.items()}
 
 #: each set of nine, in the order of their dates (the variant ``campaign``)

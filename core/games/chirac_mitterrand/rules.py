@@ -711,7 +711,7 @@ class ChiracMitterrand(Game):
         if effect == "unite2":
             d = DIRECTION[c]
             steps = []
-            for q, pos in zip(C.QUALITIES, s.rows):
+            for q, pos in zip(C.QUALITIES, s.rows, strict=True):
                 if pos * d < 0:
                     steps += [("centre", c, q)] * min(2, abs(pos))
             return steps
@@ -723,7 +723,7 @@ class ChiracMitterrand(Game):
         if effect == "debate_even":
             return [("icon", c, quality), ("icon", c, quality), ("media_to_trailer", c)]
         if effect == "poll_centre":
-            centre = [q for q, pos in zip(C.QUALITIES, s.rows) if abs(pos) <= 1]
+            centre = [q for q, pos in zip(C.QUALITIES, s.rows, strict=True) if abs(pos) <= 1]
             return [("icon", c, q) for q in centre] if centre else [("icon", c, quality)]
         # both sets
         if effect == "media":
@@ -734,7 +734,7 @@ class ChiracMitterrand(Game):
             return [("icon", c, "charisma"), ("icon", c, "charisma")]
         if effect == "unite":
             d = DIRECTION[c]
-            return [("centre", c, q) for q, pos in zip(C.QUALITIES, s.rows) if pos * d < 0]
+            return [("centre", c, q) for q, pos in zip(C.QUALITIES, s.rows, strict=True) if pos * d < 0]
         if effect == "letter":
             return [("icon", c, "integrity"), ("icon", c, quality)]
         if effect == "first_round":
@@ -1329,7 +1329,7 @@ class ChiracMitterrand(Game):
             "last_campaign": last_campaign,
             "winner": SIDES[s.winner] if s.winner is not None else None,
             "reason": s.reason,
-            "ahead": dict(zip(SIDES, ahead(s.rows))),
+            "ahead": dict(zip(SIDES, ahead(s.rows), strict=True)),
             # beyond the screen's shape: what the bot needs
             "erosion_thresholds": {SIDES[c]: list(s.thresholds[c]) for c in (CHIRAC, MITTERRAND)},
         }

@@ -1513,7 +1513,7 @@ class EdgarLucien(Game):
         for seat in s.order:
             conds = conditions(s, seat)
             if sum(conds) >= 3:
-                names = [c for c, ok in zip(C.CERTIFICATES, conds) if ok]
+                names = [c for c, ok in zip(C.CERTIFICATES, conds, strict=True) if ok]
                 ev: Event = {"t": "GameWon", "seat": seat, "name": s.names[seat], "conditions": names}
                 if C.DANDY in names:
                     ev["cogs"] = s.cogs[seat]
@@ -2345,7 +2345,7 @@ def _d_asked(ev: Event) -> str:
     if kind == "intimidate":
         return f"{ev['name']} chooses whom to intimidate" + (f" ({left} times)." if left > 1 else ".")
     if kind == "surrender":
-        who = [n for a, n in zip(asks, names) if a["kind"] == "surrender"]
+        who = [n for a, n in zip(asks, names, strict=True) if a["kind"] == "surrender"]
         text = f"{_and(who)} must each make one of their districts neutral."
         if any(a["kind"] == "intimidate" for a in asks):
             text += f" Then {ev['name']} intimidates again."
@@ -2361,7 +2361,7 @@ def _d_intimidated(ev: Event) -> str:
             f"{district_name(ev['district'])} becomes neutral."
         )
     text = f"{ev['name']}'s Edgar intimidates {_and(ev['names'])}."
-    empty = [n for p, n in zip(ev["players"], ev["names"]) if p in ev["empty"]]
+    empty = [n for p, n in zip(ev["players"], ev["names"], strict=True) if p in ev["empty"]]
     if empty:
         text += f" {_and(empty)} {'has' if len(empty) == 1 else 'have'} no district to lose."
     return text

@@ -39,7 +39,7 @@ ROI_EFFECTS: dict[str, tuple[tuple[str, int], ...]] = {}
 for _i, _m in enumerate(MINISTRIES):
     ROI_EFFECTS[f"roi-{_i + 1:02d}"] = ((_m, +1),)
     ROI_EFFECTS[f"roi-{_i + 7:02d}"] = ((_m, -1),)
-for _i, (_a, _b) in enumerate(zip(MINISTRIES[::2], MINISTRIES[1::2])):
+for _i, (_a, _b) in enumerate(zip(MINISTRIES[::2], MINISTRIES[1::2], strict=True)):
     ROI_EFFECTS[f"roi-{_i + 13:02d}"] = ((_a, +1), (_b, +1))
 ROI_CARDS: tuple[str, ...] = tuple(sorted(ROI_EFFECTS))
 

@@ -251,7 +251,7 @@ def game_winners(scores: list[int], tokens: list[int], hands=None, rule: str = "
     """Most points; then most Primaire tokens; then (``letters``) the higher
     Gouvernement total, then the letters nearest A; still tied, they share."""
     hands = hands if hands is not None else [()] * len(scores)
-    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens)]
+    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens, strict=True)]
     best = max(keys)
     return [i for i, k in enumerate(keys) if k == best]
 
@@ -261,7 +261,7 @@ def decided_by(scores: list[int], tokens: list[int], hands, winners: list[int], 
     if len(winners) > 1:
         return "shared"
     (w,) = winners
-    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens)]
+    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens, strict=True)]
     for depth in range(len(keys[w])):
         if not any(k[: depth + 1] == keys[w][: depth + 1] for i, k in enumerate(keys) if i != w):
             return TIE_STEPS[depth]
@@ -796,7 +796,7 @@ class Ministeres(Game):
             return []
         s = state
         if s.phase == "gifts":
-            return [{"t": "Place", "where": w} for w, left in zip(PILES, s.limits) if left > 0]
+            return [{"t": "Place", "where": w} for w, left in zip(PILES, s.limits, strict=True) if left > 0]
         if s.phase == "take":
             return [{"t": "Take", "card": c} for c in sorted(set(s.centre), key=C.hand_order)]
         if s.phase == "auction":
@@ -1028,7 +1028,7 @@ class Ministeres(Game):
             "favours": len(s.favours),
             "favours_known": favours_known,
             "drawn": s.drawn if (everything or (own is not None and own == s.dealer)) else None,
-            "limits": dict(zip(PILES, s.limits)) if in_gifts else dict.fromkeys(PILES, 0),
+            "limits": dict(zip(PILES, s.limits, strict=True)) if in_gifts else dict.fromkeys(PILES, 0),
             "centre": list(s.centre),
             "hand": sorted(s.hands[own], key=C.hand_order) if own is not None else None,
             "players": players,
@@ -1123,7 +1123,7 @@ class Ministeres(Game):
         if t == "CardWon":
             return f"{name} takes {shown} into their hand."
         if t == "GameScored":
-            parts = ", ".join(f"{n} {sc}" for n, sc in zip(event["names"], event["scores"]))
+            parts = ", ".join(f"{n} {sc}" for n, sc in zip(event["names"], event["scores"], strict=True))
             winners = _join([event["names"][i] for i in event["winners"]])
             return f"Final scores: {parts}. {winners} {'wins' if len(event['winners']) == 1 else 'share the win'}!"
         return t
@@ -1287,7 +1287,7 @@ class Ministeres(Game):
         rest = list(rest)
         rng.shuffle(rest)
         # the places of the Roi cards among the open ones, in random order: a uniform deal
-        at = dict(zip(rng.sample(range(open_slots), len(rois)), rois))
+        at = dict(zip(rng.sample(range(open_slots), len(rois)), rois, strict=True))
         take = iter(rest)
         cards = [at[i] if i in at else next(take) for i in range(open_slots)]
         cards.extend(take)
@@ -1418,7 +1418,7 @@ def _tie_summary(names: list[str], scores: list[int], firsts: list[int], hands, 
     mine = letters_of(hands[w])
     parts = [letters_apart(mine, letters_of(hands[i])) for i in level]
     shown = max((p[0] for p in parts), key=len)
-    behind = _join([f"{names[i]}'s {p[1] or '(none)'}" for i, p in zip(level, parts)])
+    behind = _join([f"{names[i]}'s {p[1] or '(none)'}" for i, p in zip(level, parts, strict=True)])
     return (
         f"{names[w]} wins: tied on {best} points, {tokens} Primaire tokens and Gouvernement cards worth "
         f"{gov[w]}; letters nearest A {shown} to {behind}."
