@@ -355,7 +355,7 @@ class Pty:
             key = "up" if target < here else "down"
             self.send(key)
             with contextlib.suppress(RuntimeError):
-                await self.until(lambda: self.cursor_row() != here, f"{key} to move the cursor", timeout=2.0)
+                await self.until(lambda here=here: self.cursor_row() != here, f"{key} to move the cursor", timeout=2.0)
         raise RuntimeError(self.report(f"{self.name}: the cursor never reached {what}"))
 
     async def until(self, condition: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
@@ -402,7 +402,7 @@ class Pty:
                 return
             self.send(key)
             with contextlib.suppress(RuntimeError):
-                await self.until(lambda: self.focused() != here, f"{key} to move the focus", timeout=2.0)
+                await self.until(lambda here=here: self.focused() != here, f"{key} to move the focus", timeout=2.0)
         raise RuntimeError(self.report(f"{self.name}: {limit} presses of {key} never reached {what}"))
 
     async def ends(self, timeout: float = 10.0) -> bool:

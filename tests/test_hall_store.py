@@ -293,7 +293,7 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
                 else:
                     marks = [len(log) for log in logs]
                     await asyncio.to_thread(pg_cluster.shut_down)
-                    assert await until(lambda: all(any(line.startswith("Lost the connection to ") for line in log[mark:])
+                    assert await until(lambda marks=marks: all(any(line.startswith("Lost the connection to ") for line in log[mark:])
                                                    for log, mark in zip(logs, marks, strict=True)), tries=1500)
                     assert await until(lambda: not any(table in hall.tables for hall in halls for table in tables), tries=1500)
                     client = players[0][0]

@@ -847,7 +847,9 @@ def test_nobody_is_told_what_their_seat_may_not_know(tmp_path: Path, monkeypatch
     for k, (players, humans, variants) in enumerate(TABLES[game_id]):
         seed = 1000 * k + len(game_id)
 
-        async def run() -> tuple[Hosted, list[Player]]:
+        async def run(
+            k: int, players: int, humans: list[int], variants: dict[str, str], seed: int
+        ) -> tuple[Hosted, list[Player]]:
             errors = LoopErrors()
             errors.install()
             hosted = Hosted(
@@ -860,7 +862,7 @@ def test_nobody_is_told_what_their_seat_may_not_know(tmp_path: Path, monkeypatch
             errors.check()
             return hosted, clients
 
-        hosted, clients = asyncio.run(run())
+        hosted, clients = asyncio.run(run(k, players, humans, variants, seed))
         assert not hosted.failures, (k, hosted.failures[:5])
         assert hosted.match.outcome is not None
         for client in clients:
