@@ -436,9 +436,9 @@ def machine() -> str:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:
         cpus = os.cpu_count()
-    import textual
-
     from importlib.metadata import PackageNotFoundError, version
+
+    import textual
 
     try:
         tv = version("textual")

@@ -113,7 +113,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from bench.net import machine as host_machine  # noqa: E402
-from bench.net import med, pct, tree
+from bench.net import med, pct, tree  # noqa: E402
 from tests.terminal import SYNC_END, draw_whole_frames  # noqa: E402
 
 CABINET = Path(sys.executable).parent / "cabinet"  # the console script, as a player starts it
@@ -474,7 +474,7 @@ class Server:
         deadline = time.monotonic() + WAIT
         while not self.port:
             if self.proc.returncode is not None or time.monotonic() > deadline:
-                raise RuntimeError("cabinet serve did not start:\n" + "\n".join(l for _, l in self.lines) + self.errors())
+                raise RuntimeError("cabinet serve did not start:\n" + "\n".join(text for _, text in self.lines) + self.errors())
             await asyncio.sleep(0.02)
         return self
 
@@ -674,7 +674,7 @@ async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
         await server.stop()
     lf = [r["frame"] for r in local]
     sf = [r["frame"] for r in remote]
-    paired = sorted(s / l for s, l in zip(sf, lf, strict=True))
+    paired = sorted(s / lo for s, lo in zip(sf, lf, strict=True))
     return {
         "local": lf, "ssh": sf, "ratio": med(sf) / med(lf), "paired": med(paired),
         "local_first_byte": med([r["first_byte"] for r in local]),
@@ -1253,7 +1253,7 @@ async def hostile_arrives(server: Server, keys: Path) -> tuple[Hostile, dict[str
     claimed = h.size()
     deadline = time.monotonic() + WAIT
     while True:
-        line = next((l for when, l in server.lines if when >= t0 and re.match(rf"{HOSTILE} from .*session started", l)), None)
+        line = next((text for when, text in server.lines if when >= t0 and re.match(rf"{HOSTILE} from .*session started", text)), None)
         if line is not None:
             break
         if h.eof or time.monotonic() > deadline:

@@ -48,7 +48,7 @@ import random
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 Event = dict[str, Any]
 Command = dict[str, Any]
@@ -462,10 +462,10 @@ class Game:
     seat_options: tuple[SeatOption, ...] = ()
     #: the game's own bots: level -> "module:Class" (the class takes a seed);
     #: ``easy`` is the game's heuristic bot, which the search bot also plays out with
-    bot_classes: dict[str, str] = {}
+    bot_classes: ClassVar[dict[str, str]] = {}
     #: the search bot's thinking budget at each level, in moves simulated
     #: (``normal`` must decide within a second a move: see bench/search.py and docs/BOTS.md)
-    search_budget: dict[str, int] = {"normal": 5_000, "hard": 20_000}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 5_000, "hard": 20_000}
 
     @property
     def bot_levels(self) -> tuple[str, ...]:

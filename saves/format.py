@@ -96,6 +96,8 @@ try:
 except ImportError:  # no flock on this platform: keeping to one writer is then up to the players
     fcntl = None  # type: ignore[assignment]
 
+import contextlib
+
 from core import engine
 from core.engine import NAME_MAX, Game, Match, Outcome
 
@@ -468,10 +470,8 @@ def dir_key(directory: PathLike, create: bool = False) -> bytes | None:
     except OSError:
         return None
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
     return key
 
 
@@ -501,10 +501,8 @@ def atomic_write(path: PathLike, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         raise
     _fsync_dir(path.parent)
 
@@ -656,10 +654,8 @@ class _WriterLock:
         fd, self.fd = self.fd, None
         if fd is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self.path)  # while still locked: nobody can take a lock on it meanwhile
-        except OSError:
-            pass
         os.close(fd)
 
 
@@ -732,7 +728,7 @@ class FileLog(Log):
     def replace(self, data: bytes) -> None:
         self.drop()
         atomic_write(self.path, data)
-        self._file = open(self.path, "ab")
+        self._file = open(self.path, "ab")  # noqa: SIM115 - held open by the log until drop()
 
     def append(self, data: bytes, durable: bool) -> None:
         assert self._file is not None
@@ -745,7 +741,7 @@ class FileLog(Log):
         # a file made read-only is not to be changed, not even by a rewrite into its place
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise PermissionError(errno.EACCES, "permission denied")
-        f = open(self.path, "ab")
+        f = open(self.path, "ab")  # noqa: SIM115 - kept as the log's file when its size is the one read
         size = os.fstat(f.fileno()).st_size
         if size == end:
             tighten(self.path)
@@ -762,10 +758,8 @@ class FileLog(Log):
 
     def drop(self) -> None:
         if self._file is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self._file.close()
-            except OSError:
-                pass
             self._file = None
 
     def release(self) -> None:
@@ -958,10 +952,8 @@ class SaveWriter:
         """Stop writing and let the save go (another writer may then take it); idempotent."""
         with self._lock:
             self._closed = True
-            try:
+            with contextlib.suppress(ValueError):
                 self.match.listeners.remove(self._on_move)
-            except ValueError:
-                pass
             self._log.release()
 
     def __enter__(self) -> SaveWriter:

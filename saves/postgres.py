@@ -610,14 +610,16 @@ class PostgresStore(Store):
 
     def put(self, table: str, data: bytes) -> None:
         records = split_records(data)
-        with self._using(self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")) as conn:
-            with conn.transaction():
-                row = conn.execute(
-                    "INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id", (table,)
-                ).fetchone()
-                if row is None:
-                    raise SaveError(f"There is a table {table} in {self.where} already.")
-                _insert(conn, row[0], records, copy=True)
+        with (
+            self._using(self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")) as conn,
+            conn.transaction(),
+        ):
+            row = conn.execute(
+                "INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id", (table,)
+            ).fetchone()
+            if row is None:
+                raise SaveError(f"There is a table {table} in {self.where} already.")
+            _insert(conn, row[0], records, copy=True)
 
 
 def _keep_lobby(conn: psycopg.Connection[Any], table: str, record: bytes | None) -> None:
@@ -644,10 +646,11 @@ def _insert(
     which also tells the listening servers ``told`` if given."""
     rows = [(table_id, r.seq, r.kind.decode(), r.crc, r.link, r.seal, r.body) for r in records]
     if copy:
-        with conn.cursor() as cur:
-            with cur.copy("COPY cabinet.events (table_id, seq, kind, crc, link, seal, body) FROM STDIN") as out:
-                for row in rows:
-                    out.write_row(row)
+        with conn.cursor() as cur, cur.copy(
+            "COPY cabinet.events (table_id, seq, kind, crc, link, seal, body) FROM STDIN"
+        ) as out:
+            for row in rows:
+                out.write_row(row)
         return
     values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
     insert = f"INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) VALUES {values}"

@@ -9,6 +9,7 @@ processes on several machines.  Both keep the same records, byte for byte."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import re
@@ -323,10 +324,8 @@ class FileStore(Store):
         atomic_write(self.lobby_path(table), record)
 
     def forget_lobby(self, table: str) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.lobby_path(table).unlink()
-        except OSError:
-            pass
 
     def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
         # one server a directory, which changes its lobby from one thread: nothing comes between

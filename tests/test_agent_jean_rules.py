@@ -231,7 +231,7 @@ def test_reserve_is_taken_up_after_six_turns() -> None:
 
 def test_a_card_of_the_reserve_cannot_be_played_before_turn_seven() -> None:
     match = new_match(2, hands=(["B1", "B2", "B3", "B4", "B5", "B6", "P10"],), variants={"young": "on"})
-    with pytest.raises(IllegalCommand, match="You do not have P10 in your hand."):
+    with pytest.raises(IllegalCommand, match=r"You do not have P10 in your hand\."):
         match.submit(0, {"t": "PlayCard", "card": "P10"})
 
 
@@ -604,7 +604,7 @@ def test_second_medals_in_the_same_round_share_the_victory() -> None:
     assert "share the victory" in outcome.reason
     view = GAME.view(match.state, 0)
     assert view["phase"] == "over" and view["winners"] == [0, 1] and view["active"] == []
-    with pytest.raises(IllegalCommand, match="The game is over."):
+    with pytest.raises(IllegalCommand, match=r"The game is over\."):
         GAME.decide(match.state, 0, {"t": "PlayCard", "card": "B1"}, match.rng())
 
 

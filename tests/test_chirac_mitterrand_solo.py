@@ -277,7 +277,7 @@ def test_what_the_solo_player_and_a_spectator_see() -> None:
     assert GAME.redact(drawn[-1], PUBLIC)["cards"] == ["ev:03"]  # the automaton's card is public
     assert GAME.redact(drawn[0], PUBLIC)["cards"] is None  # our hand is not
     assert GAME.redact(drawn[0], 0)["cards"] == ["ev:23", "ev:08", "ev:22"]
-    slid = [e for e in m.events if e["t"] == "CardsSlid"][0]
+    slid = next(e for e in m.events if e["t"] == "CardsSlid")
     assert GAME.redact(slid, 0)["cards"] == ["ev:23"] and GAME.redact(slid, PUBLIC)["cards"] is None
 
 
@@ -400,10 +400,14 @@ def automaton_draws_follow_your_erosion(m: Match) -> int:
     human = GAME.view(m.state, 0)["you"]
     count, owed, reached = 0, [], set()
     for e in m.events:
-        if e["t"] in ("ErosionTaken", "ErosionInflicted") and e.get("on", e["by"]) == human:
-            if e["count"] in (2, 4) and e["count"] not in reached:  # after Barre, once only
-                reached.add(e["count"])
-                owed.append(e["count"])
+        if (
+            e["t"] in ("ErosionTaken", "ErosionInflicted")
+            and e.get("on", e["by"]) == human
+            and e["count"] in (2, 4)
+            and e["count"] not in reached  # after Barre, once only
+        ):
+            reached.add(e["count"])
+            owed.append(e["count"])
         if e["t"] == "CampaignDrawn" and e["by"] != human:
             assert owed, "the automaton drew with no draw owed"
             owed.pop(0)

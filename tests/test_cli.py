@@ -232,7 +232,7 @@ def test_loading_a_save_somebody_plays_is_refused_naming_them(capsys, tmp_path, 
     try:
         assert exit_code(["load", str(path)]) == 1
         err = capsys.readouterr().err.strip()
-        assert err.endswith("is playing this game already (cabinet host, pid %d)." % __import__("os").getpid())
+        assert err.endswith(f"is playing this game already (cabinet host, pid {__import__('os').getpid()}).")
         assert len(err.splitlines()) == 1 and "usage" not in err
     finally:
         holder.close()

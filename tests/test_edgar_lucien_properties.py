@@ -20,6 +20,7 @@ median is 8 or 9 periods.  The bound asserted below is far above that.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections import Counter
 from typing import Any
@@ -147,10 +148,8 @@ def canonical(command: Any) -> Any:
     if c.get("t") == "LucienAdmin" and c.get("action") == "support" and "remote" not in c:
         c["remote"] = False
     if c.get("t") == "Intimidate" and isinstance(c.get("players"), list):
-        try:
+        with contextlib.suppress(TypeError):
             c["players"] = sorted(c["players"])
-        except TypeError:
-            pass
     return c
 
 

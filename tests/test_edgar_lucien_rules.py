@@ -85,8 +85,8 @@ def move(match: Match, plan: dict[int, tuple[str | None, str | None]] | None = N
     s = match.state
     events: list[dict] = []
     for seat in range(s.players):
-        e, l = plan.get(seat, (None, None))
-        command = {"t": "Program", "edgar": way(match, s.edgar[seat], e), "lucien": way(match, s.lucien[seat], l)}
+        e, lu = plan.get(seat, (None, None))
+        command = {"t": "Program", "edgar": way(match, s.edgar[seat], e), "lucien": way(match, s.lucien[seat], lu)}
         events = match.submit(seat, command)
     return events
 

@@ -206,7 +206,7 @@ def test_a_hall_that_stops_late_leaves_the_next_halls_socket_alone(tmp_path: Pat
         new = await open_hall(tmp_path)
         await old.close()
         assert new.socket_path.exists()
-        ann, task = await lobby_of(new, "ann")  # the new hall still answers
+        _ann, task = await lobby_of(new, "ann")  # the new hall still answers
         task.cancel()
         await new.close()
         assert not new.socket_path.exists()  # its own socket it does remove

@@ -389,5 +389,5 @@ def test_a_joiner_of_cabinet_host_with_such_names_plays_and_ends_with_status_0(t
             assert quit_from_the_menu(term) == 0
     finally:
         host.send_signal(signal.SIGINT)
-        out, err = host.communicate(timeout=20)
+        _out, err = host.communicate(timeout=20)
     assert host.returncode == 0 and "Traceback" not in err

@@ -124,8 +124,8 @@ async def test_connections_that_never_say_hello_cannot_crowd_out_a_player(tmp_pa
         assert len(server.pending) == 3  # a seat's connection is not counted
         await ada.expect_open()
         assert [line for line in lines if "make room" in line] == [
-            "Closed a connection that had not said hello, to make room: "
-            "the host holds 4 connections at most besides the seats'."
+            ("Closed a connection that had not said hello, to make room: "
+            "the host holds 4 connections at most besides the seats'.")
         ]
         server.refusals.flush()
         assert lines[-1] == "In the last 3600 s: 8 connections closed to make room."

@@ -22,6 +22,7 @@ Every wait is bounded by ``STEP`` seconds and every loop by a message count.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import struct
 from collections.abc import Callable
@@ -130,10 +131,8 @@ class Raw:
 
     async def close(self) -> None:
         self.writer.close()
-        try:
+        with contextlib.suppress(ConnectionError, OSError):
             await asyncio.wait_for(self.writer.wait_closed(), STEP)
-        except (ConnectionError, OSError):
-            pass
 
 
 async def join(address: Address, code: str | None = None, watch: bool = False) -> tuple[Raw, dict, dict]:

@@ -712,7 +712,7 @@ def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_whil
 
             # a restart with a move on its way at each table: that move may be lost, no other
             before = committed(url, duel, alone)
-            mover, name, _ = whose_move(ann, bob)
+            mover, _name, _ = whose_move(ann, bob)
             eve.wait_for("eve, your move")
             mover.press("1")
             eve.press("1")

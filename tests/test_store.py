@@ -158,7 +158,7 @@ def test_a_damaged_save_is_not_imported(pg, tmp_path) -> None:
     data[200] ^= 0x10
     path.write_bytes(bytes(data))
     table = fresh()
-    with pytest.raises(SaveError, match="bad.cab is damaged"):
+    with pytest.raises(SaveError, match=r"bad\.cab is damaged"):
         import_save(path, pg, table, GAMES)
     assert table not in pg.tables()
 

@@ -127,13 +127,13 @@ def check_map(view) -> None:
         for district in place.districts:
             name = district.name if len(district.name) <= 12 else district.name[:11] + "…"
             assert (name if wide else district.code) in text
-        for a, b, colour in place.borders:
+        for _a, _b, colour in place.borders:
             assert fosko.COLOUR_LETTERS[colour] in text
         for line, _ in place.lines:
             assert fosko.LINE_NAMES[line] in text
         # each player's starting district carries its owner's letter, a space after it, never
         # a border's letter
-        for district, seat in view["owners"].items():
+        for seat in view["owners"].values():
             assert "■" + "RYBW"[seat] + " " in text
         assert not any(f"■{owner}{border}" in text for owner in "RYBW" for border in "GOVC┃│")
         # both pawns of every player: RE and RL (RE+L together, never three letters like a

@@ -39,10 +39,9 @@ async def settle(pilot: Pilot, rounds: int = 200) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         screen = next((s for s in app.screen_stack if hasattr(s, "thinking")), None)
-        if screen is None or screen.thinking is None:
-            if not any(w.is_running for w in app.workers):
-                await pilot.pause()
-                return
+        if (screen is None or screen.thinking is None) and not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            return
 
 
 def run_async(test):

@@ -19,7 +19,7 @@ import functools
 import itertools
 import random
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from core.engine import (
     ALL,
@@ -284,9 +284,9 @@ class AgentJean(Game):
     seat_options = (
         SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
     )
-    bot_classes = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 2_500, "hard": 5_000}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 2_500, "hard": 5_000}
 
     def search_cutoff(self, known: State, state: State, played: int) -> bool:
         """The search plays out to the end of the round it is in: the medal
@@ -522,7 +522,7 @@ class AgentJean(Game):
             "second_plan": f"{name} is deciding whether to take a second plan card.",
         }[s.phase]
 
-    _EXPECTED = {
+    _EXPECTED: ClassVar[dict[str, str]] = {
         "play": "Play a card from your hand.",
         "leader": "Choose who leads this turn.",
         "sabotage": "Choose the player whose card loses 99.",
@@ -1332,10 +1332,9 @@ def _redact_pile_event(event: Event, own: int | None) -> Event:
             # the card it turned up is on the table for all to see, but
             # named here it would tell, a line later, which plan was taken
             ev["revealed"] = None
-    elif t == "SecondPlanTaken":
-        if event["seat"] != own:
-            ev["plan"] = None
-            ev["revealed"] = None
+    elif t == "SecondPlanTaken" and event["seat"] != own:
+        ev["plan"] = None
+        ev["revealed"] = None
     return ev
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from itertools import permutations, product
-from typing import Any
+from typing import Any, ClassVar
 
 from core.engine import (
     ALL,
@@ -281,9 +281,9 @@ class ChiracMitterrand(Game):
             labels=tuple(C.CANDIDATE_NAMES[c] for c in C.CANDIDATES),
         ),
     )
-    bot_classes = {"easy": "core.games.chirac_mitterrand.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.chirac_mitterrand.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 500, "hard": 1_600}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 500, "hard": 1_600}
 
     # -- table ---------------------------------------------------------------------
 
@@ -539,7 +539,7 @@ class ChiracMitterrand(Game):
         if kind == "media_to_trailer":
             # the debate: the candidate who comes out of it ahead in fewer qualities gets the Media token
             counts = ahead(s.rows)
-            if counts[0] == counts[1]:
+            if counts[0] == counts[1]:  # noqa: SIM108 - as one expression, two conditions nested
                 trailer = c  # level: the token goes to the candidate who drew the debate
             else:
                 trailer = CHIRAC if counts[0] < counts[1] else MITTERRAND
@@ -785,7 +785,7 @@ class ChiracMitterrand(Game):
         events, after = handler(s, seat, command, rng)
         return events + self._auto(after, rng)
 
-    _EXPECTED = {
+    _EXPECTED: ClassVar[dict[str, str]] = {
         "play": "Play one of your cards.",
         "campaign": "Apply one of your Electoral Campaign cards and remove another.",
         "veto": "Veto a neutral action of the automated opponent's card, or let it apply.",

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
-from typing import Any
+from typing import Any, ClassVar
 
 from core.engine import (
     ALL,
@@ -491,9 +491,9 @@ class EdgarLucien(Game):
             "anywhere: any neutral district, an Administration one too, as the rulebook allows.",
         ),
     )
-    bot_classes = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 250, "hard": 800}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 250, "hard": 800}
 
     # -- table ------------------------------------------------------------------------
 
@@ -641,9 +641,9 @@ class EdgarLucien(Game):
     def _legal_program(self, s: State, seat: int) -> list[Command]:
         b = s.board
         return [
-            {"t": "Program", "edgar": e, "lucien": l}
+            {"t": "Program", "edgar": e, "lucien": lu}
             for e in b.moves[s.edgar[seat]]
-            for l in b.moves[s.lucien[seat]]
+            for lu in b.moves[s.lucien[seat]]
         ]
 
     def _decide_program(self, flow: _Flow, seat: int, command: Command, rng: random.Random) -> None:
@@ -661,7 +661,7 @@ class EdgarLucien(Game):
         s = flow.s
         if any(p is None for p in s.programs):
             return
-        flow.add({"t": "ProgramsRevealed", "programs": [{"edgar": e, "lucien": l} for e, l in s.programs]})
+        flow.add({"t": "ProgramsRevealed", "programs": [{"edgar": e, "lucien": lu} for e, lu in s.programs]})
         b = s.board
         for i in s.order:
             for pawn, start in ((C.EDGAR, s.edgar[i]), (C.LUCIEN, s.lucien[i])):
@@ -887,7 +887,7 @@ class EdgarLucien(Game):
             return "You already hold the Governor token."
         return None
 
-    _CARD_REFUSALS: dict[str, Callable] = {
+    _CARD_REFUSALS: ClassVar[dict[str, Callable]] = {
         C.PLAN_B: _card_plan_b,
         C.TRAFFICKING: _card_trafficking,
         C.DISCREDIT: _card_none,
@@ -1134,7 +1134,7 @@ class EdgarLucien(Game):
     def _do_done(self, flow: _Flow, seat: int, command: Command, rng: random.Random) -> None:
         flow.add({"t": "StepEnded", "seat": seat, "name": flow.s.names[seat], "why": "done"})
 
-    _ACT: dict[str, tuple[Callable, Callable]] = {
+    _ACT: ClassVar[dict[str, tuple[Callable, Callable]]] = {
         "Rob": (_refuse_rob, _do_rob),
         "PlayCard": (_refuse_card, _do_card),
         "EdgarAdmin": (_refuse_edgar_admin, _do_edgar_admin),
@@ -1295,7 +1295,7 @@ class EdgarLucien(Game):
             return None
         return "Pay with popularity or with cogs."
 
-    _ASK_REFUSALS: dict[str, Callable] = {
+    _ASK_REFUSALS: ClassVar[dict[str, Callable]] = {
         "requisition": _refuse_requisition,
         "intimidate": _refuse_intimidate,
         "surrender": _refuse_surrender,
@@ -1520,14 +1520,14 @@ class EdgarLucien(Game):
                 return ev
         return None
 
-    _DECIDE: dict[str, Callable] = {
+    _DECIDE: ClassVar[dict[str, Callable]] = {
         "place": _decide_place,
         "program": _decide_program,
         "act": _decide_act,
         "ask": _decide_ask,
         "bid": _decide_bid,
     }
-    _LEGAL: dict[str, Callable] = {
+    _LEGAL: ClassVar[dict[str, Callable]] = {
         "place": _legal_place,
         "program": _legal_program,
         "act": _legal_act,
@@ -1598,8 +1598,8 @@ class EdgarLucien(Game):
 
     @staticmethod
     def _acted(s: State, seat: int, edgar: bool = False, lucien: bool = False) -> tuple:
-        e, l = s.acted[seat]
-        return _put(s.acted, seat, (e or edgar, l or lucien))
+        e, lu = s.acted[seat]
+        return _put(s.acted, seat, (e or edgar, lu or lucien))
 
     @staticmethod
     def _on_robbed(s: State, ev: Event) -> State:
@@ -1804,7 +1804,7 @@ class EdgarLucien(Game):
         reason = f"{ev['name']} is the Grand Triumphant: {_and(titles)}"
         return revise(s, phase="over", winner=ev["seat"], reason=reason)
 
-    _EVOLVE: dict[str, Callable[[State, Event], State]] = {
+    _EVOLVE: ClassVar[dict[str, Callable[[State, Event], State]]] = {
         "GameSetUp": _on_game_set_up,
         "DeckShuffled": _on_deck_shuffled,
         "Placed": _on_placed,
@@ -2219,8 +2219,8 @@ def _d_turn_started(ev: Event) -> str:
 def _d_programmed(ev: Event) -> str:
     if "edgar" not in ev:
         return f"{ev['name']} lays their movement wheel face down."
-    e, l = move_words(ev["edgar"], LARGE), move_words(ev["lucien"], LARGE)
-    return f"{ev['name']} programs Edgar: {e}; Lucien: {l}."
+    e, lu = move_words(ev["edgar"], LARGE), move_words(ev["lucien"], LARGE)
+    return f"{ev['name']} programs Edgar: {e}; Lucien: {lu}."
 
 
 def _d_programs_revealed(ev: Event) -> str:

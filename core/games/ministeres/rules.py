@@ -26,7 +26,7 @@ import math
 import random
 import textwrap
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from core.engine import (
     ALL,
@@ -364,9 +364,9 @@ class Ministeres(Game):
             "kept: it stays in hand as a card with no effect (it can pay for an Or card).",
         ),
     )
-    bot_classes = {"easy": "core.games.ministeres.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.ministeres.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 2_500, "hard": 5_000}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 2_500, "hard": 5_000}
 
     # -- table ---------------------------------------------------------------
 
@@ -520,7 +520,7 @@ class Ministeres(Game):
 
     # -- commands ------------------------------------------------------------------
 
-    _EXPECTED = {
+    _EXPECTED: ClassVar[dict[str, str]] = {
         "gifts": "Place the card you drew: in your hand, in the centre or on the Favours pile.",
         "take": "Take one of the cards in the centre.",
         "auction": "Bid more than the current bid, or pass.",
