@@ -272,8 +272,9 @@ def _value(f: Field, name: str, v: Any, inner: bool = False) -> Any:
             return v
     elif (type(v) is list or type(v) is tuple) and f.lo <= len(v) <= f.hi:
         item = f.item
+        assert item is not None  # items() gives every list field the Field of its items
         try:
-            out = [_value(item, name, x, True) for x in v]  # type: ignore[arg-type]
+            out = [_value(item, name, x, True) for x in v]
         except IllegalCommand:
             if f.say:
                 raise IllegalCommand(f.say) from None
@@ -517,14 +518,14 @@ class Game:
         for opt in self.seat_options:
             taken: set[str] = set()
             for s in seat_list:
-                value = s.get(opt.key)
-                if value is None:
+                picked = s.get(opt.key)
+                if picked is None:
                     continue
-                if value not in opt.choices:
-                    raise ConfigError(f"{opt.label} must be one of {', '.join(opt.choices)}, not {value!r}.")
-                if opt.unique and value in taken:
-                    raise ConfigError(f"Two seats cannot both take {opt.label.lower()} {value}.")
-                taken.add(value)
+                if picked not in opt.choices:
+                    raise ConfigError(f"{opt.label} must be one of {', '.join(opt.choices)}, not {picked!r}.")
+                if opt.unique and picked in taken:
+                    raise ConfigError(f"Two seats cannot both take {opt.label.lower()} {picked}.")
+                taken.add(picked)
             free = [c for c in opt.choices if c not in taken]
             for s in seat_list:
                 if s.get(opt.key) is None:

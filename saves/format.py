@@ -82,19 +82,18 @@ import secrets
 import socket
 import stat
 import struct
+import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, NoReturn
 
 import msgpack
 
-try:
+if sys.platform != "win32":  # Windows has no flock: keeping to one writer is then up to the players
     import fcntl
-except ImportError:  # no flock on this platform: keeping to one writer is then up to the players
-    fcntl = None  # type: ignore[assignment]
 
 import contextlib
 
@@ -244,7 +243,7 @@ class Chain:
         self.follow(seal)
         return out
 
-    def extend(self, head: bytes, data: bytes) -> bytes:
+    def extend(self, head: bytes, data: bytes | memoryview) -> bytes:
         self.link = hashlib.blake2b(self.link + head + data, digest_size=16).digest()
         self.seq += 1
         return self.link
@@ -559,7 +558,7 @@ def held(path: PathLike) -> bool:
     """Whether a writer holds the save at ``path`` now (its lock file is locked).  The
     probe takes a shared lock for an instant: a writer taking the save in that instant
     is refused as if somebody held it."""
-    if fcntl is None:
+    if sys.platform == "win32":
         return False
     try:
         fd = os.open(lock_path(path), os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
@@ -595,7 +594,7 @@ class _WriterLock:
     def __init__(self, save: Path) -> None:
         self.path = lock_path(save)
         self.fd: int | None = None
-        if fcntl is None:
+        if sys.platform == "win32":
             return  # no flock on this platform: keeping to one writer is up to the players
         for _ in range(10):
             fd = self._open()
@@ -713,6 +712,8 @@ class Log:
 
 class FileLog(Log):
     """A save file, held under its exclusive lock (:class:`_WriterLock`) from the start."""
+
+    path: Path
 
     def __init__(self, path: PathLike) -> None:
         """Raises :class:`SaveLocked` when another writer keeps the save, and
@@ -834,9 +835,15 @@ class SaveWriter:
         when the file has grown since it was loaded (somebody wrote to it
         meanwhile: load it again rather than write over their moves).
         """
+        source, path = loaded.source, loaded.path
         self = cls.__new__(cls)
         try:
-            log = loaded.source.hold() if isinstance(loaded.source, InStore) else FileLog(loaded.path)
+            if isinstance(source, InStore):
+                log: Log = source.hold()
+            elif path is not None:
+                log = FileLog(path)
+            else:
+                raise SaveError(f"{loaded.name} was read from neither a file nor a store: there is nothing to write on.")
         except OSError as exc:  # its lock cannot be made: nothing is written unguarded
             raise _not_writable(loaded.name, exc) from None
         self._init(log, loaded.match, loaded.times, on_error)
@@ -1004,7 +1011,7 @@ _LIMITS: dict[bytes, dict[str, int]] = {
 }
 
 
-def decode_body(data: bytes, kind: bytes = MOVE) -> dict[str, Any]:
+def decode_body(data: bytes | memoryview, kind: bytes = MOVE) -> dict[str, Any]:
     """Strictly decode one record body of ``kind`` (within its limits; a move's by
     default); raises _Bad."""
     if len(data) > BOUNDS[kind].size:
@@ -1066,7 +1073,7 @@ def _plain(value: Any, depth: int = MAX_DEPTH, nodes: int = 4096) -> bool:
     level = [value]
     seen = 0
     for _ in range(depth + 1):
-        below = []
+        below: list[Any] = []
         for v in level:
             seen += 1
             if type(v) is dict:
@@ -1084,7 +1091,7 @@ def _plain(value: Any, depth: int = MAX_DEPTH, nodes: int = 4096) -> bool:
 
 
 #: the fields of a header, each with what it must be; a header with another is refused
-_HEADER_FIELDS = {
+_HEADER_FIELDS: dict[str, Callable[[Any], bool]] = {
     "game": lambda v: _text(v, 64) and v != "",
     "rules_version": lambda v: _is_int(v) and 0 <= v < 2**31,
     "players": lambda v: _is_int(v) and 1 <= v <= 64,
@@ -1119,7 +1126,7 @@ def _short_strings(value: Any, longest: int = 64) -> bool:
     """Every string in ``value`` (plain data, see _plain), keys too, is short text."""
     level = [value]
     while level:
-        below = []
+        below: list[Any] = []
         for v in level:
             if type(v) is dict:
                 if not all(_text(k, longest) for k in v):
@@ -1140,9 +1147,12 @@ def _shown(key: str) -> str:
 def check_header(h: dict[str, Any]) -> None:
     """Every field of a header, of its type and within its bounds; raises _Bad."""
 
+    def bad(what: str) -> NoReturn:
+        raise _Bad(f"the header there has {what}", f"its header would have {what}")
+
     def need(cond: bool, what: str) -> None:
         if not cond:
-            raise _Bad(f"the header there has {what}", f"its header would have {what}")
+            bad(what)
 
     for key in h:
         need(key in _HEADER_FIELDS, f"a field no Cabinet writes ({_shown(key)})")
@@ -1151,7 +1161,8 @@ def check_header(h: dict[str, Any]) -> None:
     players = h.get("players")
     need(_HEADER_FIELDS["players"](players), "no valid player count")
     seats = h.get("seats")
-    need(isinstance(seats, list) and len(seats) == players, "a seat list that does not match its player count")
+    if not (isinstance(seats, list) and len(seats) == players):
+        bad("a seat list that does not match its player count")
     for s in seats:
         need(type(s) is dict and len(s) <= 16, "a seat that is not a map")
         problem = name_problem(s.get("name"))
@@ -1223,7 +1234,7 @@ class Frame:
     length: int  # body length
     body: dict[str, Any] | None = None  # None when not decoded
     seq: int = 0  # its place in the file: 0 for the header
-    raw: bytes = b""  # the body's bytes
+    raw: bytes | memoryview = b""  # the body's bytes (read in place: a view of the file's)
 
 
 @dataclass
@@ -1372,7 +1383,7 @@ class _Reader:
         self.pos = end
         return frame
 
-    def decode(self, kind: bytes, offset: int, data: bytes) -> dict[str, Any]:
+    def decode(self, kind: bytes, offset: int, data: bytes | memoryview) -> dict[str, Any]:
         try:
             return decode_body(data, kind)
         except _Bad as exc:

@@ -50,7 +50,7 @@ try:
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 except ImportError:  # the optional extra "postgres" is not installed
-    psycopg = None  # type: ignore[assignment]
+    psycopg = None  # type: ignore[assignment]  # None stands for the module not installed
 
 from saves.format import (
     LOG_PREAMBLE,
@@ -432,7 +432,10 @@ class PostgresStore(Store):
         """(name as first claimed, key fingerprint, since) of the player holding the name
         ``folded`` (lower case), None if nobody does.  Raises SaveError."""
         rows = self._query("SELECT name, key, since FROM cabinet.players WHERE name_folded = %s", (folded,))
-        return tuple(rows[0]) if rows else None  # type: ignore[return-value]
+        if not rows:
+            return None
+        name, key, since = rows[0]
+        return name, key, since
 
     def claim_name(self, name: str, key: str, since: int) -> tuple[str, str, int]:
         """Claim ``name`` for ``key`` unless somebody holds it already; who holds it then.
@@ -699,7 +702,7 @@ class TableLease(Log):
             # writer in this process is refused here, as one in another is by the lock
             locked = self.id not in store.leased and conn.execute(
                 "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, self.id)
-            ).fetchone()[0]  # type: ignore[index]
+            ).fetchone()[0]  # type: ignore[index]  # a SELECT of a function: always one row
             if not locked:
                 found = conn.execute("SELECT holder FROM cabinet.writers WHERE table_id = %s", (self.id,)).fetchone()
                 holder = found[0] if found and isinstance(found[0], dict) else {}
@@ -816,7 +819,7 @@ class Listener:
         """Raises SaveError."""
         self.store = store
         self.deliver = deliver
-        self.stopping = False
+        self.stopping = threading.Event()  # set by close(), from another thread
         # it finds its connection lost by itself, at once: nobody else need look at it
         self.link = Link(store, " for news", prepare=_listen, mended=self._listening, probe=False)
         self.pid: int = self.link.open().info.backend_pid
@@ -829,7 +832,7 @@ class Listener:
         self.deliver({"t": "listening"})
 
     def _run(self) -> None:
-        while not self.stopping:
+        while not self.stopping.is_set():
             try:
                 conn = self.link.get()
             except Reconnecting:
@@ -844,12 +847,12 @@ class Listener:
                     if isinstance(message, dict):
                         self.deliver(message)
             except psycopg.Error as exc:
-                if self.stopping:
+                if self.stopping.is_set():
                     return
                 self.link.failed(conn, exc)
 
     def close(self) -> None:
-        self.stopping = True
+        self.stopping.set()
         self.thread.join(timeout=5)
         self.link.close()
         if self.link in self.store.links:

@@ -21,6 +21,7 @@ the debate and the polls, redesigned so that each is a real choice).  ``Campaign
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 QUALITIES: tuple[str, ...] = ("charisma", "courage", "integrity")
 QUALITY_NAMES = {"charisma": "Charisma", "courage": "Courage", "integrity": "Integrity"}
@@ -267,7 +268,7 @@ def may_use(candidate: str, action: Action) -> bool:
     return action.colour == "white" or action.colour == OWN_COLOUR[candidate]
 
 
-def event_info(card_id: str) -> dict:
+def event_info(card_id: str) -> dict[str, Any]:
     """What the screen shows for an Event card."""
     e = _EVENT_BY_ID[card_id]
     return {
@@ -524,7 +525,7 @@ def campaign(card_id: str) -> CampaignCard:
     return _CAMPAIGN_BY_ID[card_id]
 
 
-def campaign_info(card_id: str | None) -> dict:
+def campaign_info(card_id: str | None) -> dict[str, Any]:
     """What the screen shows for a Campaign card."""
     if card_id is None:
         return {"id": None, "name": "nothing", "date": "", "text": ""}
