@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -283,7 +284,7 @@ class HeuristicBot(Bot):
             return self._bid(legal)
         return self._best(legal, self._command_value)
 
-    def _best(self, legal: list[Command], score) -> Command:
+    def _best(self, legal: list[Command], score: Callable[[Command], float]) -> Command:
         best: list[Command] = []
         best_score = float("-inf")
         for command in legal:
@@ -370,7 +371,7 @@ class HeuristicBot(Bot):
                 best = max(best, self.lucien_admin(action))
         return best
 
-    def _field(self, here_value) -> dict[str, float]:
+    def _field(self, here_value: Callable[[str], float]) -> dict[str, float]:
         """For every district: the best value reachable from it, discounted by distance."""
         values = {d: here_value(d) for d in self.side.ids}
         goals = [(d, v) for d, v in values.items() if v > 0]
