@@ -84,6 +84,13 @@ class Node:
         self.reward = 0.0
         self.square = 0.0  # of the rewards, for their spread
 
+    @property
+    def move(self) -> Command:
+        """The command that reaches this node (every node but the root has one)."""
+        if self.command is None:
+            raise ValueError("the root of the tree is reached by no command")
+        return self.command
+
     def score(self) -> float:
         return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.available) / self.visits)
 
@@ -137,7 +144,7 @@ class SearchBot(Bot):
             "moves": [(child.command, child.visits, child.reward / max(1, child.visits)) for child in ranked],
             "chosen": best.command,
         }
-        return offered[command_key(best.command)]
+        return offered[command_key(best.move)]
 
     def search(self, game: Game, known: Any, seat: int, rng: random.Random, model: _Model) -> tuple[Node, int]:
         """The tree of the seat's decisions, and the iterations it took (one at least)."""
@@ -239,7 +246,7 @@ class SearchBot(Bot):
             best = node.children[command_key(pick)] = Node(pick)
             best.available = 1
         assert best is not None
-        return best, _play(game, state, seat, best.command, rng)
+        return best, _play(game, state, seat, best.move, rng)
 
 
 class _Model:
