@@ -19,7 +19,6 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from net.hall import BotPool, Hall  # noqa: E402
-from saves import open_store  # noqa: E402
 from saves.postgres import PostgresStore  # noqa: E402
 from tui.serve import TAKE_OVER_EVERY, of_database  # noqa: E402
 

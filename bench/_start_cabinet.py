@@ -14,16 +14,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import tui.cli as cli  # noqa: E402  (what the `cabinet` script imports first)
+import tui.cli as cli  # what the `cabinet` script imports first
 
 
 def main() -> int:
     args = cli.build_parser().parse_args([])
     save_dir = cli.save_dir_of(args)
 
-    from tui.app import CabinetApp
-
     import screens.menu
+    from tui.app import CabinetApp
 
     class FirstMenu(screens.menu.MainMenu):
         def on_mount(self) -> None:

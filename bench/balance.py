@@ -34,10 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.engine import derive_rng  # noqa: E402
-from core.games import all_games, get_game  # noqa: E402
-from table import Table  # noqa: E402
-from tui.session import new_match  # noqa: E402
+from core.engine import derive_rng
+from core.games import all_games, get_game
+from table import Table
+from tui.session import new_match
 
 
 def tables() -> dict[str, tuple[int, ...]]:

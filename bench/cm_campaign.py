@@ -37,12 +37,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.bots import bot_inputs  # noqa: E402
-from core.games import get_game  # noqa: E402
-from core.games.chirac_mitterrand import cards as C  # noqa: E402
-from tui.session import new_match  # noqa: E402
-from core.bots import make_bot
-from table.bots import bot_for  # noqa: E402
+from core.bots import (
+    bot_inputs,
+    make_bot,
+)
+from core.games import get_game
+from core.games.chirac_mitterrand import cards as C
+from table.bots import bot_for
+from tui.session import new_match
 
 
 def play(game, seed: int, levels: list[str], variants: dict, solo_candidate: str | None, campaign_level=None):

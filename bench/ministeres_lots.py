@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from core.engine import derive_rng  # noqa: E402
-from core.games.ministeres import GAME  # noqa: E402
-from core.games.ministeres import cards as C  # noqa: E402
-from core.games.ministeres.rules import decided_by  # noqa: E402
-from table import Table  # noqa: E402
-from tui.session import new_match  # noqa: E402
+from core.engine import derive_rng
+from core.games.ministeres import GAME
+from core.games.ministeres import cards as C
+from core.games.ministeres.rules import decided_by
+from table import Table
+from tui.session import new_match
 
 
 def play(levels: list[str], seed: int, bot_seed: int, variants: dict[str, str]):

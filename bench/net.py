@@ -354,7 +354,7 @@ async def bench_round_trip(game_id: str, blocks: int, per_block: int, tmp: Path,
     for _ in range(150):
         await game.ensure()
         await game.one(keep=True)
-    by_size = sorted(zip((len(pack(u)) for u in game.updates), range(len(game.updates))))
+    by_size = sorted(zip((len(pack(u)) for u in game.updates), range(len(game.updates)), strict=True))
     payload = game.updates[by_size[len(by_size) // 2][1]]
     game.work = []
     if game.server is not None:
@@ -404,7 +404,7 @@ async def bench_round_trip(game_id: str, blocks: int, per_block: int, tmp: Path,
             await run_game()
     await game.close()
     await echo.close()
-    paired = sorted(g / e for g, e in zip(block_game, block_echo))
+    paired = sorted(g / e for g, e in zip(block_game, block_echo, strict=True))
     q1, _, q3 = statistics.quantiles(paired, n=4)
     work = game.work
     return {
@@ -446,11 +446,8 @@ async def client_worker() -> None:
         sys.stdout.write(json.dumps(obj) + "\n")
         sys.stdout.flush()
 
-    while True:
-        line = await reader.readline()
-        if not line:
-            return
-        job = json.loads(line)
+    async def run(job: dict[str, Any]) -> None:
+        """One job: its state its own, so a task left from a job cannot touch the next one's."""
         rng = random.Random(job["seed"])
         # The clients are the measuring instrument: 4 x N tables of events in
         # one process would give its cyclic GC pauses that real clients, each
@@ -491,7 +488,7 @@ async def client_worker() -> None:
                         samples.append(rt)
                     else:
                         outside[0] += 1
-            except Exception as exc:  # a hang (RT_TIMEOUT) or a broken connection
+            except Exception as exc:  # noqa: BLE001 - a hang (RT_TIMEOUT), a broken connection: counted, not fatal
                 errors.append(f"{type(exc).__name__}: {exc}"[:200])
 
         tasks = [asyncio.create_task(game_loop(c, random.Random(rng.random()))) for c in tables]
@@ -525,6 +522,13 @@ async def client_worker() -> None:
         gc.enable()
         gc.collect()
         say({"closed": True})
+
+    while True:
+        line = await reader.readline()
+        if not line:
+            return
+        job = json.loads(line)
+        await run(job)
 
 
 class ServerWatch:
@@ -729,45 +733,49 @@ async def crowd_worker() -> None:
             while await read_frame(r, SERVER_MAX) is not None:
                 updates[0] += 1
 
+    async def join(job: dict[str, Any]) -> None:
+        """One job's spectators, joining at once: this job's state, not the next one's."""
+        address = Address(host=HOST, port=job["join"])
+        latencies: list[float] = []
+        failed: list[str] = []
+
+        async def one() -> None:
+            t0 = time.perf_counter()
+            try:
+                r, w = await asyncio.wait_for(open_connection(address), RT_TIMEOUT)
+                w.write(pack({"t": "hello", "v": 1, "watch": True}))
+                welcome = await asyncio.wait_for(read_frame(r, SERVER_MAX), RT_TIMEOUT)
+                first = await asyncio.wait_for(read_frame(r, SERVER_MAX), RT_TIMEOUT)
+                if not (welcome and welcome["t"] == "welcome" and first and first["t"] == "update"):
+                    raise RuntimeError(f"answered {welcome!r}")
+            except Exception as exc:  # noqa: BLE001 - whatever stopped a spectator joining is counted and shown
+                failed.append(f"{type(exc).__name__}: {exc}"[:200])
+                return
+            latencies.append(time.perf_counter() - t0)
+            held.append(w)
+            watching.append(asyncio.create_task(watch(r)))
+
+        t0 = time.perf_counter()
+        cpu0 = time.process_time()
+        await asyncio.gather(*(one() for _ in range(job["n"])))
+        say(
+            {
+                "joined": len(latencies),
+                "took": time.perf_counter() - t0,
+                "cpu": time.process_time() - cpu0,
+                "latency": latencies,
+                "failures": len(failed),
+                "failed": failed[:3],
+            }
+        )
+
     while True:
         line = await reader.readline()
         if not line:
             return
         job = json.loads(line)
         if "join" in job:
-            address = Address(host=HOST, port=job["join"])
-            latencies: list[float] = []
-            failed: list[str] = []
-
-            async def one() -> None:
-                t0 = time.perf_counter()
-                try:
-                    r, w = await asyncio.wait_for(open_connection(address), RT_TIMEOUT)
-                    w.write(pack({"t": "hello", "v": 1, "watch": True}))
-                    welcome = await asyncio.wait_for(read_frame(r, SERVER_MAX), RT_TIMEOUT)
-                    first = await asyncio.wait_for(read_frame(r, SERVER_MAX), RT_TIMEOUT)
-                    if not (welcome and welcome["t"] == "welcome" and first and first["t"] == "update"):
-                        raise RuntimeError(f"answered {welcome!r}")
-                except Exception as exc:
-                    failed.append(f"{type(exc).__name__}: {exc}"[:200])
-                    return
-                latencies.append(time.perf_counter() - t0)
-                held.append(w)
-                watching.append(asyncio.create_task(watch(r)))
-
-            t0 = time.perf_counter()
-            cpu0 = time.process_time()
-            await asyncio.gather(*(one() for _ in range(job["n"])))
-            say(
-                {
-                    "joined": len(latencies),
-                    "took": time.perf_counter() - t0,
-                    "cpu": time.process_time() - cpu0,
-                    "latency": latencies,
-                    "failures": len(failed),
-                    "failed": failed[:3],
-                }
-            )
+            await join(job)
         elif "leave" in job:
             for w in held:
                 w.close()
@@ -803,7 +811,7 @@ async def play_acked(clients: list[RemoteTable], rng: random.Random, acks: Acks,
         mover.command(command)
         try:
             got = await asyncio.wait_for(asyncio.gather(*(_arrival_after(c, n) for c in clients)), RT_TIMEOUT)
-        except asyncio.TimeoutError:  # counted as RT_TIMEOUT (a lower bound); this round's play ends
+        except TimeoutError:  # counted as RT_TIMEOUT (a lower bound); this round's play ends
             acks.samples.append((t0, RT_TIMEOUT))
             acks.hung += 1
             return
@@ -927,7 +935,7 @@ def print_crowd(r: dict[str, Any], crowd: int, rounds: int) -> None:
     )
     print(
         f"   this process's CPU (server and the 2 players), no crowd / joining: "
-        f"{', '.join(f'{a * 100:.0f}%/{b * 100:.0f}%' for a, b in zip(r['cpu_quiet'], r['cpu_joining']))} of a core; "
+        f"{', '.join(f'{a * 100:.0f}%/{b * 100:.0f}%' for a, b in zip(r['cpu_quiet'], r['cpu_joining'], strict=True))} of a core; "
         f"the spectators' process while they joined: {', '.join(f'{c * 100:.0f}%' for c in r['crowd_cpu'])}"
     )
     if r["hung"]:

@@ -46,7 +46,7 @@ async def player(server: Server, name: str, table_id: str, until: float, rng: ra
         while time.monotonic() < until:
             try:
                 message = await asyncio.wait_for(remote.receive(), max(0.1, until - time.monotonic()))
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return
             if message is None:
                 return

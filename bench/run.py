@@ -47,9 +47,9 @@ for p in (str(ROOT), str(BENCH)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
+import fixtures  # noqa: E402
 import msgpack  # noqa: E402
 
-import fixtures  # noqa: E402
 import saves  # noqa: E402
 from core import engine  # noqa: E402
 from core.engine import PUBLIC, Match  # noqa: E402
@@ -167,7 +167,7 @@ def bench_startup(reps: int, bytecode_cache: bool) -> dict[str, Any]:
     bare_wall, bare_cpu = [w for w, _ in tb], [c for _, c in tb]
     # each run's ratio to its neighbour of the other side: how much the
     # figure moves with the machine's mood
-    paired = sorted(c / b for c, b in zip(cab_wall, bare_wall))
+    paired = sorted(c / b for c, b in zip(cab_wall, bare_wall, strict=True))
     q1, _, q3 = statistics.quantiles(paired, n=4)
     return {
         "cabinet": cab_wall,
@@ -278,7 +278,7 @@ def bench_open(path: Path, reps: int, inner: int = 1) -> dict[str, Any]:
     rc, rm = alternate(each(open_and_show), each(msgpack_alone), reps)
     tc, tm = [w for w, _ in rc], [w for w, _ in rm]
     cc, cm = [c for _, c in rc], [c for _, c in rm]
-    paired = sorted(c / m for c, m in zip(tc, tm))
+    paired = sorted(c / m for c, m in zip(tc, tm, strict=True))
     match, _, lines = open_and_show(path)
     return {
         "events": len(match.events),
@@ -315,8 +315,8 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
     bodies = [msgpack.unpackb(b) for _, b, _ in frames]
     header = bodies[0]
     game = fixtures.GAMES[header["game"]]
-    moves = [b for (k, _, _), b in zip(frames, bodies) if k == F.MOVE]
-    checkpoints = [b["n"] for (k, _, _), b in zip(frames, bodies) if k == F.CHECKPOINT]
+    moves = [b for (k, _, _), b in zip(frames, bodies, strict=True) if k == F.MOVE]
+    checkpoints = [b["n"] for (k, _, _), b in zip(frames, bodies, strict=True) if k == F.CHECKPOINT]
 
     strict = F._STRICT  # the loader's own options, map-key check included
     no_hook = {k: v for k, v in strict.items() if k != "object_pairs_hook"}
@@ -436,13 +436,13 @@ def machine() -> str:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:
         cpus = os.cpu_count()
+    from importlib.metadata import PackageNotFoundError, version
+
     import textual
 
     try:
-        from importlib.metadata import version
-
         tv = version("textual")
-    except Exception:
+    except PackageNotFoundError:
         tv = getattr(textual, "__version__", "?")
     return (
         f"{platform.system()} {platform.machine()}, {cpus} CPUs (nproc), "

@@ -27,9 +27,9 @@ if str(ROOT) not in sys.path:
 
 from core.bots import bot_inputs  # noqa: E402
 from core.bots.search import SearchBot  # noqa: E402
-from table.bots import bot_for  # noqa: E402
 from core.engine import Game, Match, make_header  # noqa: E402
 from core.games import all_games  # noqa: E402
+from table.bots import bot_for  # noqa: E402
 
 
 def easy_match(game: Game, players: int, seed: int, levels: list[str] | None = None) -> Match:

@@ -112,8 +112,9 @@ ROOT = BENCH.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.net import machine as host_machine, med, pct, tree  # noqa: E402
-from tests.terminal import SYNC_END, SYNC_START, draw_whole_frames  # noqa: E402
+from bench.net import machine as host_machine  # noqa: E402
+from bench.net import med, pct, tree  # noqa: E402
+from tests.terminal import SYNC_END, draw_whole_frames  # noqa: E402
 
 CABINET = Path(sys.executable).parent / "cabinet"  # the console script, as a player starts it
 GOAL_START = 1.5  # figure 1: x the local start
@@ -354,7 +355,7 @@ class Pty:
             key = "up" if target < here else "down"
             self.send(key)
             with contextlib.suppress(RuntimeError):
-                await self.until(lambda: self.cursor_row() != here, f"{key} to move the cursor", timeout=2.0)
+                await self.until(lambda here=here: self.cursor_row() != here, f"{key} to move the cursor", timeout=2.0)
         raise RuntimeError(self.report(f"{self.name}: the cursor never reached {what}"))
 
     async def until(self, condition: Callable[[], Any], what: str, timeout: float = WAIT) -> Any:
@@ -401,7 +402,7 @@ class Pty:
                 return
             self.send(key)
             with contextlib.suppress(RuntimeError):
-                await self.until(lambda: self.focused() != here, f"{key} to move the focus", timeout=2.0)
+                await self.until(lambda here=here: self.focused() != here, f"{key} to move the focus", timeout=2.0)
         raise RuntimeError(self.report(f"{self.name}: {limit} presses of {key} never reached {what}"))
 
     async def ends(self, timeout: float = 10.0) -> bool:
@@ -473,7 +474,7 @@ class Server:
         deadline = time.monotonic() + WAIT
         while not self.port:
             if self.proc.returncode is not None or time.monotonic() > deadline:
-                raise RuntimeError("cabinet serve did not start:\n" + "\n".join(l for _, l in self.lines) + self.errors())
+                raise RuntimeError("cabinet serve did not start:\n" + "\n".join(text for _, text in self.lines) + self.errors())
             await asyncio.sleep(0.02)
         return self
 
@@ -519,7 +520,7 @@ class Server:
             proc.send_signal(signal.SIGTERM)
             try:
                 await asyncio.wait_for(proc.wait(), 15)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 proc.kill()
                 await proc.wait()
         deadline = time.monotonic() + 5
@@ -673,7 +674,7 @@ async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
         await server.stop()
     lf = [r["frame"] for r in local]
     sf = [r["frame"] for r in remote]
-    paired = sorted(s / l for s, l in zip(sf, lf))
+    paired = sorted(s / lo for s, lo in zip(sf, lf, strict=True))
     return {
         "local": lf, "ssh": sf, "ratio": med(sf) / med(lf), "paired": med(paired),
         "local_first_byte": med([r["first_byte"] for r in local]),
@@ -1252,7 +1253,7 @@ async def hostile_arrives(server: Server, keys: Path) -> tuple[Hostile, dict[str
     claimed = h.size()
     deadline = time.monotonic() + WAIT
     while True:
-        line = next((l for when, l in server.lines if when >= t0 and re.match(rf"{HOSTILE} from .*session started", l)), None)
+        line = next((text for when, text in server.lines if when >= t0 and re.match(rf"{HOSTILE} from .*session started", text)), None)
         if line is not None:
             break
         if h.eof or time.monotonic() > deadline:
@@ -1614,7 +1615,7 @@ def main(argv: list[str] | None = None) -> int:
         """LO,HI in seconds, 0 < LO <= HI (0 <= LO where ``zero``), or the parser's error."""
         try:
             lo, hi = (float(x) for x in text.split(","))
-            if (0 <= lo if zero else 0 < lo) and lo <= hi:
+            if (lo >= 0 if zero else lo > 0) and lo <= hi:
                 return lo, hi
         except ValueError:
             pass

@@ -40,10 +40,10 @@ if str(ROOT) not in sys.path:
 
 from bench import fixtures  # noqa: E402
 from bench.net import machine, med, ms, pct, tree  # noqa: E402
-from tui.session import new_match  # noqa: E402
 from saves import SaveWriter, load, open_store  # noqa: E402
 from table import Table  # noqa: E402
 from tests import pg  # noqa: E402
+from tui.session import new_match  # noqa: E402
 
 GOAL_APPEND = 3.0  # x the file store's durable append
 GOAL_OPEN = 2.0  # x opening the same log from a file

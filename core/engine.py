@@ -48,7 +48,7 @@ import random
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 Event = dict[str, Any]
 Command = dict[str, Any]
@@ -272,8 +272,9 @@ def _value(f: Field, name: str, v: Any, inner: bool = False) -> Any:
             return v
     elif (type(v) is list or type(v) is tuple) and f.lo <= len(v) <= f.hi:
         item = f.item
+        assert item is not None  # items() gives every list field the Field of its items
         try:
-            out = [_value(item, name, x, True) for x in v]  # type: ignore[arg-type]
+            out = [_value(item, name, x, True) for x in v]
         except IllegalCommand:
             if f.say:
                 raise IllegalCommand(f.say) from None
@@ -462,10 +463,10 @@ class Game:
     seat_options: tuple[SeatOption, ...] = ()
     #: the game's own bots: level -> "module:Class" (the class takes a seed);
     #: ``easy`` is the game's heuristic bot, which the search bot also plays out with
-    bot_classes: dict[str, str] = {}
+    bot_classes: ClassVar[dict[str, str]] = {}
     #: the search bot's thinking budget at each level, in moves simulated
     #: (``normal`` must decide within a second a move: see bench/search.py and docs/BOTS.md)
-    search_budget: dict[str, int] = {"normal": 5_000, "hard": 20_000}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 5_000, "hard": 20_000}
 
     @property
     def bot_levels(self) -> tuple[str, ...]:
@@ -517,14 +518,14 @@ class Game:
         for opt in self.seat_options:
             taken: set[str] = set()
             for s in seat_list:
-                value = s.get(opt.key)
-                if value is None:
+                picked = s.get(opt.key)
+                if picked is None:
                     continue
-                if value not in opt.choices:
-                    raise ConfigError(f"{opt.label} must be one of {', '.join(opt.choices)}, not {value!r}.")
-                if opt.unique and value in taken:
-                    raise ConfigError(f"Two seats cannot both take {opt.label.lower()} {value}.")
-                taken.add(value)
+                if picked not in opt.choices:
+                    raise ConfigError(f"{opt.label} must be one of {', '.join(opt.choices)}, not {picked!r}.")
+                if opt.unique and picked in taken:
+                    raise ConfigError(f"Two seats cannot both take {opt.label.lower()} {picked}.")
+                taken.add(picked)
             free = [c for c in opt.choices if c not in taken]
             for s in seat_list:
                 if s.get(opt.key) is None:
@@ -801,7 +802,7 @@ def make_header(
         "seats": seats,
         "variants": dict(config["variants"]),
         "seed": int(seed),
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "app_version": __version__,
     }
     header.update({key: value for key, value in extra.items() if value is not None})  # (not given: left out)

@@ -22,8 +22,8 @@ from typing import Any
 
 from core.engine import PUBLIC, Command, Event, Game, Viewer, outcome_sentence
 from core.games import get_game
-from table.table import history_lines
 from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
+from table.table import history_lines
 
 #: past views kept for browsing the history, the first kept going first (a view is 10-15 kB in
 #: memory: a session holds 2 MB of them at most)
@@ -76,7 +76,7 @@ class RemoteTable:
         """Open the connection and say hello; raises JoinError with a sentence."""
         try:
             self.reader, self.writer = await asyncio.wait_for(open_connection(self.address), timeout)
-        except (OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, OSError) as exc:
             reason = getattr(exc, "strerror", None) or "no answer"
             raise JoinError(f"No game is hosted at {self.address} ({reason}).") from None
         hello: dict[str, Any] = {"t": "hello", "v": VERSION}
@@ -90,7 +90,7 @@ class RemoteTable:
         self.send(hello)
         try:
             welcome = await asyncio.wait_for(self.receive(), timeout)
-        except (ProtocolError, asyncio.TimeoutError, OSError) as exc:
+        except (TimeoutError, ProtocolError, OSError) as exc:
             await self.close()
             raise JoinError(f"The host at {self.address} did not answer as a Cabinet game: {exc or 'no answer'}.") from None
         if welcome is None or welcome["t"] != "welcome":
@@ -219,12 +219,12 @@ class HallClient:
         """Open the lobby; raises JoinError with a sentence."""
         try:
             self.reader, self.writer = await asyncio.wait_for(open_connection(self.address), timeout)
-        except (OSError, asyncio.TimeoutError):
+        except (TimeoutError, OSError):
             raise JoinError("The game server does not answer; connect again in a moment.") from None
         self.send({"t": "hello", "v": VERSION, "token": self.token})
         try:
             welcome = await asyncio.wait_for(read_frame(self.reader, SERVER_MAX), timeout)
-        except (ProtocolError, asyncio.TimeoutError, OSError):
+        except (TimeoutError, ProtocolError, OSError):
             welcome = None
         if welcome is None or welcome.get("t") != "welcome":
             await self.close()
@@ -272,7 +272,7 @@ class HallClient:
         self.send({**message, "id": ident})
         try:
             return await asyncio.wait_for(future, timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self.waiting.pop(ident, None)
             return {"ok": False, "message": "The game server did not answer in time; try again."}
 

@@ -941,7 +941,7 @@ class Hall:
         try:
             try:
                 hello = await asyncio.wait_for(read_frame(reader, CLIENT_MAX), HELLO_TIMEOUT)
-            except (asyncio.TimeoutError, ProtocolError):
+            except (TimeoutError, ProtocolError):
                 hello = None
             if hello is None or hello.get("t") != "hello" or hello.get("v") != VERSION:
                 writer.write(pack({"t": "bye", "message": "This is a Cabinet hall: say hello with a session's token."}))

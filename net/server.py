@@ -276,7 +276,7 @@ async def answers(path: Path, timeout: float = 2.0) -> bool:
     """Does a server accept connections on the Unix socket ``path``?"""
     try:
         _, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(path)), timeout)
-    except (OSError, asyncio.TimeoutError):
+    except (TimeoutError, OSError):
         return False
     writer.close()
     with contextlib.suppress(Exception):
@@ -775,7 +775,7 @@ class GameServer:
     async def serve(self, conn: Connection) -> None:
         try:
             hello = await asyncio.wait_for(read_frame(conn.reader, CLIENT_MAX), HELLO_TIMEOUT)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             conn.close("No hello: the connection is closed.")
             return
         if hello is None or conn.closed:

@@ -716,9 +716,8 @@ def lowest_priority(pid: int) -> None:
     competes with the others by its own nice."""
     with contextlib.suppress(OSError):
         os.setpriority(os.PRIO_PGRP, pid, LOWEST_PRIORITY)
-    with contextlib.suppress(OSError):
-        with open(f"/proc/{pid}/autogroup", "w") as f:
-            f.write(str(LOWEST_PRIORITY))
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/autogroup", "w") as f:
+        f.write(str(LOWEST_PRIORITY))
 
 
 def cpu_seconds(pid: int) -> float | None:

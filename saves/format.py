@@ -82,19 +82,20 @@ import secrets
 import socket
 import stat
 import struct
+import sys
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, NamedTuple, NoReturn
 
 import msgpack
 
-try:
+if sys.platform != "win32":  # Windows has no flock: keeping to one writer is then up to the players
     import fcntl
-except ImportError:  # no flock on this platform: keeping to one writer is then up to the players
-    fcntl = None  # type: ignore[assignment]
+
+import contextlib
 
 from core import engine
 from core.engine import NAME_MAX, Game, Match, Outcome
@@ -204,7 +205,7 @@ WRITER_COMMAND = "cabinet"
 
 
 def now_iso() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def preamble(version: int = FORMAT_VERSION) -> bytes:
@@ -242,7 +243,7 @@ class Chain:
         self.follow(seal)
         return out
 
-    def extend(self, head: bytes, data: bytes) -> bytes:
+    def extend(self, head: bytes, data: bytes | memoryview) -> bytes:
         self.link = hashlib.blake2b(self.link + head + data, digest_size=16).digest()
         self.seq += 1
         return self.link
@@ -468,10 +469,8 @@ def dir_key(directory: PathLike, create: bool = False) -> bytes | None:
     except OSError:
         return None
     finally:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
     return key
 
 
@@ -501,10 +500,8 @@ def atomic_write(path: PathLike, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             tmp.unlink()
-        except OSError:
-            pass
         raise
     _fsync_dir(path.parent)
 
@@ -532,7 +529,7 @@ def lock_path(path: PathLike) -> Path:
 def _whoami() -> dict[str, Any]:
     try:
         user = getpass.getuser()
-    except Exception:  # no login name (a container, no passwd entry)
+    except (KeyError, OSError):  # no login name (a container, no passwd entry)
         user = ""
     return {"pid": os.getpid(), "user": user, "host": socket.gethostname(), "command": WRITER_COMMAND, "since": now_iso()}
 
@@ -561,7 +558,7 @@ def held(path: PathLike) -> bool:
     """Whether a writer holds the save at ``path`` now (its lock file is locked).  The
     probe takes a shared lock for an instant: a writer taking the save in that instant
     is refused as if somebody held it."""
-    if fcntl is None:
+    if sys.platform == "win32":
         return False
     try:
         fd = os.open(lock_path(path), os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
@@ -597,7 +594,7 @@ class _WriterLock:
     def __init__(self, save: Path) -> None:
         self.path = lock_path(save)
         self.fd: int | None = None
-        if fcntl is None:
+        if sys.platform == "win32":
             return  # no flock on this platform: keeping to one writer is up to the players
         for _ in range(10):
             fd = self._open()
@@ -656,10 +653,8 @@ class _WriterLock:
         fd, self.fd = self.fd, None
         if fd is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(self.path)  # while still locked: nobody can take a lock on it meanwhile
-        except OSError:
-            pass
         os.close(fd)
 
 
@@ -730,6 +725,8 @@ class Log:
 class FileLog(Log):
     """A save file, held under its exclusive lock (:class:`_WriterLock`) from the start."""
 
+    path: Path
+
     def __init__(self, path: PathLike) -> None:
         """Raises :class:`SaveLocked` when another writer keeps the save, and
         :class:`NoLock` (an OSError) when its lock cannot be taken."""
@@ -744,7 +741,7 @@ class FileLog(Log):
     def replace(self, data: bytes) -> None:
         self.drop()
         atomic_write(self.path, data)
-        self._file = open(self.path, "ab")
+        self._file = open(self.path, "ab")  # noqa: SIM115 - held open by the log until drop()
 
     def append(self, data: bytes, durable: bool) -> None:
         assert self._file is not None
@@ -757,7 +754,7 @@ class FileLog(Log):
         # a file made read-only is not to be changed, not even by a rewrite into its place
         if self.path.exists() and not os.access(self.path, os.W_OK):
             raise PermissionError(errno.EACCES, "permission denied")
-        f = open(self.path, "ab")
+        f = open(self.path, "ab")  # noqa: SIM115 - kept as the log's file when its size is the one read
         size = os.fstat(f.fileno()).st_size
         if size == end:
             tighten(self.path)
@@ -774,10 +771,8 @@ class FileLog(Log):
 
     def drop(self) -> None:
         if self._file is not None:
-            try:
+            with contextlib.suppress(OSError):
                 self._file.close()
-            except OSError:
-                pass
             self._file = None
 
     def release(self) -> None:
@@ -852,9 +847,15 @@ class SaveWriter:
         when the file has grown since it was loaded (somebody wrote to it
         meanwhile: load it again rather than write over their moves).
         """
+        source, path = loaded.source, loaded.path
         self = cls.__new__(cls)
         try:
-            log = loaded.source.hold() if isinstance(loaded.source, InStore) else FileLog(loaded.path)
+            if isinstance(source, InStore):
+                log: Log = source.hold()
+            elif path is not None:
+                log = FileLog(path)
+            else:
+                raise SaveError(f"{loaded.name} was read from neither a file nor a store: there is nothing to write on.")
         except OSError as exc:  # its lock cannot be made: nothing is written unguarded
             raise _not_writable(loaded.name, exc) from None
         self._init(log, loaded.match, loaded.times, on_error)
@@ -926,7 +927,7 @@ class SaveWriter:
                 return
             try:
                 self._append(move)
-            except Exception as exc:  # never break the game over a save
+            except Exception as exc:  # noqa: BLE001 - never break the game over a save: the failure is reported
                 self._fail(exc)
 
     def _append(self, move: engine.Move) -> None:
@@ -992,10 +993,8 @@ class SaveWriter:
         """Stop writing and let the save go (another writer may then take it); idempotent."""
         with self._lock:
             self._closed = True
-            try:
+            with contextlib.suppress(ValueError):
                 self.match.listeners.remove(self._on_move)
-            except ValueError:
-                pass
             self._log.release()
 
     def __enter__(self) -> SaveWriter:
@@ -1046,7 +1045,7 @@ _LIMITS: dict[bytes, dict[str, int]] = {
 }
 
 
-def decode_body(data: bytes, kind: bytes = MOVE) -> dict[str, Any]:
+def decode_body(data: bytes | memoryview, kind: bytes = MOVE) -> dict[str, Any]:
     """Strictly decode one record body of ``kind`` (within its limits; a move's by
     default); raises _Bad."""
     if len(data) > BOUNDS[kind].size:
@@ -1059,7 +1058,7 @@ def decode_body(data: bytes, kind: bytes = MOVE) -> dict[str, Any]:
         if "exceeds max" in str(exc):  # a string, an array or a map over its kind's limit
             raise _Bad(f"the {KIND_NAMES[kind]} record there holds more than any the rules make") from None
         raise _Bad("the record there is not valid msgpack") from None
-    except Exception:
+    except Exception:  # noqa: BLE001 - what else msgpack raises on hostile bytes (TypeError, its own, ...)
         raise _Bad("the record there is not valid msgpack") from None
     if not isinstance(value, dict):
         raise _Bad("the record there is not a map")
@@ -1108,7 +1107,7 @@ def _plain(value: Any, depth: int = MAX_DEPTH, nodes: int = 4096) -> bool:
     level = [value]
     seen = 0
     for _ in range(depth + 1):
-        below = []
+        below: list[Any] = []
         for v in level:
             seen += 1
             if type(v) is dict:
@@ -1126,7 +1125,7 @@ def _plain(value: Any, depth: int = MAX_DEPTH, nodes: int = 4096) -> bool:
 
 
 #: the fields of a header, each with what it must be; a header with another is refused
-_HEADER_FIELDS = {
+_HEADER_FIELDS: dict[str, Callable[[Any], bool]] = {
     "game": lambda v: _text(v, 64) and v != "",
     "rules_version": lambda v: _is_int(v) and 0 <= v < 2**31,
     "players": lambda v: _is_int(v) and 1 <= v <= 64,
@@ -1161,7 +1160,7 @@ def _short_strings(value: Any, longest: int = 64) -> bool:
     """Every string in ``value`` (plain data, see _plain), keys too, is short text."""
     level = [value]
     while level:
-        below = []
+        below: list[Any] = []
         for v in level:
             if type(v) is dict:
                 if not all(_text(k, longest) for k in v):
@@ -1182,9 +1181,12 @@ def _shown(key: str) -> str:
 def check_header(h: dict[str, Any]) -> None:
     """Every field of a header, of its type and within its bounds; raises _Bad."""
 
+    def bad(what: str) -> NoReturn:
+        raise _Bad(f"the header there has {what}", f"its header would have {what}")
+
     def need(cond: bool, what: str) -> None:
         if not cond:
-            raise _Bad(f"the header there has {what}", f"its header would have {what}")
+            bad(what)
 
     for key in h:
         need(key in _HEADER_FIELDS, f"a field no Cabinet writes ({_shown(key)})")
@@ -1193,7 +1195,8 @@ def check_header(h: dict[str, Any]) -> None:
     players = h.get("players")
     need(_HEADER_FIELDS["players"](players), "no valid player count")
     seats = h.get("seats")
-    need(isinstance(seats, list) and len(seats) == players, "a seat list that does not match its player count")
+    if not (isinstance(seats, list) and len(seats) == players):
+        bad("a seat list that does not match its player count")
     for s in seats:
         need(type(s) is dict and len(s) <= 16, "a seat that is not a map")
         problem = name_problem(s.get("name"))
@@ -1265,7 +1268,7 @@ class Frame:
     length: int  # body length
     body: dict[str, Any] | None = None  # None when not decoded
     seq: int = 0  # its place in the file: 0 for the header
-    raw: bytes = b""  # the body's bytes
+    raw: bytes | memoryview = b""  # the body's bytes (read in place: a view of the file's)
 
 
 @dataclass
@@ -1338,7 +1341,7 @@ class _Reader:
                 unpacker.unpack()
             except msgpack.OutOfData:
                 pass  # a strict prefix of one value: cut off mid-write
-            except Exception:
+            except Exception:  # noqa: BLE001 - whatever msgpack raises on hostile bytes
                 raise self.damaged(offset, "a record there is garbled") from None
             else:
                 raise self.damaged(offset, "a record's length does not match its contents")
@@ -1414,7 +1417,7 @@ class _Reader:
         self.pos = end
         return frame
 
-    def decode(self, kind: bytes, offset: int, data: bytes) -> dict[str, Any]:
+    def decode(self, kind: bytes, offset: int, data: bytes | memoryview) -> dict[str, Any]:
         try:
             return decode_body(data, kind)
         except _Bad as exc:
@@ -1651,7 +1654,7 @@ def _unplayable(name: str, game: Game, header: dict[str, Any]) -> str | None:
 def _pack(events: Any) -> bytes:
     try:
         return msgpack.packb(events, use_bin_type=True)
-    except Exception:  # an event the rules made that msgpack cannot hold: differs from any record
+    except Exception:  # noqa: BLE001 - an event the rules made that msgpack cannot hold: differs from any record
         return b""
 
 
@@ -1659,7 +1662,7 @@ def _difference(made: list[engine.Event], recorded: list[engine.Event]) -> str:
     """How the events the rules make of a move differ from those recorded, in a few words."""
     if len(made) != len(recorded):
         return f"the save records {len(recorded)} events for it where the rules make {len(made)}"
-    for i, (a, b) in enumerate(zip(made, recorded)):
+    for i, (a, b) in enumerate(zip(made, recorded, strict=True)):
         if _pack(a) != _pack(b):
             tag = b.get("t")
             shown = tag if _text(tag, 40) else "?"  # the file's words, in a sentence: short and printable only
@@ -1750,7 +1753,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
         match = Match(game, header)
         config = match.config
         game.make_config(config["players"], config["seats"], config["variants"])
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - a hostile header may fail the rules' setup anywhere: one sentence
         detail = str(exc).rstrip(".") or type(exc).__name__
         raise reader.damaged(head.offset, f"the header describes a table {title} cannot set up ({detail[:200]})") from None
     players = header["players"]
@@ -1797,7 +1800,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
                     problem = None
                 else:
                     problem = _rederive(match, body["seat"], body["command"], body["events"])
-            except Exception:
+            except Exception:  # noqa: BLE001 - a move the rules cannot apply fails them anywhere: one sentence
                 raise SaveError(
                     f"{name} cannot be replayed: {what} (at byte {frame.offset}) holds what "
                     f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
@@ -1814,7 +1817,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             index = len(match.moves) - 1
             try:
                 mine = engine.digest(game.canonical(match.state))
-            except Exception:
+            except Exception:  # noqa: BLE001 - a state the rules cannot digest differs from the recorded one
                 mine = None
             if mine != body["digest"]:
                 where = f"at move {index}" if verified_move + 1 >= index else f"between moves {verified_move + 1} and {index}"
@@ -1828,7 +1831,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
                 raise reader.damaged(frame.offset, "a result comes before the game was set up")
             try:
                 replayed = match.outcome
-            except Exception:
+            except Exception:  # noqa: BLE001 - an outcome the rules cannot compute differs from the recorded one
                 replayed = None
             recorded = {k: body[k] for k in ("winners", "reason", "scores", "victor") if k in body}
             recorded.setdefault("scores", [])
@@ -1854,7 +1857,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             warnings.append(_seal_warning(name, held, reader.chain.seq - 1))
     try:
         finished = match.outcome is not None
-    except Exception:
+    except Exception:  # noqa: BLE001 - a replayed state whose outcome fails is not a finished game
         finished = False
     clean = reader.torn is None and (result is not None) == finished
     return Loaded(
@@ -2070,7 +2073,7 @@ def export_text(path: Source, games: Mapping[str, Game] | None = None) -> str:
         for event in match.events[move.start : move.end]:
             try:
                 text = str(game.describe(event, engine.ALL))
-            except Exception:
+            except Exception:  # noqa: BLE001 - an event of a damaged save is still listed, by its tag
                 text = str(event.get("t", "?"))
             if text:
                 lines.append(f"  {text}")

@@ -50,7 +50,7 @@ try:
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 except ImportError:  # the optional extra "postgres" is not installed
-    psycopg = None  # type: ignore[assignment]
+    psycopg = None  # type: ignore[assignment]  # None stands for the module not installed
 
 from saves.format import (
     LOG_PREAMBLE,
@@ -142,7 +142,7 @@ def describe(url: str) -> str:
     """How sentences name the database at ``url``, without its password."""
     try:
         info = conninfo_to_dict(url)
-    except Exception:
+    except Exception:  # noqa: BLE001 - a URL libpq cannot parse (or not even encode) is named generically
         return "the PostgreSQL database given"
     name = info.get("dbname") or info.get("user") or "postgres"
     host = info.get("host")
@@ -439,7 +439,10 @@ class PostgresStore(LogStore):
         """(name as first claimed, key fingerprint, since) of the player holding the name
         ``folded`` (lower case), None if nobody does.  Raises SaveError."""
         rows = self._query("SELECT name, key, since FROM cabinet.players WHERE name_folded = %s", (folded,))
-        return tuple(rows[0]) if rows else None  # type: ignore[return-value]
+        if not rows:
+            return None
+        name, key, since = rows[0]
+        return name, key, since
 
     def claim_name(self, name: str, key: str, since: int) -> tuple[str, str, int]:
         """Claim ``name`` for ``key`` unless somebody holds it already; who holds it then.
@@ -616,14 +619,16 @@ class PostgresStore(LogStore):
 
     def put(self, table: str, data: bytes) -> None:
         records = split_records(data)
-        with self._using(self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")) as conn:
-            with conn.transaction():
-                row = conn.execute(
-                    "INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id", (table,)
-                ).fetchone()
-                if row is None:
-                    raise SaveError(f"There is a table {table} in {self.where} already.")
-                _insert(conn, row[0], records, copy=True)
+        with (
+            self._using(self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")) as conn,
+            conn.transaction(),
+        ):
+            row = conn.execute(
+                "INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id", (table,)
+            ).fetchone()
+            if row is None:
+                raise SaveError(f"There is a table {table} in {self.where} already.")
+            _insert(conn, row[0], records, copy=True)
 
 
 def _keep_lobby(conn: psycopg.Connection[Any], table: str, record: bytes | None) -> None:
@@ -650,10 +655,11 @@ def _insert(
     which also tells the listening servers ``told`` if given."""
     rows = [(table_id, r.seq, r.kind.decode(), r.crc, r.link, r.seal, r.body) for r in records]
     if copy:
-        with conn.cursor() as cur:
-            with cur.copy("COPY cabinet.events (table_id, seq, kind, crc, link, seal, body) FROM STDIN") as out:
-                for row in rows:
-                    out.write_row(row)
+        with conn.cursor() as cur, cur.copy(
+            "COPY cabinet.events (table_id, seq, kind, crc, link, seal, body) FROM STDIN"
+        ) as out:
+            for row in rows:
+                out.write_row(row)
         return
     values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
     insert = f"INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) VALUES {values}"
@@ -702,7 +708,7 @@ class TableLease(Log):
             # writer in this process is refused here, as one in another is by the lock
             locked = self.id not in store.leased and conn.execute(
                 "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, self.id)
-            ).fetchone()[0]  # type: ignore[index]
+            ).fetchone()[0]  # type: ignore[index]  # a SELECT of a function: always one row
             if not locked:
                 found = conn.execute("SELECT holder FROM cabinet.writers WHERE table_id = %s", (self.id,)).fetchone()
                 holder = found[0] if found and isinstance(found[0], dict) else {}
@@ -819,7 +825,7 @@ class Listener:
         """Raises SaveError."""
         self.store = store
         self.deliver = deliver
-        self.stopping = False
+        self.stopping = threading.Event()  # set by close(), from another thread
         # it finds its connection lost by itself, at once: nobody else need look at it
         self.link = Link(store, " for news", prepare=_listen, mended=self._listening, probe=False)
         self.pid: int = self.link.open().info.backend_pid
@@ -832,7 +838,7 @@ class Listener:
         self.deliver({"t": "listening"})
 
     def _run(self) -> None:
-        while not self.stopping:
+        while not self.stopping.is_set():
             try:
                 conn = self.link.get()
             except Reconnecting:
@@ -847,12 +853,12 @@ class Listener:
                     if isinstance(message, dict):
                         self.deliver(message)
             except psycopg.Error as exc:
-                if self.stopping:
+                if self.stopping.is_set():
                     return
                 self.link.failed(conn, exc)
 
     def close(self) -> None:
-        self.stopping = True
+        self.stopping.set()
         self.thread.join(timeout=5)
         self.link.close()
         if self.link in self.store.links:

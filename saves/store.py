@@ -5,11 +5,12 @@ table's records, list the tables, and one writer a table at a time.  Two stores
 keep them: a directory of save files (:class:`FileStore`, the embedded default,
 one writer a file under its exclusive lock) and a PostgreSQL database
 (``saves.postgres``, one writer a table under its lease), for several server
-processes on several machines.  Both keep the same records, byte for byte.""" 
+processes on several machines.  Both keep the same records, byte for byte."""
 
 from __future__ import annotations
 
 import abc
+import contextlib
 import datetime
 import os
 import re
@@ -106,7 +107,7 @@ def _parse_time(text: object) -> datetime.datetime | None:
     except ValueError:
         return None
     if value.tzinfo is None:
-        value = value.replace(tzinfo=datetime.timezone.utc)
+        value = value.replace(tzinfo=datetime.UTC)
     return value
 
 
@@ -117,7 +118,7 @@ def _game(game_id: str, games: Mapping[str, Game] | None) -> Game | None:
         from core.games import get_game
 
         return get_game(game_id)
-    except Exception:  # a broken game package must not hide the list
+    except Exception:  # noqa: BLE001 - a broken game package must not hide the list
         return None
 
 
@@ -128,7 +129,7 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
         written = path.stat().st_mtime_ns
     except OSError:
         written = 0
-    mtime = datetime.datetime.fromtimestamp(written / 1e9, datetime.timezone.utc)
+    mtime = datetime.datetime.fromtimestamp(written / 1e9, datetime.UTC)
     try:
         s = scan(path)
     except SaveError as exc:
@@ -336,10 +337,8 @@ class FileStore(LogStore):
         atomic_write(self.lobby_path(table), record)
 
     def forget_lobby(self, table: str) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.lobby_path(table).unlink()
-        except OSError:
-            pass
 
     def update_lobby(self, table: str, change: Callable[[bytes | None], bytes | None]) -> bytes | None:
         # one server a directory, which changes its lobby from one thread: nothing comes between

@@ -8,8 +8,8 @@ from core.engine import PUBLIC, Match, ScoreSheet, Viewer, outcome_text
 from saves import SaveWriter
 from screens.boards import LiveTableScreen
 from table import BotRunner, Table
-from table.table import history_lines as table_history
 from table.bots import think_in_thread
+from table.table import history_lines as table_history
 from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog, StatusLine
 
 

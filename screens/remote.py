@@ -10,14 +10,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from core.engine import ScoreSheet
-
 from textual.binding import Binding
 from textual.screen import ModalScreen
 
-from screens.boards import LiveTableScreen
+from core.engine import ScoreSheet
 from net.client import JoinError, RemoteTable
 from net.protocol import ProtocolError
+from screens.boards import LiveTableScreen
 from tui.widgets import Board, GameOver, HistoryPanel, ScoreSheetDialog, StatusLine
 
 RETRY = 2.0  # seconds between two attempts to join again

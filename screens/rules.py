@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from rich.markdown import Markdown
@@ -28,7 +28,7 @@ def rules_text(game_id: str) -> str:
         return f"# {game_id}\n\nThe rules text is missing from this installation."
 
 
-@lru_cache(maxsize=None)
+@cache
 def rules_document(game_id: str) -> Markdown:
     # Rich draws a whole document in a few milliseconds, where a tree of
     # Markdown widgets took a second to open and seconds to switch games.

@@ -106,7 +106,7 @@ def stand_in(directory: str) -> None:
             while time.process_time() < end:
                 pass
             try:  # the nice of its session's scheduling group, where Linux has them
-                group = open("/proc/self/autogroup").read().split()[-1]
+                group = Path("/proc/self/autogroup").read_text().split()[-1]
             except OSError:
                 group = "-"
             print(f"SPUN NICE={os.getpriority(os.PRIO_PROCESS, 0)} GROUP={group}", flush=True)

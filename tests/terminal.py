@@ -249,7 +249,7 @@ class Terminal:
             if here[0] >= 0 and wanted(self.lines()[here[0]], here[1]):
                 return
             self.press(key)
-            self.wait_until(lambda: self.focused() != here, f"{key} to move the focus on the way to {what}")
+            self.wait_until(lambda here=here: self.focused() != here, f"{key} to move the focus on the way to {what}")
         raise AssertionError(self.report(f"{limit} presses of {key} never reached {what}"))
 
     def type(self, text: str) -> None:

@@ -305,7 +305,7 @@ def test_later_rounds_stacked_for_tests_are_forgotten() -> None:
     true_deal = [e for e in GAME.decide(s, seat, card, random.Random(9)) if e["t"] == "RoundDealt"]
     assert true_deal and true_deal[0]["hands"][0] == list(C.ACTION_CARDS[:6])  # the stacked deck
     deals = [
-        [e for e in GAME.decide(d, seat, card, random.Random(k)) if e["t"] == "RoundDealt"][0]["hands"]
+        next(e for e in GAME.decide(d, seat, card, random.Random(k)) if e["t"] == "RoundDealt")["hands"]
         for k in range(3)
     ]
     assert all(h[0] != list(C.ACTION_CARDS[:6]) for h in deals)

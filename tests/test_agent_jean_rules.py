@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.bots import make_bot
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, make_header
 from core.games import get_game
@@ -15,7 +16,6 @@ from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.bot import HeuristicBot
 from core.games.agent_jean.rules import bonus_amount, next_round_leader, score_round, trick_winner
-from core.bots import make_bot
 from table import Table
 
 AGENT_ORDER = ("jean", "bulle", "wxt", "henry", "martha")
@@ -232,7 +232,7 @@ def test_reserve_is_taken_up_after_six_turns() -> None:
 
 def test_a_card_of_the_reserve_cannot_be_played_before_turn_seven() -> None:
     match = new_match(2, hands=(["B1", "B2", "B3", "B4", "B5", "B6", "P10"],), variants={"young": "on"})
-    with pytest.raises(IllegalCommand, match="You do not have P10 in your hand."):
+    with pytest.raises(IllegalCommand, match=r"You do not have P10 in your hand\."):
         match.submit(0, {"t": "PlayCard", "card": "P10"})
 
 
@@ -524,7 +524,7 @@ def tie_cards(miette_last: bool) -> tuple[list[str], list[str]]:
         lead, follow = (seat0, seat1) if k % 2 else (seat1, seat0)
         lead.append(low)
         follow.append(high)
-    for k, (low, high) in zip((10, 11, 12), (("P1", "P2"), ("P3", "P4"), ("P5", "P6"))):
+    for k, (low, high) in zip((10, 11, 12), (("P1", "P2"), ("P3", "P4"), ("P5", "P6")), strict=True):
         lead, follow = (seat0, seat1) if k % 2 else (seat1, seat0)
         if k == 12 and miette_last:
             low, high = high, low  # under Miette the lowest card wins
@@ -605,7 +605,7 @@ def test_second_medals_in_the_same_round_share_the_victory() -> None:
     assert "share the victory" in outcome.reason
     view = GAME.view(match.state, 0)
     assert view["phase"] == "over" and view["winners"] == [0, 1] and view["active"] == []
-    with pytest.raises(IllegalCommand, match="The game is over."):
+    with pytest.raises(IllegalCommand, match=r"The game is over\."):
         GAME.decide(match.state, 0, {"t": "PlayCard", "card": "B1"}, match.rng())
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from core.bots import make_bot
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, Outcome, make_header
 from core.games import get_game
@@ -19,7 +20,6 @@ from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.bot import HeuristicBot
 from core.games.chirac_mitterrand.rules import CHIRAC, MITTERRAND, ahead, election_winner, push
-from core.bots import make_bot
 from table import Table
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "rules" / "chirac-mitterrand.md"
@@ -157,7 +157,10 @@ def test_seats_choose_their_candidates() -> None:
         GAME.make_config(3)
 
 
-MONTHS = "January February March April May June July August September October November December".split()
+MONTHS = [
+    "January", "February", "March", "April", "May", "June",
+    "July", "August", "September", "October", "November", "December",
+]
 
 
 def test_the_cards_as_designed() -> None:

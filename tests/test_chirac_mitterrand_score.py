@@ -110,9 +110,9 @@ def test_an_election_won_on_more_qualities() -> None:
     assert (end["by"], end["winner"], end["tie"]) == ("election", "mitterrand", False)
     s = sheet(m)
     rows = GAME.view(m.state, ALL)["rows"]
-    for row, side in zip(s.rows, ("chirac", "mitterrand")):
+    for row, side in zip(s.rows, ("chirac", "mitterrand"), strict=True):
         assert row[0] == side.capitalize()
-        for cell, quality in zip(row[1:4], ("charisma", "courage", "integrity")):
+        for cell, quality in zip(row[1:4], ("charisma", "courage", "integrity"), strict=True):
             pos = rows[quality] if side == "chirac" else -rows[quality]
             assert cell == ("level" if pos == 0 else f"ahead {pos}" if pos > 0 else f"behind {-pos}")
     lead = end["ahead"]["mitterrand"]

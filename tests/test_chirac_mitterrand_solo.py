@@ -14,11 +14,11 @@ from collections import Counter
 
 import pytest
 
+from core.bots import make_bot
 from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import DIRECTION, SIDES
-from core.bots import make_bot
 from saves import SaveWriter, load, new_save_path, verify
 from table import Table
 from tests.test_chirac_mitterrand_campaign import events_digest, replay_as_recorded
@@ -80,7 +80,7 @@ def check_automaton_turn(events: list[dict]) -> None:
         qualities = [next(picks) if icon == C.CHOICE else icon for j in ev["actions"] for icon in card[j].icons]
         assert next(picks, None) is None
         follow = events[i + 1 : i + 1 + len(qualities)]
-        for q, step in zip(qualities, follow):
+        for q, step in zip(qualities, follow, strict=True):
             assert step["t"] in ("TokenMoved", "MediaTaken", "ErosionInflicted", "BonusLost")
             assert step["quality"] == q and step["by"] == side
             if step["t"] == "TokenMoved":
@@ -278,7 +278,7 @@ def test_what_the_solo_player_and_a_spectator_see() -> None:
     assert GAME.redact(drawn[-1], PUBLIC)["cards"] == ["ev:03"]  # the automaton's card is public
     assert GAME.redact(drawn[0], PUBLIC)["cards"] is None  # our hand is not
     assert GAME.redact(drawn[0], 0)["cards"] == ["ev:23", "ev:08", "ev:22"]
-    slid = [e for e in m.events if e["t"] == "CardsSlid"][0]
+    slid = next(e for e in m.events if e["t"] == "CardsSlid")
     assert GAME.redact(slid, 0)["cards"] == ["ev:23"] and GAME.redact(slid, PUBLIC)["cards"] is None
 
 
@@ -399,10 +399,14 @@ def automaton_draws_follow_your_erosion(m: Match) -> int:
     human = GAME.view(m.state, 0)["you"]
     count, owed, reached = 0, [], set()
     for e in m.events:
-        if e["t"] in ("ErosionTaken", "ErosionInflicted") and e.get("on", e["by"]) == human:
-            if e["count"] in (2, 4) and e["count"] not in reached:  # after Barre, once only
-                reached.add(e["count"])
-                owed.append(e["count"])
+        if (
+            e["t"] in ("ErosionTaken", "ErosionInflicted")
+            and e.get("on", e["by"]) == human
+            and e["count"] in (2, 4)
+            and e["count"] not in reached  # after Barre, once only
+        ):
+            reached.add(e["count"])
+            owed.append(e["count"])
         if e["t"] == "CampaignDrawn" and e["by"] != human:
             assert owed, "the automaton drew with no draw owed"
             owed.pop(0)

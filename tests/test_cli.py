@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from table import Table
 from tests.tui_helpers import agent_jean_match
 from tui.cli import main
 from tui.session import start_save
-from table import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -230,7 +230,7 @@ def test_loading_a_save_somebody_plays_is_refused_naming_them(capsys, tmp_path, 
     try:
         assert exit_code(["load", str(path)]) == 1
         err = capsys.readouterr().err.strip()
-        assert err.endswith("is playing this game already (cabinet host, pid %d)." % __import__("os").getpid())
+        assert err.endswith(f"is playing this game already (cabinet host, pid {__import__('os').getpid()}).")
         assert len(err.splitlines()) == 1 and "usage" not in err
     finally:
         holder.close()

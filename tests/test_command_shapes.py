@@ -113,7 +113,7 @@ def variants_of(command: Command) -> list[tuple[str, Any]]:
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(seed=st.integers(0, 10**6))
 def test_a_command_of_the_wrong_shape_is_refused_with_a_sentence(game_id: str, players: int, seed: int) -> None:
-    match, seat, command, rng = position(game_id, players, seed)
+    match, seat, command, _rng = position(game_id, players, seed)
     game, state = match.game, match.state
     before = digest(game.canonical(state))
     legal = game.legal(state, seat)

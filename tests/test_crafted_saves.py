@@ -23,7 +23,6 @@ import os
 import resource
 import shutil
 import signal
-import struct
 import subprocess
 import sys
 import tracemalloc
@@ -36,6 +35,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.bots import make_bot
 from core.engine import ALL, Match, make_header
 from core.games import get_game
 from saves import SaveError, SaveWriter, export_json, export_text, list_saves, load, verify
@@ -43,10 +43,9 @@ from saves import format as fmt
 from saves.store import save_info
 from table import Table
 from table.bots import bot_level
-from core.bots import make_bot
 
 
-def new_match(game, players, seats, controllers, seed, bot_seed):  # noqa: ANN001, ANN201
+def new_match(game, players, seats, controllers, seed, bot_seed):
     """A match as table.new_match makes it, but for the bound on names: a save from
     elsewhere (another program, an older Cabinet, a hand with a hex editor) may hold any
     name, and the reader is what must refuse one over MAX_NAME or not text."""
@@ -86,7 +85,7 @@ def framed(records: list[tuple[bytes, Any]]) -> bytes:
 
 def one_sentence(exc: BaseException, name: str) -> None:
     text = str(exc)
-    assert text.startswith(name) or text.startswith("cabinet: " + name), text
+    assert text.startswith((name, "cabinet: " + name)), text
     assert text.endswith("."), text
     assert "\n" not in text and "Traceback" not in text, text
     assert len(text) < 600, text  # a sentence, whatever the file holds
@@ -444,7 +443,11 @@ def test_a_file_larger_than_any_save_is_not_read(tmp_path: Path) -> None:
     with open(path, "wb") as f:
         f.write(BASES["aj-in-play.cab"])
         f.truncate(fmt.MAX_SAVE + 1)  # sparse: no disk is spent
-    _, peak = costs(lambda: pytest.raises(SaveError, load, path))
+    def refused() -> None:
+        with pytest.raises(SaveError):
+            load(path)
+
+    _, peak = costs(refused)
     assert peak < MiB
     with pytest.raises(SaveError, match=r"^huge\.cab is larger than any save \(64 MiB at most\), so it is not one\.$"):
         verify(path)

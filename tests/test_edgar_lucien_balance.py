@@ -17,7 +17,19 @@ import pytest
 
 from core.engine import Match, make_header
 from core.games.edgar_lucien import GAME
-from core.games.edgar_lucien.fosko import ADMIN_DISTRICTS, ARCHIVES, BANK, HALL, PIG, LARGE, LARGE_1, SIDES, SMALL, Fosko, side_for
+from core.games.edgar_lucien.fosko import (
+    ADMIN_DISTRICTS,
+    ARCHIVES,
+    BANK,
+    HALL,
+    LARGE,
+    LARGE_1,
+    PIG,
+    SIDES,
+    SMALL,
+    Fosko,
+    side_for,
+)
 from saves import load, verify
 from table import Table
 from tui.session import start_save

@@ -360,9 +360,15 @@ def test_redo_changes_nothing_where_no_program_is_hidden() -> None:
 
 def hidden_act_state(players: int) -> State:
     for s in positions():
-        if s.players == players and s.hidden and s.phase == "act" and not s.asks and s.governor is None:
-            if all(sum(conditions(s, i)) == 0 for i in range(players)):
-                return s
+        if (
+            s.players == players
+            and s.hidden
+            and s.phase == "act"
+            and not s.asks
+            and s.governor is None
+            and all(sum(conditions(s, i)) == 0 for i in range(players))
+        ):
+            return s
     raise AssertionError("no such position")
 
 

@@ -20,6 +20,7 @@ median is 8 or 9 periods.  The bound asserted below is far above that.
 
 from __future__ import annotations
 
+import contextlib
 import random
 from collections import Counter
 from typing import Any
@@ -29,15 +30,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.bots import make_bot
 from core.engine import ALL, PUBLIC, IllegalCommand, Match, digest, make_header
 from core.games.edgar_lucien import GAME
 from core.games.edgar_lucien import cards as C
 from core.games.edgar_lucien.bot import HeuristicBot
 from core.games.edgar_lucien.fosko import is_move
 from core.games.edgar_lucien.rules import BOX_COGS, TOKENS, State, conditions
-from tests.random_games import check_legal, strings
-from core.bots import make_bot
 from table import Table
+from tests.random_games import check_legal, strings
 
 #: far above what 2,000 random games per player count needed (968 moves, 33 periods)
 MAX_MOVES = 4000
@@ -148,10 +149,8 @@ def canonical(command: Any) -> Any:
     if c.get("t") == "LucienAdmin" and c.get("action") == "support" and "remote" not in c:
         c["remote"] = False
     if c.get("t") == "Intimidate" and isinstance(c.get("players"), list):
-        try:
+        with contextlib.suppress(TypeError):
             c["players"] = sorted(c["players"])
-        except TypeError:
-            pass
     return c
 
 

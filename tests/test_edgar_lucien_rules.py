@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 import pytest
 
+from core.bots import make_bot
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, make_header
 from core.games import get_game
@@ -35,7 +36,6 @@ from core.games.edgar_lucien import cards as C
 from core.games.edgar_lucien.fosko import side_for
 from core.games.edgar_lucien.rules import robbery_amount, turn_order
 from tests.random_games import play_random
-from core.bots import make_bot
 
 NAMES = ("Ann", "Bob", "Cyd", "Dee")
 
@@ -85,8 +85,8 @@ def move(match: Match, plan: dict[int, tuple[str | None, str | None]] | None = N
     s = match.state
     events: list[dict] = []
     for seat in range(s.players):
-        e, l = plan.get(seat, (None, None))
-        command = {"t": "Program", "edgar": way(match, s.edgar[seat], e), "lucien": way(match, s.lucien[seat], l)}
+        e, lu = plan.get(seat, (None, None))
+        command = {"t": "Program", "edgar": way(match, s.edgar[seat], e), "lucien": way(match, s.lucien[seat], lu)}
         events = match.submit(seat, command)
     return events
 
@@ -695,7 +695,7 @@ def test_requisition_of_another_players_district_only_when_none_is_neutral() -> 
             and s.heritage not in (None, s.asks[0][1])
         )
 
-    match = random_until(3, range(0, 40), full_city_requisition)
+    match = random_until(3, range(40), full_city_requisition)
     view = GAME.view(match.state, ALL)
     seat, holder = view["ask"]["seat"], view["heritage"]
     targets = {c["district"] for c in GAME.legal(match.state, seat)}
@@ -1001,7 +1001,7 @@ def test_victory_with_a_certificate() -> None:
         w = view["winner"]
         return w is not None and view["certificates"]["dandy"] == w and view["players"][w]["cogs"] < 150_000
 
-    match = random_until(2, range(0, 60), won_thanks_to_a_certificate)
+    match = random_until(2, range(60), won_thanks_to_a_certificate)
     view = GAME.view(match.state, ALL)
     w = view["winner"]
     won = one(match.events[match.moves[-1].start :], "GameWon")
@@ -1048,7 +1048,7 @@ def test_reshuffle_the_discard_pile_when_the_deck_is_empty() -> None:
         last = match.moves[-1]
         return last.seat is not None and any(e["t"] == "DeckShuffled" for e in match.events[last.start :])
 
-    match = random_until(3, range(0, 60), reshuffled)
+    match = random_until(3, range(60), reshuffled)
     shuffle = next(e for e in match.events if e["t"] == "DeckShuffled" and e["reason"] == "reshuffle")
     i = match.events.index(shuffle)
     before = match.state_at(i)

@@ -24,7 +24,7 @@ def sheet(match: Match, seat=0):
 def row(match: Match, player: int, seat=0) -> dict[str, str]:
     """One player's row, by column."""
     s = sheet(match, seat)
-    return dict(zip(s.columns, s.rows[player]))
+    return dict(zip(s.columns, s.rows[player], strict=True))
 
 
 def a_speech_then_a_period() -> Match:
@@ -108,12 +108,12 @@ def test_the_final_sheet_counts_a_certificate_and_names_the_winner() -> None:
         w = view["winner"]
         return w is not None and view["certificates"]["dandy"] == w and view["players"][w]["cogs"] < 150_000
 
-    match = random_until(2, range(0, 60), won_thanks_to_a_certificate)
+    match = random_until(2, range(60), won_thanks_to_a_certificate)
     view = GAME.view(match.state, 0)
     w = view["winner"]
     s = sheet(match)
     assert (s.title, s.key) == ("Final score", "final")
-    winner = dict(zip(s.columns, s.rows[w]))
+    winner = dict(zip(s.columns, s.rows[w], strict=True))
     fortune = view["players"][w]["cogs"]
     assert winner["Dandy≥150k"] == f"{fortune // 1000}k ©cert"  # short of 150,000, kept by the certificate
     assert winner["Met"] in ("3 of 4", "4 of 4")
@@ -145,7 +145,7 @@ def test_every_sheet_of_a_game_fits_the_dialog_and_agrees_with_the_view(players:
         assert len(s.notes) <= 6 and all(len(n) <= 74 for n in s.notes)
         needs = view["needs"]
         assert s.columns[1] == f"Tax ≥{needs['districts']}" and s.columns[2] == f"Bureau ≥{needs['admin']}A"
-        for seat_, (r, player) in enumerate(zip(s.rows, view["players"])):
+        for seat_, (r, player) in enumerate(zip(s.rows, view["players"], strict=True)):
             total = sum(player["districts"].values())
             assert r[1].split()[0] == str(total)
             assert r[2].split()[0] == str(player["districts"]["admin"])

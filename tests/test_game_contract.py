@@ -89,12 +89,12 @@ import msgpack
 import pytest
 
 from core.engine import (
+    _REQUIRED,
     ALL,
     PUBLIC,
     Command,
     Field,
     Game,
-    _REQUIRED,
     IllegalCommand,
     Match,
     Variant,
@@ -103,8 +103,8 @@ from core.engine import (
     to_plain,
 )
 from core.games import all_games
-from table import new_match
 from saves import SaveWriter, load
+from table import new_match
 from tests.random_games import check_legal, play_random, strings
 
 GAMES = all_games()
@@ -316,7 +316,7 @@ def refusal(game: Game, state: Any, seat: int, command: Any, why: str) -> str | 
         text = str(exc)
         assert one_sentence(text), f"{why}: {command!r} was refused with {text!r}, not one sentence"
         return text
-    except Exception as exc:  # noqa: BLE001 - the point: nothing but IllegalCommand
+    except Exception as exc:
         raise AssertionError(f"{why}: {command!r} raised {type(exc).__name__}: {exc}") from exc
     return None
 

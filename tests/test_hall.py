@@ -19,12 +19,12 @@ import msgpack
 import pytest
 
 from core.engine import ALL
-from table import Table
 from net.client import HallClient, JoinError, RemoteTable
 from net.hall import BOT_NICENESS, BotPool, Hall
 from net.protocol import Address
 from screens.lobby import LobbyScreen, NewTableScreen, match_from_log
 from screens.remote import RemotePlayScreen
+from table import Table
 from tests.random_games import strings
 from tests.tui_helpers import screen_text
 from tui.app import CabinetApp, Start
@@ -50,7 +50,7 @@ class Audit:
     def __call__(self, table_id: str, seat: Any, message: dict[str, Any]) -> None:
         try:
             self.check(table_id, seat, norm(message))
-        except Exception as exc:  # the hall must not see the test's assertions
+        except Exception as exc:  # noqa: BLE001 - the hall must not see the test's assertions
             self.failures.append(f"{table_id} to {seat!r}: {type(exc).__name__}: {exc}")
 
     def check(self, table_id: str, seat: Any, message: dict[str, Any]) -> None:
@@ -207,7 +207,7 @@ def test_a_hall_that_stops_late_leaves_the_next_halls_socket_alone(tmp_path: Pat
         new = await open_hall(tmp_path)
         await old.close()
         assert new.socket_path.exists()
-        ann, task = await lobby_of(new, "ann")  # the new hall still answers
+        _ann, task = await lobby_of(new, "ann")  # the new hall still answers
         task.cancel()
         await new.close()
         assert not new.socket_path.exists()  # its own socket it does remove

@@ -17,9 +17,9 @@ import pytest
 from net.hall import Hall
 from saves import load, open_store
 from saves.postgres import PostgresStore
-from tui.serve import of_database
 from tests.pg import pg_cluster, pg_url  # noqa: F401  (the fixtures)
 from tests.test_hall import STEP, lobby_of, play_random, two_tables_left
+from tui.serve import of_database
 
 pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
 
@@ -291,13 +291,13 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
         asyncio.get_running_loop().set_exception_handler(lambda loop, context: unhandled.append(context))
         logs: list[list[str]] = [[], []]
         halls: list[Hall] = []
-        for name, log in zip("ab", logs):
+        for name, log in zip("ab", logs, strict=True):
             hall = Hall(tmp_path / name, bot_delay=0.0, **of_database(PostgresStore(url)), log=log.append, take_over_every=0.1)
             await hall.start()
             halls.append(hall)
         try:
             players = []
-            for hall, name in zip(halls, ("ann", "bob")):
+            for hall, name in zip(halls, ("ann", "bob"), strict=True):
                 client, task = await lobby_of(hall, name)
                 made = await client.request({"t": "create", "game": "agent-jean", "players": 2,
                                              "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
@@ -323,8 +323,8 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
                 else:
                     marks = [len(log) for log in logs]
                     await asyncio.to_thread(pg_cluster.shut_down)
-                    assert await until(lambda: all(any(line.startswith("Lost the connection to ") for line in log[mark:])
-                                                   for log, mark in zip(logs, marks)), tries=1500)
+                    assert await until(lambda marks=marks: all(any(line.startswith("Lost the connection to ") for line in log[mark:])
+                                                   for log, mark in zip(logs, marks, strict=True)), tries=1500)
                     assert await until(lambda: not any(table in hall.tables for hall in halls for table in tables), tries=1500)
                     client = players[0][0]
                     # the issue's traceback: a table opened with the database away ("Unhandled exception
@@ -354,7 +354,7 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
         finally:
             for hall in halls:
                 await close_hall(hall)
-            for name, log in zip("ab", logs):
+            for name, log in zip("ab", logs, strict=True):
                 print(f"-- hall {name} said --", *log, sep="\n")  # shown if the test fails
         assert not unhandled, unhandled
         for log in logs:

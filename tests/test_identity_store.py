@@ -52,11 +52,16 @@ def test_two_servers_racing_for_one_name_give_it_to_one_key(two_servers) -> None
         answers: dict[str, str | None] = {}
         start = threading.Barrier(2)
 
-        def claim(who: StoredIdentities, key: str) -> None:
+        def claim(
+            who: StoredIdentities, key: str, name: str, start: threading.Barrier, answers: dict[str, str | None]
+        ) -> None:
             start.wait()
             answers[key] = who.check(name, key)
 
-        threads = [threading.Thread(target=claim, args=pair) for pair in zip(two_servers, (ANN, BOB))]
+        threads = [
+            threading.Thread(target=claim, args=(server, key, name, start, answers))
+            for server, key in zip(two_servers, (ANN, BOB), strict=True)
+        ]
         for t in threads:
             t.start()
         for t in threads:

@@ -14,8 +14,6 @@ import pytest
 
 from core.games import all_games, get_game
 from saves import list_saves, load
-from table import Table
-from table.bots import bot_for
 from screens.join import JoinScreen
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
@@ -23,6 +21,8 @@ from screens.play import PlayScreen
 from screens.replay import ReplayScreen
 from screens.rules import RulesScreen
 from screens.save_list import SaveListScreen
+from table import Table
+from table.bots import bot_for
 from tests.tui_helpers import run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.session import new_match, start_save
@@ -96,7 +96,7 @@ def saves(tmp_path_factory) -> tuple[Path, dict[str, Path]]:
 
 @run_async
 async def test_every_menu_entry_with_saves_of_every_game(saves) -> None:
-    directory, unfinished = saves
+    directory, _unfinished = saves
     app = CabinetApp(save_dir=directory, bot_delay=0.0)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -282,7 +282,7 @@ async def test_the_menus_replay_of_a_game_in_play_shows_no_hand(saves) -> None:
     ``cabinet replay`` does; a finished game is shown with everything revealed."""
     from core.engine import ALL, PUBLIC
 
-    directory, unfinished = saves
+    directory, _unfinished = saves
     infos = list_saves(directory)
     app = CabinetApp(save_dir=directory, bot_delay=0.0)
     async with app.run_test(size=SIZE) as pilot:
@@ -314,7 +314,7 @@ async def test_the_menus_replay_of_a_game_in_play_shows_no_hand(saves) -> None:
 @pytest.mark.parametrize("game_id", GAMES)
 @run_async
 async def test_escape_leaves_the_replay_of_each_game(saves, game_id: str) -> None:
-    directory, unfinished = saves
+    directory, _unfinished = saves
     info = next(i for i in list_saves(directory) if i.finished and i.game == game_id)
     app = CabinetApp(save_dir=directory)
     async with app.run_test(size=SIZE) as pilot:

@@ -45,7 +45,7 @@ def check_cards(s: State) -> None:
     assert cards == CARDS
     assert all(p >= 1 for p in s.primaire)
     assert sum(s.limits) >= 0 and all(x >= 0 for x in s.limits)
-    for seat, placed in enumerate(s.placed):
+    for _seat, placed in enumerate(s.placed):
         assert set(placed) <= set(s.favours)
     assert sorted(c for p in s.placed for c in p) == sorted(s.favours)
 
@@ -67,9 +67,12 @@ def hidden_from(s: State, seat: int | str) -> set[str]:
 
 def shown_to(event: dict, seat: int | str) -> set[str]:
     """Cards an event hands to ``seat`` (its own payment, a card taken from or by it)."""
-    if event["t"] in ("CardPaid", "PaymentDefaulted", "CardDrawn", "CardPlaced") and event.get("card"):
-        if seat in (event["seat"], event.get("taker")):
-            return {event["card"]}
+    if (
+        event["t"] in ("CardPaid", "PaymentDefaulted", "CardDrawn", "CardPlaced")
+        and event.get("card")
+        and seat in (event["seat"], event.get("taker"))
+    ):
+        return {event["card"]}
     return set()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.bots import make_bot
 from core.bots.random_bot import RandomBot
 from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, make_header
 from core.games import get_game
@@ -16,7 +17,6 @@ from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.bot import HeuristicBot
 from core.games.ministeres.rules import apply_roi, award, bid_cap, final_scores, game_winners, secondaire
-from core.bots import make_bot
 from table import Table
 
 # -- building positions ------------------------------------------------------------

@@ -13,13 +13,13 @@ import re
 
 import pytest
 
+from core.bots import make_bot
 from core.engine import ALL, PUBLIC, Match, make_header
 from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.rules import best_letter, final_scores, ministry_totals
-from tests.test_ministeres_rules import auction_match, bid
-from core.bots import make_bot
 from table import Table
+from tests.test_ministeres_rules import auction_match, bid
 
 # Ann and Bob's hands: Diplomatie 10 to 12 (Bob), Armée 4 to 4 (Ann's A beats
 # Bob's D), Architecture 11 to 11 (Ann's A beats Bob's F), Animaux all Ann's,

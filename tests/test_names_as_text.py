@@ -24,13 +24,13 @@ import pytest
 from core.engine import NAME_MAX, ConfigError, Match, make_header, name_refusal, printable
 from core.games import get_game
 from saves import SaveWriter, load
-from table import Table
 from screens.lobby import LobbyScreen
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
 from screens.remote import RemotePlayScreen
 from screens.replay import ReplayScreen
 from screens.save_list import SaveListScreen
+from table import Table
 from tests.terminal import CABINET, Terminal
 from tests.tui_helpers import app_for, run_async, screen_text, settle
 from tui.app import CabinetApp, Start
@@ -233,9 +233,9 @@ async def test_replays_of_such_a_save_show_the_names_through_every_pair_of_eyes(
 
 @run_async
 async def test_a_joiner_of_a_host_with_such_names_sees_them_as_they_are(tmp_path: Path) -> None:
+    from net.client import RemoteTable
     from net.protocol import Address
     from net.server import GameServer, load_or_make_codes
-    from net.client import RemoteTable
 
     match = crafted("agent-jean", SAVED, humans=2)
     writer = start_save(tmp_path, match, durable=False)
@@ -389,5 +389,5 @@ def test_a_joiner_of_cabinet_host_with_such_names_plays_and_ends_with_status_0(t
             assert quit_from_the_menu(term) == 0
     finally:
         host.send_signal(signal.SIGINT)
-        out, err = host.communicate(timeout=20)
+        _out, err = host.communicate(timeout=20)
     assert host.returncode == 0 and "Traceback" not in err

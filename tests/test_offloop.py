@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from core.games import get_game
-from table import new_match
 from net.cluster import LocalCluster, Quiet
 from net.offloop import Offloop, QueuedLog
 from saves import SaveError, SaveWriter, load
 from saves.format import Log
 from saves.store import FileStore
+from table import new_match
 from tests.test_hall import STEP, lobby_of, open_hall, play_random
 
 

@@ -13,7 +13,6 @@ client that is not on the machine is skipped, naming the Debian package that has
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 from collections.abc import Callable
 from contextlib import closing
@@ -131,7 +130,7 @@ class Channel:
         self.chan.settimeout(timeout)
         try:
             data = self.chan.recv(size)
-        except socket.timeout:
+        except TimeoutError:
             raise pexpect.TIMEOUT("nothing from the channel") from None
         if not data:
             raise pexpect.EOF("the channel is closed")

@@ -18,12 +18,12 @@ import pytest
 
 from net.client import RemoteTable
 from net.hall import Hall
-from table import Table
 from saves import load, open_store
 from saves.postgres import PostgresStore
-from tui.serve import of_database
+from table import Table
 from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_hall import STEP, Audit, listed, lobby_of, play_random, until
+from tui.serve import of_database
 
 pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
 

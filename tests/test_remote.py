@@ -16,14 +16,14 @@ import pytest
 
 from core.engine import PUBLIC
 from core.games import get_game
+from net.client import JoinError, RemoteTable
+from net.protocol import Address
+from net.server import GameServer, load_or_make_codes
 from saves import SaveWriter, load
 from screens.remote import RemotePlayScreen
 from tests.test_remote_robustness import norm
 from tests.tui_helpers import run_async, screen_text
 from tui.app import CabinetApp
-from net.client import JoinError, RemoteTable
-from net.protocol import Address
-from net.server import GameServer, load_or_make_codes
 from tui.session import new_match, start_save
 from tui.widgets import GameOver, ScoreSheetDialog
 

@@ -25,13 +25,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.test_remote import hosted, until
-from tests.test_remote_robustness import LOCAL, STEP, Raw, join
-from tests.tui_helpers import run_async
 from net import server as server_module
 from net.client import JoinError, RemoteTable
 from net.protocol import SERVER_MAX, Address
 from net.server import GameServer, Limits, codes_path, load_or_make_codes, load_or_make_watch_code
+from tests.test_remote import hosted, until
+from tests.test_remote_robustness import LOCAL, STEP, Raw, join
+from tests.tui_helpers import run_async
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -124,8 +124,8 @@ async def test_connections_that_never_say_hello_cannot_crowd_out_a_player(tmp_pa
         assert len(server.pending) == 3  # a seat's connection is not counted
         await ada.expect_open()
         assert [line for line in lines if "make room" in line] == [
-            "Closed a connection that had not said hello, to make room: "
-            "the host holds 4 connections at most besides the seats'."
+            ("Closed a connection that had not said hello, to make room: "
+            "the host holds 4 connections at most besides the seats'.")
         ]
         server.refusals.flush()
         assert lines[-1] == "In the last 3600 s: 8 connections closed to make room."

@@ -22,11 +22,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_remote import hosted, join, serve
-from tests.tui_helpers import run_async
 from net import server as server_module
 from net.client import RemoteTable
 from net.protocol import Address, parse_address
+from tests.test_remote import hosted, join, serve
+from tests.tui_helpers import run_async
 
 ROOT = Path(__file__).resolve().parent.parent
 STEP = 20.0  # seconds any one wait on a process may take
@@ -157,7 +157,7 @@ async def test_cabinet_host_on_a_live_unix_socket_says_so_and_exits_1(tmp_path: 
     try:
         saves = tmp_path / "second"
         process = await host_process(saves, "agent-jean", "--listen", str(path))
-        out, err = await asyncio.wait_for(process.communicate(), STEP)
+        _out, err = await asyncio.wait_for(process.communicate(), STEP)
         assert process.returncode == 1
         assert err.decode().strip() == f"cabinet host: cannot listen on {path}: it is in use by another Cabinet host."
         assert not list(saves.glob("*.cab")) and not list(saves.glob("*.codes"))  # no empty game left behind
@@ -199,7 +199,7 @@ async def test_a_host_on_every_address_warns_and_prints_addresses_one_can_join(t
             assert lines[-2].strip().startswith("(") and f"127.0.0.1:{address.port}" in lines[-2]
     finally:
         process.send_signal(signal.SIGINT)
-        out, err = await asyncio.wait_for(process.communicate(), STEP)
+        _out, err = await asyncio.wait_for(process.communicate(), STEP)
     assert process.returncode == 0
     (warning,) = err.decode().splitlines()
     assert warning.startswith("cabinet host: warning:") and "not encrypted" in warning

@@ -22,6 +22,7 @@ Every wait is bounded by ``STEP`` seconds and every loop by a message count.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import struct
 from collections.abc import Callable
@@ -33,11 +34,11 @@ import pytest
 
 from core.engine import ALL, PUBLIC
 from core.games import get_game
-from tests.random_games import strings
 from net import server as server_module
 from net.client import RemoteTable
 from net.protocol import SERVER_MAX, VERSION, Address, open_connection, pack, read_frame
 from net.server import GameServer, load_or_make_codes
+from tests.random_games import strings
 from tui.session import new_match, start_save
 
 STEP = 5.0  # seconds any one wait may take
@@ -130,10 +131,8 @@ class Raw:
 
     async def close(self) -> None:
         self.writer.close()
-        try:
+        with contextlib.suppress(ConnectionError, OSError):
             await asyncio.wait_for(self.writer.wait_closed(), STEP)
-        except (ConnectionError, OSError):
-            pass
 
 
 async def join(address: Address, code: str | None = None, watch: bool = False) -> tuple[Raw, dict, dict]:
@@ -190,7 +189,7 @@ class Hosted:
     def on_send(self, seat: Any, message: dict[str, Any]) -> None:
         try:
             self.check_sent(seat, norm(message))
-        except Exception as exc:  # the server must not see the test's assertions
+        except Exception as exc:  # noqa: BLE001 - the server must not see the test's assertions
             self.failures.append(f"to {seat!r}: {type(exc).__name__}: {exc}")
 
     def check_sent(self, seat: Any, message: dict[str, Any]) -> None:
@@ -772,7 +771,7 @@ class Player:
         log = hosted.sent.get(self.seat, [])
         welcomes = [i for i, m in enumerate(log) if m["t"] == "welcome"]
         assert len(welcomes) == len(self.connections)
-        for start, received in zip(welcomes, self.connections):
+        for start, received in zip(welcomes, self.connections, strict=True):
             assert received == log[start : start + len(received)]
         events: list[Any] = []
         for message in self.connections[-1]:
@@ -847,7 +846,9 @@ def test_nobody_is_told_what_their_seat_may_not_know(tmp_path: Path, monkeypatch
     for k, (players, humans, variants) in enumerate(TABLES[game_id]):
         seed = 1000 * k + len(game_id)
 
-        async def run() -> tuple[Hosted, list[Player]]:
+        async def run(
+            k: int, players: int, humans: list[int], variants: dict[str, str], seed: int
+        ) -> tuple[Hosted, list[Player]]:
             errors = LoopErrors()
             errors.install()
             hosted = Hosted(
@@ -860,7 +861,7 @@ def test_nobody_is_told_what_their_seat_may_not_know(tmp_path: Path, monkeypatch
             errors.check()
             return hosted, clients
 
-        hosted, clients = asyncio.run(run())
+        hosted, clients = asyncio.run(run(k, players, humans, variants, seed))
         assert not hosted.failures, (k, hosted.failures[:5])
         assert hosted.match.outcome is not None
         for client in clients:

@@ -21,11 +21,11 @@ import pytest
 
 from saves import SaveError, SaveNotWritable, SaveWriter, list_saves, load, save_dir, verify
 from saves import format as fmt
+from screens.play import PlayScreen
+from screens.replay import ReplayScreen
 from table import Table
 from tests.test_saves import craft, finished_save, new_match, one_sentence, record_offsets, records_of, step
 from tests.toygame import GAMES
-from screens.play import PlayScreen
-from screens.replay import ReplayScreen
 from tests.tui_helpers import agent_jean_match, run_async, settle
 from tui.app import CabinetApp
 
@@ -416,7 +416,7 @@ def test_the_listing_sees_damage_in_the_middle_of_a_file(tmp_path: Path) -> None
         for _ in range(4):
             step(match)
     data = bytearray(path.read_bytes())
-    _, start, end = record_offsets(bytes(data))[3]
+    _, _start, end = record_offsets(bytes(data))[3]
     data[end - 2] ^= 0x01  # inside the body of the third record: only its CRC knows
     path.write_bytes(bytes(data))
     [info] = list_saves(tmp_path, GAMES)
@@ -431,7 +431,7 @@ def aj_save(directory: Path, seed: int, hours_ago: float) -> Path:
     import datetime
 
     match = agent_jean_match(humans=1, players=2, seed=seed)
-    at = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=hours_ago)).isoformat(timespec="seconds")
+    at = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=hours_ago)).isoformat(timespec="seconds")
     path = directory / f"aj-{seed}.cab"
     fmt.rewrite(path, match, [at] * len(match.moves))
     return path
@@ -479,7 +479,7 @@ async def test_continue_passes_over_a_damaged_latest_game_and_says_so(tmp_path: 
 
 @run_async
 async def test_load_opens_what_it_cannot_play_on_as_a_replay_and_says_why(tmp_path: Path) -> None:
-    path = aj_save(tmp_path, 4, hours_ago=1)
+    aj_save(tmp_path, 4, hours_ago=1)
     with read_only(tmp_path):
         app = CabinetApp(save_dir=tmp_path, bot_delay=0)
         async with app.run_test(size=(80, 24)) as pilot:

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
 import re
 import struct
-import sys
 import zlib
 from pathlib import Path
-
-# The editable install maps ``saves`` as a namespace package (its __init__ is
-# then skipped) and pytest puts tests/ rather than the repo on sys.path: make
-# the repo importable first.  Harmless once pytest's ``pythonpath = ["."]`` is set.
-_ROOT = str(Path(__file__).resolve().parents[1])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
 
 import msgpack
 import pytest
@@ -140,7 +133,7 @@ def test_round_trip(tmp_path, rounds):
     assert len(loaded.times) == len(match.moves) and all(loaded.times)
     # history works on the rebuilt match
     assert loaded.match.state_at(10) == match.state_at(10)
-    records, warnings = fmt.read_records(path)
+    records, _warnings = fmt.read_records(path)
     kinds = [k for k, _ in records]
     assert kinds[0] == "header" and kinds[1] == "move" and kinds[2] == "checkpoint" and kinds[-1] == "outcome"
     assert kinds.count("move") == len(match.moves)
@@ -298,15 +291,13 @@ def test_flipped_bits_in_listing_and_exports_never_traceback(tmp_path, small_sav
         info = list_saves(tmp_path, GAMES)[0]
         assert info.error is None or info.error.startswith("flip.cab")
         for f in (lambda: export_json(path, GAMES), lambda: export_text(path, GAMES), lambda: verify(path, GAMES)):
-            try:
+            with contextlib.suppress(SaveError):
                 f()
-            except SaveError:
-                pass
 
 
 def test_damaged_length_at_the_end_is_not_taken_for_a_torn_tail(tmp_path, small_save):
     data, _ = small_save
-    kind, start, end = record_offsets(data)[-1]
+    _kind, start, end = record_offsets(data)[-1]
     bad = bytearray(data)
     struct.pack_into(">I", bad, start + 5, end - start - fmt._FRAME.size + 100)
     path = tmp_path / "len.cab"
@@ -816,7 +807,7 @@ class RaisingToy(ToyGame):
 
 def test_list_saves_without_replaying(tmp_path):
     d = tmp_path
-    t0 = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.timezone.utc)
+    t0 = datetime.datetime(2026, 1, 1, 12, 0, tzinfo=datetime.UTC)
 
     def times(n, start):
         return [(start + datetime.timedelta(minutes=i)).isoformat(timespec="seconds") for i in range(n)]
@@ -871,7 +862,7 @@ def test_last_played_falls_back_to_mtime(tmp_path):
     os.utime(tmp_path / "m.cab", (1_700_000_000, 1_700_000_000))
     [info] = list_saves(tmp_path, GAMES)
     assert info.error is None
-    assert info.last_played == datetime.datetime.fromtimestamp(1_700_000_000, datetime.timezone.utc)
+    assert info.last_played == datetime.datetime.fromtimestamp(1_700_000_000, datetime.UTC)
 
 
 def test_save_dir(tmp_path, monkeypatch):

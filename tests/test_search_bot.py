@@ -8,11 +8,10 @@ import random
 
 import pytest
 
-from core.bots import bot_inputs
+from core.bots import bot_inputs, make_bot
 from core.bots.search import SearchBot
 from core.engine import Match, make_header
 from core.games import all_games
-from core.bots import make_bot
 from table import Table
 
 GAMES = all_games()

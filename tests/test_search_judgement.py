@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import random
 
+from core.bots import make_bot
 from core.bots.search import Node, _clearly_better
 from core.engine import Match, make_header, revise
 from core.games import get_game
 from core.games.ministeres import cards as MC
-from core.bots import make_bot
 
 AJ = get_game("agent-jean")
 MIN = get_game("ministeres")

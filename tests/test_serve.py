@@ -306,7 +306,7 @@ def test_two_keys_at_one_table_each_see_only_their_own_hand(tmp_path: Path, keys
                 (seat,) = match.active()
                 before = match.move_count
                 (ann, bob)[seat].press("1")  # the first card (or choice) of whoever is to move
-                (ann, bob)[seat].wait_until(lambda: the_match(server).move_count > before, "the move to be made")
+                (ann, bob)[seat].wait_until(lambda before=before: the_match(server).move_count > before, "the move to be made")
             # and what the server sent each seat held that seat's view only
             assert server.audit.sent > 4 and not server.audit.failures, server.audit.failures[:3]
     finally:
@@ -657,7 +657,7 @@ def move_on(mover: Terminal, name: str, others: list[Terminal], everyone: list[T
         mover.press("1")
         pressed = time.monotonic()
 
-        def played() -> bool:
+        def played(before: int = before) -> bool:
             read(everyone)
             return cards_in_hand(mover, name) < before
 
@@ -712,7 +712,7 @@ def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_whil
 
             # a restart with a move on its way at each table: that move may be lost, no other
             before = committed(url, duel, alone)
-            mover, name, _ = whose_move(ann, bob)
+            mover, _name, _ = whose_move(ann, bob)
             eve.wait_for("eve, your move")
             mover.press("1")
             eve.press("1")
@@ -729,8 +729,8 @@ def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_whil
             before = committed(url, duel, alone)
             mark = [len(first.lines), len(second.lines)]
             pg_cluster.shut_down()
-            for server, start in zip((first, second), mark):
-                until(lambda: any(line.startswith("Lost the connection to PostgreSQL database ") for line in server.lines[start:]),
+            for server, start in zip((first, second), mark, strict=True):
+                until(lambda server=server, start=start: any(line.startswith("Lost the connection to PostgreSQL database ") for line in server.lines[start:]),
                       30.0, "the server saying it lost the database")
             refused = run_ssh(first.port, keys["bob"], "bob", home=tmp_path, batch=False)  # as a player: told why
             assert "The server cannot check names just now; try again later." in refused.stderr

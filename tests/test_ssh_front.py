@@ -9,6 +9,7 @@ exit statuses; and, of the processes, that none is left behind.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -23,7 +24,19 @@ from pathlib import Path
 import pytest
 
 from net.ssh import FILE_MAX, INPUT_MAX, INPUT_WINDOW, MEMORY_MAX, OUTPUT_BURST, OUTPUT_RATE, SIZE_MAX
-from tests.ssh_helpers import WAIT, Front, Player, client_env, fingerprint, gone, keygen, modes_left_on, run_ssh, ssh_args, until
+from tests.ssh_helpers import (
+    WAIT,
+    Front,
+    Player,
+    client_env,
+    fingerprint,
+    gone,
+    keygen,
+    modes_left_on,
+    run_ssh,
+    ssh_args,
+    until,
+)
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["which", "ssh"], capture_output=True).returncode != 0, reason="needs the OpenSSH client"
@@ -52,7 +65,7 @@ def player(front: Front, key: Path, name: str, **kw) -> tuple[Player, dict[str, 
     """A player at their terminal, once the child has said who it is (its words, as a dict)."""
     p = Player(front, key, name, **kw)
     found = p.expect(r"NAME=(\S+) TERM=(\S+) COLORTERM=(\S+) SIZE=(\d+x\d+) PID=(\d+) FOREGROUND=(\w+)")
-    return p, dict(zip(("name", "term", "colorterm", "size", "pid", "foreground"), found.groups()))
+    return p, dict(zip(("name", "term", "colorterm", "size", "pid", "foreground"), found.groups(), strict=True))
 
 
 # -- a session ---------------------------------------------------------------------------------
@@ -225,7 +238,7 @@ def test_sessions_per_key_and_in_all_are_limited(tmp_path: Path, keys: dict[str,
         players[0].send_line("exit 0")
         assert players[0].ends() == 0
         until(lambda: limited.sessions() == 2, what="a session over")
-        p, said = player(limited, keys["c"], "cid")  # room again
+        p, _said = player(limited, keys["c"], "cid")  # room again
         players.append(p)
     finally:
         for p in players:
@@ -369,7 +382,7 @@ def test_the_host_key_is_kept_and_closing_ends_every_session(tmp_path: Path, key
         host_key = first.data / "host_key"
         assert stat.S_IMODE(host_key.stat().st_mode) == 0o600
         assert fingerprint(host_key) == first.fingerprint
-        p, said = player(first, keys["a"], "ann")
+        p, _said = player(first, keys["a"], "ann")
         pid = first.pid_of("ann")
         p.send_line("screen")
         p.expect("SCREEN DONE")
@@ -387,7 +400,7 @@ def test_the_host_key_is_kept_and_closing_ends_every_session(tmp_path: Path, key
     again = Front(tmp_path).start()
     try:
         assert again.fingerprint == first.fingerprint, "the same host key after a restart"
-        p, said = player(again, keys["a"], "ann")
+        p, _said = player(again, keys["a"], "ann")
         p.send_line("exit 0")
         assert p.ends() == 0
     finally:
@@ -474,7 +487,7 @@ def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: 
     busy = Front(tmp_path, cpu_rate=0.05, cpu_burst=0.5).start()
     try:
         calm, _ = player(busy, keys["b"], "bob")
-        p, said = player(busy, keys["a"], "ann")
+        p, _said = player(busy, keys["a"], "ann")
         p.send_line("spin 0.2")
         assert p.expect(r"SPUN NICE=(\d+)").group(1) == "0", "within its budget"
         mark = busy.mark()
@@ -513,13 +526,11 @@ def test_a_client_flooding_keys_gets_no_more_room_on_the_server_than_its_window(
         deadline = time.monotonic() + 60
         while echoed.count(b"GOT:") < 4000:  # 400 kB taken by the program, more than the window
             assert time.monotonic() < deadline, "the program took too little"
-            try:
+            with contextlib.suppress(TimeoutError):
                 sent += chan.send(line * 40)  # as much as the server's window lets through
-            except socket.timeout:
-                pass
             try:
                 echoed += chan.recv(1 << 20)
-            except socket.timeout:
+            except TimeoutError:
                 time.sleep(0.005)  # pacing the poll, not an assertion
             taken = echoed.count(b"GOT:") * len(line)
             assert sent - taken <= INPUT_WINDOW + INPUT_MAX + 64 * 1024, f"the server holds {sent - taken} bytes of keys"

@@ -17,7 +17,6 @@ from tests.test_save_lock import holding_process
 from tests.test_saves import finished_save, new_match, step
 from tests.toygame import GAMES
 
-
 psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
 
 
@@ -159,7 +158,7 @@ def test_a_damaged_save_is_not_imported(pg, tmp_path) -> None:
     data[200] ^= 0x10
     path.write_bytes(bytes(data))
     table = fresh()
-    with pytest.raises(SaveError, match="bad.cab is damaged"):
+    with pytest.raises(SaveError, match=r"bad\.cab is damaged"):
         import_save(path, pg, table, GAMES)
     assert table not in pg.tables()
 
@@ -174,14 +173,13 @@ def test_two_writers_can_never_interleave_a_log(pg) -> None:
     with SaveWriter(pg.hold(table), match):
         step(match)
     before = pg.read(table)
-    with psycopg.connect(pg.url, autocommit=True) as conn:
-        with pytest.raises(psycopg.errors.UniqueViolation):
-            conn.execute(
-                "INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) "
-                "SELECT table_id, seq, kind, crc, link, seal, body FROM cabinet.events "
-                "WHERE table_id = (SELECT id FROM cabinet.tables WHERE name = %s) AND seq = 2",
-                (table,),
-            )
+    with psycopg.connect(pg.url, autocommit=True) as conn, pytest.raises(psycopg.errors.UniqueViolation):
+        conn.execute(
+            "INSERT INTO cabinet.events (table_id, seq, kind, crc, link, seal, body) "
+            "SELECT table_id, seq, kind, crc, link, seal, body FROM cabinet.events "
+            "WHERE table_id = (SELECT id FROM cabinet.tables WHERE name = %s) AND seq = 2",
+            (table,),
+        )
     assert pg.read(table) == before
 
 

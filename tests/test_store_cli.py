@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from table import Table
 
+from table import Table
 from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_cli import exit_code, in_play_save, start_of
 from tests.tui_helpers import agent_jean_match
@@ -174,8 +174,8 @@ def test_without_the_driver_one_sentence_names_the_extra(tmp_path) -> None:
     blocker.mkdir()
     (blocker / "psycopg.py").write_text("raise ImportError('not installed')\n")
     result = subprocess.run(
-        [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); from tui.cli import main; "
-         "raise SystemExit(main(sys.argv[2:]))", str(blocker), "store", "list", "--store", "postgresql://postgres@/cabinet"],
+        [sys.executable, "-c", ("import sys; sys.path.insert(0, sys.argv[1]); from tui.cli import main; "
+         "raise SystemExit(main(sys.argv[2:]))"), str(blocker), "store", "list", "--store", "postgresql://postgres@/cabinet"],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert result.returncode == 1 and result.stdout == ""

@@ -274,7 +274,7 @@ def test_replay_steps_through_each_finished_game(cabinet: Terminal) -> None:
             cabinet.press("right")
             wait_position(cabinet, last)
         cabinet.press("home")
-        cabinet.wait_until(lambda: replay_position(cabinet)[0] < last - 1, "Home to go to the start")
+        cabinet.wait_until(lambda last=last: replay_position(cabinet)[0] < last - 1, "Home to go to the start")
         first = replay_position(cabinet)[0]
         if row == 1:
             cabinet.press("right")

@@ -5,23 +5,24 @@ from __future__ import annotations
 import asyncio
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
-from textual.widgets import Static
 from textual import events as events_module
+from textual.widgets import Static
 
+from core.bots import choose_safely
 from core.engine import ALL, Bot
 from core.games import all_games
 from saves import load
-from core.bots import choose_safely
-from table import Table
-from table.bots import BotTurn, think
 from screens.games.agent_jean.board import AgentJeanBoard, HandRow
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
 from screens.rules import RulesScreen
+from table import Table
+from table.bots import BotTurn, think
 from tests.tui_helpers import NAMES, agent_jean_match, play_app, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.session import start_save
@@ -448,7 +449,7 @@ def test_every_game_carries_its_rules_document() -> None:
     from screens.rules import rules_text
 
     root = Path(__file__).resolve().parent.parent
-    for game_id, title in game_titles().items():
+    for game_id, _title in game_titles().items():
         text = rules_text(game_id)
         assert text == (root / "docs" / "rules" / f"{game_id}.md").read_text(encoding="utf-8")
         assert "## Decisions" in text
@@ -484,17 +485,17 @@ async def test_the_footer_follows_the_focus_where_its_keys_differ() -> None:
     """Where the focus brings other keys, the footer shows them; where it brings the
     same, it stays as it is."""
     from textual.app import App, ComposeResult
-    from textual.binding import Binding
+    from textual.binding import Binding, BindingType
     from textual.widgets import Button
     from textual.widgets._footer import FooterKey
 
     from tui.widgets import KeysFooter
 
     class Deal(Button):
-        BINDINGS = [Binding("d", "press", "Deal")]
+        BINDINGS: ClassVar[list[BindingType]] = [Binding("d", "press", "Deal")]
 
     class Fold(Button):
-        BINDINGS = [Binding("f", "press", "Fold")]
+        BINDINGS: ClassVar[list[BindingType]] = [Binding("f", "press", "Fold")]
 
     class Table(App):
         def compose(self) -> ComposeResult:
@@ -522,17 +523,17 @@ async def test_a_key_that_comes_and_goes_is_hidden_and_shown_again_not_rebuilt()
     """As the turn passes, "Choose" comes and goes from the footer: the footer shows and
     hides that key (the text a player reads changes) without building itself again."""
     from textual.app import App, ComposeResult
-    from textual.binding import Binding
+    from textual.binding import Binding, BindingType
     from textual.widgets import Button
     from textual.widgets._footer import FooterKey
 
     from tui.widgets import KeysFooter
 
     class Wait(Button):
-        BINDINGS = [Binding("h", "app.bell", "History")]
+        BINDINGS: ClassVar[list[BindingType]] = [Binding("h", "app.bell", "History")]
 
     class Play(Button):
-        BINDINGS = [Binding("h", "app.bell", "History"), Binding("enter", "press", "Choose")]
+        BINDINGS: ClassVar[list[BindingType]] = [Binding("h", "app.bell", "History"), Binding("enter", "press", "Choose")]
 
     class Table(App):
         def compose(self) -> ComposeResult:
@@ -549,7 +550,7 @@ async def test_a_key_that_comes_and_goes_is_hidden_and_shown_again_not_rebuilt()
         await pilot.pause()
         built = list(app.query(FooterKey))
         assert "Choose" in footer(app) and "History" in footer(app)
-        for turn in range(3):
+        for _turn in range(3):
             app.query_one("#theirs").focus()
             await pilot.pause()
             assert "Choose" not in footer(app) and "History" in footer(app)
@@ -572,9 +573,9 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
     import asyncio
 
     from core.games import get_game
+    from tests.tui_helpers import app_for
     from tui.session import new_match
     from tui.widgets import ChoiceList
-    from tests.tui_helpers import app_for
 
     game = get_game(game_id)
     players = 2

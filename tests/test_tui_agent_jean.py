@@ -116,7 +116,7 @@ async def test_long_names_are_cut_not_the_numbers(tmp_path: Path) -> None:
     Belton: every row of the players' table is one line, its numbers whole."""
     names = ["Ada", "Bastien", "Chloé-Marguerite Exupéry", "Denis", "Elsa"]
     assert len(names[2]) == NAME_MAX
-    seats = [{"name": n, "agent": a} for n, a in zip(names, AGENTS[::-1])]
+    seats = [{"name": n, "agent": a} for n, a in zip(names, AGENTS[::-1], strict=True)]
     controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * 4
     match = new_match(GAME, 5, seats, controllers, seed=3, bot_seed=3, arranged={"leader": 2})
     app = app_for(tmp_path, start_save(tmp_path, match))

@@ -5,21 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.widgets import Static
 
+from core.bots import make_bot
 from core.games import get_game
-from saves import load
-from screens.games.edgar_lucien.board import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
 from core.games.edgar_lucien import cards as GAME_CARDS
 from core.games.edgar_lucien import fosko
+from saves import load
+from screens.games.edgar_lucien.board import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
 from screens.play import PlayScreen
-from textual.widgets import Static
 from screens.replay import ReplayScreen
+from table import Table
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
-from core.bots import make_bot
-from table import Table
 
 GAME = get_game("edgar-lucien")
 LEVEL = "easy"
@@ -128,13 +128,13 @@ def check_map(view) -> None:
         for district in place.districts:
             name = district.name if len(district.name) <= 12 else district.name[:11] + "…"
             assert (name if wide else district.code) in text
-        for a, b, colour in place.borders:
+        for _a, _b, colour in place.borders:
             assert fosko.COLOUR_LETTERS[colour] in text
         for line, _ in place.lines:
             assert fosko.LINE_NAMES[line] in text
         # each player's starting district carries its owner's letter, a space after it, never
         # a border's letter
-        for district, seat in view["owners"].items():
+        for seat in view["owners"].values():
             assert "■" + "RYBW"[seat] + " " in text
         assert not any(f"■{owner}{border}" in text for owner in "RYBW" for border in "GOVC┃│")
         # both pawns of every player: RE and RL (RE+L together, never three letters like a

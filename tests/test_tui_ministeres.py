@@ -178,9 +178,10 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
     (pass) plays anything; on her move they can be chosen again, and Enter plays."""
     import asyncio
 
+    from textual.widgets._footer import FooterKey
+
     from net.client import RemoteTable
     from tests.test_remote import hosted, join, serve, until
-    from textual.widgets._footer import FooterKey
     from tui.app import CabinetApp
     from tui.widgets import ChoiceList
 
@@ -231,7 +232,7 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
                         assert options.highlighted == 0 and options.has_focus
                     before = len(match.events)
                     await pilot.press("enter")
-                    await until(lambda: len(match.events) > before, pilot)
+                    await until(lambda before=before: len(match.events) > before, pilot)
                     assert len(match.events) > before, "Enter on Ada's move played nothing"
                     continue
                 if place is not None:  # Ada has had choices: they wait, greyed, where they were
@@ -252,7 +253,7 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
                             break
                 before = len(match.events)
                 go.set()
-                await until(lambda: len(match.events) > before, pilot)
+                await until(lambda before=before: len(match.events) > before, pilot)
             assert waited_in_auctions == 3
     finally:
         task.cancel()
@@ -278,7 +279,7 @@ async def test_a_spectator_sees_the_tokens_and_no_column_of_cards_it_does_not_ha
             async with app.run_test(size=(80, 24)) as pilot:
                 assert await app.join(RemoteTable(server.address, code))
 
-                def rows() -> list[list[str]]:
+                def rows(app: CabinetApp = app) -> list[list[str]]:
                     """The ministries' table as the screen shows it, left of the history."""
                     lines = [line.split("│")[0].split() for line in screen_text(app).splitlines()]
                     return [words for words in lines if words and words[0] in ("Ministère", *names)]

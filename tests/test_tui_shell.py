@@ -7,10 +7,10 @@ from pathlib import Path
 
 from screens.menu import MainMenu
 from screens.play import PlayScreen
+from table import Table
 from tests.tui_helpers import play_app, run_async, screen_text, settle
 from tui.app import CabinetApp
 from tui.widgets import HistoryPanel
-from table import Table
 
 
 def messages(app: CabinetApp) -> list[str]:

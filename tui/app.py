@@ -141,8 +141,8 @@ class CabinetApp(App[int]):
     async def join(self, remote: Any, from_command_line: bool = False) -> bool:
         """Join a hosted game and show it; a failure is one sentence (and, from the
         command line, the end of the app with exit status 1)."""
-        from screens.remote import RemotePlayScreen
         from net.client import JoinError
+        from screens.remote import RemotePlayScreen
 
         try:
             await remote.connect()

@@ -385,9 +385,9 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
 
 
 def cmd_join(parser: Parser, args: argparse.Namespace):
-    from tui.app import Start
     from net.client import RemoteTable
     from net.protocol import parse_address
+    from tui.app import Start
 
     try:
         address = parse_address(args.address)
@@ -484,7 +484,7 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
         shift = k % args.players if args.rotate else 0
         seated = levels[-shift:] + levels[:-shift] if shift else list(levels)
         tables.append((game.id, seated, seeds.getrandbits(48), seeds.getrandbits(48), str(directory), variants))
-    by_level: dict[str, float] = {level: 0.0 for level in levels}
+    by_level: dict[str, float] = dict.fromkeys(levels, 0.0)
     seats_of: Counter[str] = Counter(levels)
     thinking: dict[str, list[float]] = {level: [] for level in levels}
     by_seat = [0.0] * args.players

@@ -170,8 +170,8 @@ def open_log(path: Path | None) -> logging.Logger:
 
 
 def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from net.server import is_loopback, join_hosts
     from net.protocol import Address
+    from net.server import is_loopback, join_hosts
     from net.ssh import FrontLimits
 
     host, port = parse_listen(parser, args.listen)

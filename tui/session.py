@@ -44,7 +44,7 @@ def fork(match: Match, position: int, parent: str) -> Match:
     import datetime
 
     header = dict(match.header)
-    header["created"] = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    header["created"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     header["parent"] = parent
     moves = [m for m in match.moves if m.end <= position] or match.moves[:1]
     header["forked_at"] = moves[-1].end

@@ -9,11 +9,11 @@ from rich.console import Group
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
-from textual import events
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import Footer, OptionList, Static
@@ -21,7 +21,6 @@ from textual.widgets._footer import FooterKey
 from textual.widgets.option_list import Option
 
 from core.engine import Command, ScoreSheet, printable
-
 
 _NOTHING = object()
 

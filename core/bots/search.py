@@ -56,8 +56,8 @@ import math
 import random
 from typing import Any
 
-from core.engine import Bot, Command, Game, derive_rng, digest, to_plain
 from core.bots import make_bot
+from core.engine import Bot, Command, Game, derive_rng, digest, to_plain
 
 #: exploration constant of the UCB, for rewards between 0 and 1
 EXPLORATION = 0.7
@@ -74,7 +74,7 @@ WIDENING = 1.0
 class Node:
     """One of the bot's own decisions, reached by a sequence of its commands."""
 
-    __slots__ = ("command", "children", "visits", "available", "reward", "square")
+    __slots__ = ("available", "children", "command", "reward", "square", "visits")
 
     def __init__(self, command: Command | None = None) -> None:
         self.command = command
@@ -83,6 +83,13 @@ class Node:
         self.available = 0
         self.reward = 0.0
         self.square = 0.0  # of the rewards, for their spread
+
+    @property
+    def move(self) -> Command:
+        """The command that reaches this node (every node but the root has one)."""
+        if self.command is None:
+            raise ValueError("the root of the tree is reached by no command")
+        return self.command
 
     def score(self) -> float:
         return self.reward / self.visits + EXPLORATION * math.sqrt(math.log(self.available) / self.visits)
@@ -137,7 +144,7 @@ class SearchBot(Bot):
             "moves": [(child.command, child.visits, child.reward / max(1, child.visits)) for child in ranked],
             "chosen": best.command,
         }
-        return offered[command_key(best.command)]
+        return offered[command_key(best.move)]
 
     def search(self, game: Game, known: Any, seat: int, rng: random.Random, model: _Model) -> tuple[Node, int]:
         """The tree of the seat's decisions, and the iterations it took (one at least)."""
@@ -196,7 +203,7 @@ class SearchBot(Bot):
         keep = command_key(default)
         best = max(means, key=lambda key: (means[key], key == keep))
         if best != keep:
-            gains = [b - d for b, d in zip(results[best], results[keep])]
+            gains = [b - d for b, d in zip(results[best], results[keep], strict=True)]
             mean = sum(gains) / deals
             spread = sum((g - mean) ** 2 for g in gains) / max(1, deals - 1)
             if deals < MIN_DEALS or mean <= MARGIN * math.sqrt(spread / deals + 1e-6):
@@ -239,7 +246,7 @@ class SearchBot(Bot):
             best = node.children[command_key(pick)] = Node(pick)
             best.available = 1
         assert best is not None
-        return best, _play(game, state, seat, best.command, rng)
+        return best, _play(game, state, seat, best.move, rng)
 
 
 class _Model:

@@ -49,7 +49,7 @@ class HeuristicBot(Bot):
         powers = view.get("powers") or []
         seat_of = {a: i for i, a in enumerate(agents)}
         top = view["plan_top"]
-        plan_points = C.plan_value(top) if top else 0
+        plan_points: float = C.plan_value(top) if top else 0
         if "martha" in powers and agents[me] == "martha":
             plan_points += EXPECTED_SECOND_PLAN
         # the bonus variant is not in the view: the rulebook's amount is the usual one

@@ -16,6 +16,7 @@ its special rule holds for that turn (see ``rules.trick_winner`` and
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 COLOUR_NAMES = {"P": "purple", "B": "blue", "G": "green", "Y": "yellow"}
 COLOUR_COUNTS = {"P": 10, "B": 18, "G": 16, "Y": 16}
@@ -84,7 +85,7 @@ def power_agent(card_id: str) -> str:
     return card_id.split(":", 1)[1]
 
 
-def power_info(agent: str) -> dict:
+def power_info(agent: str) -> dict[str, Any]:
     """What the screen shows for an agent's Power card."""
     return {
         "agent": agent,
@@ -180,7 +181,7 @@ def accomplice(card_id: str | None) -> str | None:
     return p.accomplice if p else None
 
 
-def plan_info(card_id: str) -> dict:
+def plan_info(card_id: str) -> dict[str, Any]:
     """What the screen shows for a card of the plan pile (a plan or a Power card)."""
     if is_power(card_id):
         agent = power_agent(card_id)

@@ -19,18 +19,18 @@ import functools
 import itertools
 import random
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from core.engine import (
     ALL,
-    ScoreSheet,
+    UNSEEN,
     Command,
     ConfigError,
     Event,
     Game,
-    UNSEEN,
     IllegalCommand,
     Outcome,
+    ScoreSheet,
     SeatOption,
     Variant,
     Viewer,
@@ -66,7 +66,7 @@ class State:
     #: loses the points (the rulebook's tie rule); "none": nobody does (older saves)
     no_yellows: str = "none"
     #: for tests: (actions, plan order) for rounds 2, 3...
-    arranged_later: tuple = ()
+    arranged_later: tuple[Any, ...] = ()
     round: int = 0
     turn: int = 0
     phase: str = "setup"
@@ -90,13 +90,13 @@ class State:
     sabotaged: int | None = None
     medals: tuple[int, ...] = ()
     #: (winner, action cards, plan cards) of the last turn won
-    last_turn: tuple | None = None
+    last_turn: tuple[int, tuple[str, ...], tuple[str, ...]] | None = None
     #: (round, scores, medal seats)
-    last_round: tuple | None = None
+    last_round: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
     winners: tuple[int, ...] = ()
     #: how the last round scored, seat by seat: (plan points, greens,
     #: yellows, bonus, penalty); public once the round is scored
-    last_scoring: tuple | None = None
+    last_scoring: tuple[tuple[int, ...], ...] | None = None
     #: the cards each seat has played this round (this turn's too): a seat
     #: knows its own, whoever won them
     played: tuple[tuple[str, ...], ...] = ()
@@ -111,6 +111,27 @@ class State:
 
     def seat_of(self, agent: str) -> int | None:
         return self.agents.index(agent) if agent in self.agents else None
+
+    def seat_with(self, agent: str) -> int:
+        """The seat playing ``agent``, one at the table (whose power is in force)."""
+        seat = self.seat_of(agent)
+        if seat is None:
+            raise ValueError(f"nobody plays {agent} at this table")
+        return seat
+
+    @property
+    def top_plan(self) -> str:
+        """The plan card on top of the pile, while there is one."""
+        if not self.pile:
+            raise ValueError("the plan pile is empty")
+        return self.pile[0]
+
+    @property
+    def round_scored(self) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+        """(round, scores, medal seats) of the last round scored, once one is."""
+        if self.last_round is None:
+            raise ValueError("no round has been scored yet")
+        return self.last_round
 
 
 #: the fields checkpoint digests are taken of, in the order core.engine.digest
@@ -197,7 +218,7 @@ def score_round(
     most = max(yellows)
     bonus = [amount if g == fewest else 0 for g in greens]
     penalty = [amount if y == most and (most > 0 or penalise_none) else 0 for y in yellows]
-    scores = [p + b - q for p, b, q in zip(plan_points, bonus, penalty)]
+    scores = [p + b - q for p, b, q in zip(plan_points, bonus, penalty, strict=True)]
     best = max(scores)
     return bonus, penalty, scores, [i for i, s in enumerate(scores) if s == best]
 
@@ -284,9 +305,9 @@ class AgentJean(Game):
     seat_options = (
         SeatOption("agent", "Agent", C.AGENTS, unique=True, labels=tuple(C.AGENT_NAMES[a] for a in C.AGENTS)),
     )
-    bot_classes = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.agent_jean.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 2_500, "hard": 5_000}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 2_500, "hard": 5_000}
 
     def search_cutoff(self, known: State, state: State, played: int) -> bool:
         """The search plays out to the end of the round it is in: the medal
@@ -299,15 +320,15 @@ class AgentJean(Game):
         seat e times likelier to have it: a play-out's margin says more than
         who came first), then each seat's chance of being first to two
         medals, as if each later round's medal went to any seat alike."""
-        _, scores, medals = state.last_round
+        _, scores, medals = state.round_scored
         before = tuple(m - (i in medals) for i, m in enumerate(state.medals))
         total = [0.0] * state.players
         for seat, share in enumerate(win_shares(scores, 3.0)):
             needs = tuple(MEDALS_TO_WIN - m - (i == seat) for i, m in enumerate(before))
-            total = [t + share * p for t, p in zip(total, _medal_chances(needs))]
+            total = [t + share * p for t, p in zip(total, _medal_chances(needs), strict=True)]
         return tuple(total)
 
-    def canonical(self, state: State) -> list:
+    def canonical(self, state: State) -> list[Any]:
         """The state as digests see it: the record's fields in the order a
         record is packed, without ``last_scoring``, so that the digests are
         the bytes they were before the field existed and older saves still
@@ -413,14 +434,14 @@ class AgentJean(Game):
         phase = s.phase
         if phase == "lead":
             # s.leader is still the winner of the last turn of the round
-            seat = next_round_leader(list(s.last_round[2]), s.leader, s.players)
+            seat = next_round_leader(list(s.round_scored[2]), s.leader, s.players)
             return self._leader_event(s, seat, "round")
         if phase == "start":
             return {"t": "TurnStarted", "round": s.round, "turn": s.turn + 1, "leader": s.leader, "name": s.names[s.leader]}
         if phase == "powers":
-            card = s.top
+            card = s.top_plan
             agent = C.power_agent(card)
-            seat = s.seat_of(agent)
+            seat = s.seat_with(agent)
             return {
                 "t": "PowerUsed",
                 "seat": seat,
@@ -522,7 +543,7 @@ class AgentJean(Game):
             "second_plan": f"{name} is deciding whether to take a second plan card.",
         }[s.phase]
 
-    _EXPECTED = {
+    _EXPECTED: ClassVar[dict[str, str]] = {
         "play": "Play a card from your hand.",
         "leader": "Choose who leads this turn.",
         "sabotage": "Choose the player whose card loses 99.",
@@ -627,7 +648,7 @@ class AgentJean(Game):
     def _on_PowerUsed(self, s: State, ev: Event) -> State:
         seat = ev["seat"]
         won = list(s.won_plans)
-        won[seat] = won[seat] + (s.top,)
+        won[seat] = won[seat] + (s.top_plan,)
         s = revise(s, pile=s.pile[1:], won_plans=tuple(won), powers=s.powers + (ev["agent"],))
         if ev["agent"] == "henry":
             return revise(s, phase="leader")
@@ -656,12 +677,12 @@ class AgentJean(Game):
         won_cards = list(s.won_cards)
         won_cards[seat] = won_cards[seat] + cards
         won_plans = list(s.won_plans)
-        won_plans[seat] = won_plans[seat] + (s.top,)
+        won_plans[seat] = won_plans[seat] + (s.top_plan,)
         s = revise(
             s,
             won_cards=tuple(won_cards),
             won_plans=tuple(won_plans),
-            last_turn=(seat, cards, (s.top,)),
+            last_turn=(seat, cards, (s.top_plan,)),
             table=(),
             pile=s.pile[1:],
             leader=seat,
@@ -674,13 +695,15 @@ class AgentJean(Game):
     def _on_SecondPlanTaken(self, s: State, ev: Event) -> State:
         seat = ev["seat"]
         won_plans = list(s.won_plans)
-        won_plans[seat] = won_plans[seat] + (s.top,)
+        won_plans[seat] = won_plans[seat] + (s.top_plan,)
         last = s.last_turn
+        if last is None:
+            raise ValueError("a second plan card is taken after a turn won")
         return revise(
             s,
             won_plans=tuple(won_plans),
             pile=s.pile[1:],
-            last_turn=(last[0], last[1], last[2] + (s.top,)),
+            last_turn=(last[0], last[1], last[2] + (s.top_plan,)),
             phase="end",
         )
 
@@ -688,7 +711,7 @@ class AgentJean(Game):
         return revise(s, phase="end")
 
     def _on_ReserveTakenUp(self, s: State, ev: Event) -> State:
-        hands = tuple(h + r for h, r in zip(s.hands, s.reserves))
+        hands = tuple(h + r for h, r in zip(s.hands, s.reserves, strict=True))
         return revise(s, hands=hands, reserves=((),) * s.players)
 
     def _on_RoundScored(self, s: State, ev: Event) -> State:
@@ -713,11 +736,11 @@ class AgentJean(Game):
         if phase == "play":
             return (state.order[len(state.table)],)
         if phase == "leader":
-            return (state.seat_of("henry"),)
+            return (state.seat_with("henry"),)
         if phase == "sabotage":
-            return (state.seat_of("wxt"),)
+            return (state.seat_with("wxt"),)
         if phase == "second_plan":
-            return (state.seat_of("martha"),)
+            return (state.seat_with("martha"),)
         return ()
 
     def legal(self, state: State, seat: int) -> list[Command]:
@@ -750,7 +773,7 @@ class AgentJean(Game):
         """One sentence per power and accomplice in force this turn."""
         out = []
         for agent in s.powers:
-            name = s.names[s.seat_of(agent)]
+            name = s.names[s.seat_with(agent)]
             out.append(
                 {
                     "jean": f"Jean: {name} plays last this turn.",
@@ -1049,7 +1072,7 @@ class AgentJean(Game):
             return text
         if t == "RoundScored":
             names = event["names"]
-            parts = ", ".join(f"{n} {sc}" for n, sc in zip(names, event["scores"]))
+            parts = ", ".join(f"{n} {sc}" for n, sc in zip(names, event["scores"], strict=True))
             medal = _join([names[i] for i in event["medals"]])
             return f"Round {event['round']} scored: {parts}. Medal to {medal}."
         if t == "GameWon":
@@ -1155,7 +1178,8 @@ class _Deal:
         # -- plan pile and won plans
         all_plans = list(C.PLAN_IDS) + ([] if known.young else [C.power_card(a) for a in known.agents])
         seen_plans = set(known.pile[:1])
-        self.plan_layout = []  # per seat: (shown, trick slots) or None for the seat itself
+        #: per seat: (shown, trick slots), or None for the seat itself
+        self.plan_layout: list[tuple[tuple[str, ...], int] | None] = []
         for i, p in enumerate(known.won_plans):
             if i == seat:
                 seen_plans.update(p)
@@ -1196,10 +1220,10 @@ class _Deal:
                         and not second_known
                         and "martha" not in known.powers
                         and ("power:martha" in turned or "power:martha" in forced)
-                        and (self.hidden_turns if self.hidden else self.plan_layout[martha][1]) >= 1
+                        and (self.hidden_turns if self.hidden else self._slots(martha)) >= 1
                     ):
                         continue
-                    to_owner = [[] for _ in range(n)]
+                    to_owner: list[list[str]] = [[] for _ in range(n)]
                     for c in forced + list(turned):
                         to_owner[owner[c]].append(c)
                     gone = set(forced) | set(turned)
@@ -1210,6 +1234,11 @@ class _Deal:
             raise ValueError("These plan cards cannot be placed: not an observation of L'Agent Jean!")
         self.tricks = tricks
         self.martha = martha
+
+    def _slots(self, i: int) -> int:
+        """The trick slots in seat ``i``'s won plans (none for the seat itself: it sees its own)."""
+        layout = self.plan_layout[i]
+        return 0 if layout is None else layout[1]
 
     def draw(self, known: State, rng: random.Random) -> State:
         seat = self.seat
@@ -1239,6 +1268,7 @@ class _Deal:
             # took a second plan, which she can only do on a turn she won)
             hidden = self.hidden_turns
             if second:
+                assert self.martha is not None  # a second plan card is Martha's power
                 turns_won[self.martha] += 1
                 hidden -= 1
             for _ in range(hidden):
@@ -1332,10 +1362,9 @@ def _redact_pile_event(event: Event, own: int | None) -> Event:
             # the card it turned up is on the table for all to see, but
             # named here it would tell, a line later, which plan was taken
             ev["revealed"] = None
-    elif t == "SecondPlanTaken":
-        if event["seat"] != own:
-            ev["plan"] = None
-            ev["revealed"] = None
+    elif t == "SecondPlanTaken" and event["seat"] != own:
+        ev["plan"] = None
+        ev["revealed"] = None
     return ev
 
 
@@ -1356,7 +1385,7 @@ def _medal_chances(needs: tuple[int, ...]) -> tuple[float, ...]:
     total = [0.0] * n
     for w in range(n):
         after = _medal_chances(tuple(k - (i == w) for i, k in enumerate(needs)))
-        total = [t + p / n for t, p in zip(total, after)]
+        total = [t + p / n for t, p in zip(total, after, strict=True)]
     return tuple(total)
 
 

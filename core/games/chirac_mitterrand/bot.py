@@ -18,6 +18,7 @@ given away) and scores it as a chance of winning:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from itertools import product
 from typing import Any
 
@@ -52,7 +53,7 @@ def _phi(x: float) -> float:
 class Position:
     """What the bot needs of a position, from one candidate's point of view."""
 
-    __slots__ = ("rows", "media", "erosion", "discard", "length", "thresholds")
+    __slots__ = ("discard", "erosion", "length", "media", "rows", "thresholds")
 
     def __init__(
         self, rows: list[int], media: int, erosion: list[int], discard: int, length: int, thresholds: list[set[int]]
@@ -123,7 +124,7 @@ class HeuristicBot(Bot):
         return legal[0]
 
     @staticmethod
-    def _best(legal: list[Command], score) -> Command:
+    def _best(legal: list[Command], score: Callable[[Command], float]) -> Command:
         best, best_score = legal[0], float("-inf")
         for command in legal:
             value = score(command)
@@ -168,7 +169,7 @@ class HeuristicBot(Bot):
         for combo in product(range(3), repeat=3):
             prob = 1.0
             score = 0
-            for row, outcome in zip(chances, combo):
+            for row, outcome in zip(chances, combo, strict=True):
                 prob *= row[outcome]
                 score += (1, -1, 0)[outcome]
             if score > 0 or (score == 0 and pos.media == me):
@@ -254,7 +255,7 @@ class HeuristicBot(Bot):
 
     def _campaign_value(self, view: dict[str, Any], me: int, command: Command) -> float:
         pos = Position.of(view)
-        self.apply_campaign(pos, me, command["apply"], command.get("quality"))
+        self.apply_campaign(pos, me, command["apply"], command.get("quality") or "charisma")
         remaining = self.remaining(view)
         solo = bool(view["solo"])
         rival = self.rival_draw(view)
@@ -282,8 +283,10 @@ class HeuristicBot(Bot):
         return pos
 
     @staticmethod
-    def apply_campaign(pos: Position, me: int, card_id: str, q: str | None) -> None:
-        """Carry out a Campaign card on the light position (as rules.campaign_steps)."""
+    def apply_campaign(pos: Position, me: int, card_id: str, q: str) -> None:
+        """Carry out a Campaign card on the light position (as rules.campaign_steps).
+        ``q``: the quality chosen, read only by a card that has one chosen (any other
+        quality stands in for a card that has none)."""
         card = C.campaign(card_id)
         effect = card.effect
         if effect == "media":
@@ -343,7 +346,7 @@ class HeuristicBot(Bot):
         elif effect == "poll":
             pos.push(me, q)
         elif effect == "poll_centre":
-            centre = [quality for quality, p in zip(C.QUALITIES, pos.rows) if abs(p) <= 1]
+            centre = [quality for quality, p in zip(C.QUALITIES, pos.rows, strict=True) if abs(p) <= 1]
             for quality in centre or [q]:
                 pos.push(me, quality)
 

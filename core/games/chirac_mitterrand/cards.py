@@ -21,6 +21,7 @@ the debate and the polls, redesigned so that each is a real choice).  ``Campaign
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 QUALITIES: tuple[str, ...] = ("charisma", "courage", "integrity")
 QUALITY_NAMES = {"charisma": "Charisma", "courage": "Courage", "integrity": "Integrity"}
@@ -133,8 +134,8 @@ _EVENT_ROWS: tuple[tuple[str, str, Action, Action, str], ...] = (
         "November 1986",
         _a(W, "Socialist funds gone astray", INT),
         _a(W, "The 'vrai-faux passeport'", INT),
-        "Yves Chalier, aide to the former minister Nucci, gives himself up and says a police chief "
-        "supplied his false papers.",
+        ("Yves Chalier, aide to the former minister Nucci, gives himself up and says a police chief "
+        "supplied his false papers."),
     ),
     (
         "Assassinat de Georges Besse",
@@ -267,7 +268,7 @@ def may_use(candidate: str, action: Action) -> bool:
     return action.colour == "white" or action.colour == OWN_COLOUR[candidate]
 
 
-def event_info(card_id: str) -> dict:
+def event_info(card_id: str) -> dict[str, Any]:
     """What the screen shows for an Event card."""
     e = _EVENT_BY_ID[card_id]
     return {
@@ -323,8 +324,8 @@ _CAMPAIGN_ROWS: tuple[tuple[str, str, str, str, bool, bool, str], ...] = (
     (
         "Candidature de Raymond Barre",
         "February 1988",
-        "A third man draws the fire: put the last Power Erosion card placed in front of you on the discard pile. "
-        "If you have none, move the Courage token one step towards your end instead.",
+        ("A third man draws the fire: put the last Power Erosion card placed in front of you on the discard pile. "
+        "If you have none, move the Courage token one step towards your end instead."),
         "relief",
         False,
         False,
@@ -364,8 +365,8 @@ _CAMPAIGN_ROWS: tuple[tuple[str, str, str, str, bool, bool, str], ...] = (
         "first_round",
         False,
         False,
-        "24 April: Mitterrand 34.1%, Chirac 19.9%, Barre 16.5%; President and Prime Minister go through "
-        "to the second round.",
+        ("24 April: Mitterrand 34.1%, Chirac 19.9%, Barre 16.5%; President and Prime Minister go through "
+        "to the second round."),
     ),
     (
         "Le Pen à 14 %",
@@ -383,14 +384,14 @@ _CAMPAIGN_ROWS: tuple[tuple[str, str, str, str, bool, bool, str], ...] = (
         "debate",
         True,
         False,
-        "28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
-        "answers Mitterrand.",
+        ("28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
+        "answers Mitterrand."),
     ),
     (
         "Les sondages",
         "1988",
-        "Move the token of a quality of your choice one step towards your end. "
-        "Then shuffle this card back into the Campaign pile instead of removing it from the game.",
+        ("Move the token of a quality of your choice one step towards your end. "
+        "Then shuffle this card back into the Campaign pile instead of removing it from the game."),
         "poll",
         True,
         True,
@@ -404,8 +405,8 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:01",
         "Génération Mitterrand",
         "January 1988",
-        "Take the Media token. If you already hold it, move the Charisma token two steps towards your end "
-        "instead.",
+        ("Take the Media token. If you already hold it, move the Charisma token two steps towards your end "
+        "instead."),
         "media2",
         False,
         False,
@@ -415,8 +416,8 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:02",
         "Candidature de Raymond Barre",
         "February 1988",
-        "A third man draws the fire: put the last Power Erosion card placed in front of you on the discard "
-        "pile (if you have one), then move the token of a quality of your choice one step towards your end.",
+        ("A third man draws the fire: put the last Power Erosion card placed in front of you on the discard "
+        "pile (if you have one), then move the token of a quality of your choice one step towards your end."),
         "relief_step",
         True,
         False,
@@ -426,8 +427,8 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:04",
         "La France unie",
         "March 1988",
-        "Every token on your opponent's side of the centre moves two steps back towards the centre, "
-        "stopping on it.",
+        ("Every token on your opponent's side of the centre moves two steps back towards the centre, "
+        "stopping on it."),
         "unite2",
         False,
         False,
@@ -437,8 +438,8 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:07",
         "Le Pen à 14 %",
         "April 1988",
-        "His voters punish the favourite: put a card drawn at random from the discard pile in front of your "
-        "opponent as Power Erosion, and a second one if he is ahead in more qualities than you.",
+        ("His voters punish the favourite: put a card drawn at random from the discard pile in front of your "
+        "opponent as Power Erosion, and a second one if he is ahead in more qualities than you."),
         "lepen",
         False,
         False,
@@ -448,21 +449,21 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:08",
         "Débat d'entre deux tours",
         "April 1988",
-        "Move the token of a quality of your choice two steps towards your end. Then the Media token goes to "
-        "the candidate ahead in fewer qualities; if you are level, you take it.",
+        ("Move the token of a quality of your choice two steps towards your end. Then the Media token goes to "
+        "the candidate ahead in fewer qualities; if you are level, you take it."),
         "debate_even",
         True,
         False,
-        "28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
-        "answers Mitterrand.",
+        ("28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
+        "answers Mitterrand."),
     ),
     (
         "cp:09",
         "Les sondages",
         "1988",
-        "Every token on the centre square or one step from it moves one step towards your end; if none "
+        ("Every token on the centre square or one step from it moves one step towards your end; if none "
         "does, move the token of a quality of your choice one step. Then shuffle this card back into the "
-        "Campaign pile instead of removing it from the game.",
+        "Campaign pile instead of removing it from the game."),
         "poll_centre",
         True,
         True,
@@ -480,7 +481,7 @@ REVISED_CARDS: tuple[CampaignCard, ...] = tuple(
     CampaignCard(f"cp:{i:02d}", name, date, text, effect, choice, returns, about)
     for i, (_, name, date, text, effect, choice, returns, about) in enumerate(_REVISED_ROWS, start=10)
 )
-_REPLACES = {c.id: row[0] for c, row in zip(REVISED_CARDS, _REVISED_ROWS)}
+_REPLACES = {c.id: row[0] for c, row in zip(REVISED_CARDS, _REVISED_ROWS, strict=True)}
 _REPLACED_BY = {old: new for new, old in _REPLACES.items()}
 
 #: each set of nine, in the order of their dates (the variant ``campaign``)
@@ -524,7 +525,7 @@ def campaign(card_id: str) -> CampaignCard:
     return _CAMPAIGN_BY_ID[card_id]
 
 
-def campaign_info(card_id: str | None) -> dict:
+def campaign_info(card_id: str | None) -> dict[str, Any]:
     """What the screen shows for a Campaign card."""
     if card_id is None:
         return {"id": None, "name": "nothing", "date": "", "text": ""}

@@ -33,10 +33,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 from itertools import permutations, product
-from typing import Any
+from typing import Any, ClassVar
 
 from core.engine import (
     ALL,
+    UNSEEN,
     Command,
     ConfigError,
     Event,
@@ -44,7 +45,6 @@ from core.engine import (
     IllegalCommand,
     Outcome,
     ScoreSheet,
-    UNSEEN,
     SeatOption,
     Variant,
     Viewer,
@@ -81,6 +81,10 @@ SOLO_LEVELS = ("standard", "hard")
 PLAYER_PHASES = ("play", "campaign", "veto")
 #: each Event card's kind (solo setup), looked up by determinize
 _KIND = {card: C.kind(card) for card in C.EVENT_IDS}
+
+
+#: one step of a resolution: its kind ("icon", "centre", "media"...), the candidate, then what the kind needs
+Step = tuple[Any, ...]
 
 
 def other(c: int) -> int:
@@ -140,8 +144,8 @@ class State:
     #: the erosion counts (2, 4) already reached by each candidate
     thresholds: tuple[tuple[int, ...], tuple[int, ...]] = ((), ())
     #: the last turn played and the last campaign card applied, for the view (plain data, never mutated)
-    last: dict | None = None
-    last_campaign: dict | None = None
+    last: dict[str, Any] | None = None
+    last_campaign: dict[str, Any] | None = None
     #: which of the two the token moves being made belong to
     recording: str = "turn"
     winner: int | None = None
@@ -163,6 +167,27 @@ class State:
         """Solo: the human's candidate."""
         a = self.automaton
         return None if a is None else other(a)
+
+    @property
+    def solo_automaton(self) -> int:
+        """The automaton's candidate, in a solo game (the rules ask only there)."""
+        a = self.automaton
+        if a is None:
+            raise ValueError("a game of two players has no automated opponent")
+        return a
+
+    @property
+    def solo_human(self) -> int:
+        """The human's candidate, in a solo game (the rules ask only there)."""
+        return other(self.solo_automaton)
+
+    @property
+    def drawer(self) -> int:
+        """The candidate drawing Electoral Campaign cards, in the campaign phase."""
+        c = self.camp_drawer
+        if c is None:
+            raise ValueError("nobody draws Electoral Campaign cards now")
+        return c
 
     def candidate_of(self, seat: int) -> int | None:
         for c in (CHIRAC, MITTERRAND):
@@ -281,13 +306,13 @@ class ChiracMitterrand(Game):
             labels=tuple(C.CANDIDATE_NAMES[c] for c in C.CANDIDATES),
         ),
     )
-    bot_classes = {"easy": "core.games.chirac_mitterrand.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.chirac_mitterrand.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 500, "hard": 1_600}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 500, "hard": 1_600}
 
     # -- table ---------------------------------------------------------------------
 
-    def canonical(self, state: State) -> list:
+    def canonical(self, state: State) -> list[Any]:
         """The state as digests see it: the record's fields in the order a record
         is packed, without ``solo_hard``, so that the digests are the bytes
         they were before the field existed and older saves still verify; it comes
@@ -338,7 +363,7 @@ class ChiracMitterrand(Game):
             "t": "GameSetUp",
             "solo": state.solo,
             "names": {SIDES[c]: state.names[c] for c in (CHIRAC, MITTERRAND)},
-            "automaton": SIDES[state.automaton] if state.solo else None,
+            "automaton": None if state.automaton is None else SIDES[state.automaton],
             "piles": {SIDES[c]: piles[c] for c in (CHIRAC, MITTERRAND)},
             "discard": discard,
             "campaign": campaign,
@@ -361,7 +386,7 @@ class ChiracMitterrand(Game):
             raise ConfigError(f"Unknown set of Electoral Campaign cards {chosen!r}.")
         return chosen
 
-    def _deal(self, arranged: dict, rng: random.Random) -> tuple[list[list[str]], list[str]]:
+    def _deal(self, arranged: dict[str, Any], rng: random.Random) -> tuple[list[list[str]], list[str]]:
         if arranged.get("chirac") is not None:
             piles = [list(arranged["chirac"]), list(arranged["mitterrand"])]
             discard = list(arranged.get("discard") or ())
@@ -376,8 +401,9 @@ class ChiracMitterrand(Game):
         rest = deck[DISCARD_AT_START:]
         return [rest[:PILE], rest[PILE:]], discard
 
-    def _solo_deal(self, state: State, arranged: dict, rng: random.Random) -> tuple[list[list[str]], list[str]]:
-        a = state.automaton
+    def _solo_deal(self, state: State, arranged: dict[str, Any], rng: random.Random) -> tuple[list[list[str]], list[str]]:
+        a = state.solo_automaton
+        piles: list[list[str]]
         if arranged.get("chirac") is not None:
             piles = [list(arranged["chirac"]), list(arranged["mitterrand"])]
             if sorted(piles[0] + piles[1]) != sorted(C.EVENT_IDS) or arranged.get("discard"):
@@ -393,7 +419,7 @@ class ChiracMitterrand(Game):
         rng.shuffle(theirs)
         mine = [card for card in C.EVENT_IDS if card not in theirs]
         rng.shuffle(mine)
-        piles: list[list[str]] = [[], []]
+        piles = [[], []]
         piles[a] = theirs
         piles[other(a)] = mine
         return piles, []
@@ -458,7 +484,7 @@ class ChiracMitterrand(Game):
 
     def _final_round_due(self, s: State) -> bool:
         if s.solo:
-            h, a = s.human, s.automaton
+            h, a = s.solo_human, s.solo_automaton
             return len(s.piles[h]) <= SOLO_FINAL[0] and len(s.piles[a]) <= SOLO_FINAL[1]
         return all(len(p) <= HAND for p in s.piles)
 
@@ -500,7 +526,7 @@ class ChiracMitterrand(Game):
 
     # -- resolving steps (tokens, bonuses, erosion) ---------------------------------
 
-    def _resolve(self, s: State, steps: list[tuple], rng: random.Random) -> tuple[list[Event], State]:
+    def _resolve(self, s: State, steps: list[Step], rng: random.Random) -> tuple[list[Event], State]:
         """The events of a list of steps, each applied before the next is
         worked out; stops at once when a sixth Power Erosion ends the game."""
         out: list[Event] = []
@@ -517,7 +543,7 @@ class ChiracMitterrand(Game):
                 break
         return out, s
 
-    def _step_event(self, s: State, step: tuple, rng: random.Random) -> Event | None:
+    def _step_event(self, s: State, step: Step, rng: random.Random) -> Event | None:
         kind, c = step[0], step[1]
         if kind == "icon":
             q = step[2]
@@ -539,7 +565,7 @@ class ChiracMitterrand(Game):
         if kind == "media_to_trailer":
             # the debate: the candidate who comes out of it ahead in fewer qualities gets the Media token
             counts = ahead(s.rows)
-            if counts[0] == counts[1]:
+            if counts[0] == counts[1]:  # noqa: SIM108 - as one expression, two conditions nested
                 trailer = c  # level: the token goes to the candidate who drew the debate
             else:
                 trailer = CHIRAC if counts[0] < counts[1] else MITTERRAND
@@ -601,7 +627,7 @@ class ChiracMitterrand(Game):
     # -- the automaton (solo) ----------------------------------------------------------
 
     def _automaton_turn(self, s: State, rng: random.Random) -> list[Event]:
-        a = s.automaton
+        a = s.solo_automaton
         (card,) = s.hand
         used, skipped = automaton_actions(card, a, len(s.erosion[a]))
         applied = [i for i in used if i != s.vetoed]
@@ -627,7 +653,7 @@ class ChiracMitterrand(Game):
             "choices": picks,
         }
         s1 = self.evolve(s, first)
-        steps: list[tuple] = [("icon", a, q) for q in qualities]
+        steps: list[Step] = [("icon", a, q) for q in qualities]
         steps.append(("place", a, card, own_used))
         events, _ = self._resolve(s1, steps, rng)
         return [first] + events
@@ -636,7 +662,7 @@ class ChiracMitterrand(Game):
         """Solo, ``solo=hard``: the automaton applies the first of the cards it drew
         (they came in a random order), a quality drawn at random if the card needs
         one, removes the second and puts the third back."""
-        a = s.automaton
+        a = s.solo_automaton
         drawn = list(s.camp_drawn)
         apply, remove, returned = drawn[0], (drawn[1] if len(drawn) > 1 else None), drawn[2:]
         quality = C.QUALITIES[rng.randrange(len(C.QUALITIES))] if self.campaign_needs_quality(s, apply) else None
@@ -649,7 +675,7 @@ class ChiracMitterrand(Game):
     def _campaign_applied(
         self, s: State, seat: int | None, apply: str, remove: str | None, returned: list[str], quality: str | None
     ) -> Event:
-        c = s.camp_drawer
+        c = s.drawer
         return {
             "t": "CampaignApplied",
             "by": SIDES[c],
@@ -664,7 +690,7 @@ class ChiracMitterrand(Game):
         }
 
     def _veto_possible(self, s: State) -> bool:
-        a = s.automaton
+        a = s.solo_automaton
         if s.veto_used or s.solo_hard or len(s.hand) != 1:
             return False
         used, _ = automaton_actions(s.hand[0], a, len(s.erosion[a]))
@@ -702,7 +728,7 @@ class ChiracMitterrand(Game):
             return all(abs(pos) > 1 for pos in s.rows)
         return c.choice
 
-    def campaign_steps(self, s: State, c: int, card: str, quality: str | None) -> list[tuple]:
+    def campaign_steps(self, s: State, c: int, card: str, quality: str | None) -> list[Step]:
         """The steps a Campaign card's effect takes for candidate ``c``."""
         effect = C.campaign(card).effect
         # the second set
@@ -711,7 +737,7 @@ class ChiracMitterrand(Game):
         if effect == "unite2":
             d = DIRECTION[c]
             steps = []
-            for q, pos in zip(C.QUALITIES, s.rows):
+            for q, pos in zip(C.QUALITIES, s.rows, strict=True):
                 if pos * d < 0:
                     steps += [("centre", c, q)] * min(2, abs(pos))
             return steps
@@ -723,7 +749,7 @@ class ChiracMitterrand(Game):
         if effect == "debate_even":
             return [("icon", c, quality), ("icon", c, quality), ("media_to_trailer", c)]
         if effect == "poll_centre":
-            centre = [q for q, pos in zip(C.QUALITIES, s.rows) if abs(pos) <= 1]
+            centre = [q for q, pos in zip(C.QUALITIES, s.rows, strict=True) if abs(pos) <= 1]
             return [("icon", c, q) for q in centre] if centre else [("icon", c, quality)]
         # both sets
         if effect == "media":
@@ -734,7 +760,7 @@ class ChiracMitterrand(Game):
             return [("icon", c, "charisma"), ("icon", c, "charisma")]
         if effect == "unite":
             d = DIRECTION[c]
-            return [("centre", c, q) for q, pos in zip(C.QUALITIES, s.rows) if pos * d < 0]
+            return [("centre", c, q) for q, pos in zip(C.QUALITIES, s.rows, strict=True) if pos * d < 0]
         if effect == "letter":
             return [("icon", c, "integrity"), ("icon", c, quality)]
         if effect == "first_round":
@@ -785,7 +811,7 @@ class ChiracMitterrand(Game):
         events, after = handler(s, seat, command, rng)
         return events + self._auto(after, rng)
 
-    _EXPECTED = {
+    _EXPECTED: ClassVar[dict[str, str]] = {
         "play": "Play one of your cards.",
         "campaign": "Apply one of your Electoral Campaign cards and remove another.",
         "veto": "Veto a neutral action of the automated opponent's card, or let it apply.",
@@ -795,7 +821,7 @@ class ChiracMitterrand(Game):
         if s.phase == "play":
             return f"It is {s.label(s.to_move)}'s turn to play."
         if s.phase == "campaign":
-            return f"{s.label(s.camp_drawer)} is choosing an Electoral Campaign card."
+            return f"{s.label(s.drawer)} is choosing an Electoral Campaign card."
         if s.phase == "veto":
             return "The automated opponent's card is waiting for the veto decision."
         return "Nobody can move now."
@@ -854,7 +880,7 @@ class ChiracMitterrand(Game):
             "choices": choices,
         }
         s1 = self.evolve(s, first)
-        steps: list[tuple] = [("icon", c, q) for q in qualities]
+        steps: list[Step] = [("icon", c, q) for q in qualities]
         steps.append(("place", c, card, action.colour != "white"))
         if s.solo:
             steps.append(("remove", c, remove))
@@ -866,7 +892,7 @@ class ChiracMitterrand(Game):
 
     def _decide_campaign(self, s: State, seat: int, command: Command, rng: random.Random) -> tuple[list[Event], State]:
         self._expect(s, command, "Campaign")
-        c = s.camp_drawer
+        c = s.drawer
         apply = command["apply"]
         if apply not in s.camp_drawn:
             raise IllegalCommand("Apply one of the Electoral Campaign cards you drew.")
@@ -891,9 +917,9 @@ class ChiracMitterrand(Game):
 
     def _decide_veto(self, s: State, seat: int, command: Command, rng: random.Random) -> tuple[list[Event], State]:
         self._expect(s, command, "Veto", "Allow")
-        a = s.automaton
+        a = s.solo_automaton
         card = s.hand[0]
-        h = s.human
+        h = s.solo_human
         if command["t"] == "Allow":
             ev = {"t": "VetoDeclined", "by": SIDES[h], "name": s.names[h], "card": card}
             return [ev], self.evolve(s, ev)
@@ -968,7 +994,7 @@ class ChiracMitterrand(Game):
         }
         return revise(s, hand=(), played=ev["card"], phase="start", last=last, recording="turn")
 
-    def _moved(self, s: State, move: dict) -> State:
+    def _moved(self, s: State, move: dict[str, Any]) -> State:
         """Add a move to the record being made: the turn's or the campaign card's."""
         key = "last_campaign" if s.recording == "campaign" else "last"
         record = getattr(s, key)
@@ -1109,10 +1135,11 @@ class ChiracMitterrand(Game):
             seat = s.seats[s.to_move]
             return () if seat is None else (seat,)
         if s.phase == "campaign":
-            seat = s.seats[s.camp_drawer]
+            seat = s.seats[s.drawer]
             return () if seat is None else (seat,)
         if s.phase == "veto":
-            return (s.seats[s.human],)
+            human = s.seats[s.solo_human]
+            return () if human is None else (human,)
         return ()
 
     def legal(self, state: State, seat: int) -> list[Command]:
@@ -1124,7 +1151,7 @@ class ChiracMitterrand(Game):
         if s.phase == "campaign":
             return self._legal_campaigns(s)
         if s.phase == "veto":
-            a = s.automaton
+            a = s.solo_automaton
             used, _ = automaton_actions(s.hand[0], a, len(s.erosion[a]))
             out: list[Command] = [
                 {"t": "Veto", "action": i} for i in used if C.actions(s.hand[0])[i].colour == "white"
@@ -1137,6 +1164,7 @@ class ChiracMitterrand(Game):
         out: list[Command] = []
         for card in s.hand:
             rest = [x for x in s.hand if x != card]
+            arrangements: list[tuple[str | None, list[str]]]
             if s.solo:
                 arrangements = [(r, [x for x in rest if x != r]) for r in rest]
             else:
@@ -1172,17 +1200,21 @@ class ChiracMitterrand(Game):
         s = state
         if s.phase != "over":
             return None
-        winner_seat = s.seats[s.winner]
+        if s.winner is None:
+            raise ValueError("a game over has a winner")
+        winner = s.winner
+        winner_seat = s.seats[winner]
         winners = () if winner_seat is None else (winner_seat,)
         chirac, mitterrand = ahead(s.rows)
         per_candidate = (chirac, mitterrand)
         players = 1 if s.solo else 2
         scores = [0] * players
         for c in (CHIRAC, MITTERRAND):
-            if s.seats[c] is not None:
-                scores[s.seats[c]] = per_candidate[c]
+            seat_of = s.seats[c]
+            if seat_of is not None:
+                scores[seat_of] = per_candidate[c]
         # the automated opponent holds no seat: when it wins, it is named
-        victor = "" if winner_seat is not None else f"The automated opponent ({C.CANDIDATE_NAMES[SIDES[s.winner]]})"
+        victor = "" if winner_seat is not None else f"The automated opponent ({C.CANDIDATE_NAMES[SIDES[winner]]})"
         return Outcome(winners, s.reason or "", tuple(scores), victor)
 
     def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
@@ -1232,7 +1264,7 @@ class ChiracMitterrand(Game):
             why = f"Why: ahead in {n} {'quality' if n == 1 else 'qualities'} to {count[loser]}."
             media_note = f"Media token: {short[media]}; not needed, there was no tie."
         tokens = ", ".join(
-            f"{C.QUALITY_NAMES[q]} {short[favours(q)]} +{abs(rows[q])}" if favours(q) else f"{C.QUALITY_NAMES[q]} level"
+            f"{C.QUALITY_NAMES[q]} {short[side]} +{abs(rows[q])}" if (side := favours(q)) else f"{C.QUALITY_NAMES[q]} level"
             for q in C.QUALITIES
         )
         notes = [f"Winner: {who}.", why, tokens, media_note]
@@ -1305,7 +1337,7 @@ class ChiracMitterrand(Game):
             "you": SIDES[me] if me is not None else None,
             "seats": {SIDES[c]: s.seats[c] for c in (CHIRAC, MITTERRAND)},
             "names": {SIDES[c]: s.names[c] for c in (CHIRAC, MITTERRAND)},
-            "automaton": SIDES[s.automaton] if s.solo else None,
+            "automaton": None if s.automaton is None else SIDES[s.automaton],
             "solo_level": "hard" if s.solo_hard else "standard" if s.solo else None,
             "row_length": s.row_length,
             "rows": {q: s.rows[i] for i, q in enumerate(C.QUALITIES)},
@@ -1329,7 +1361,7 @@ class ChiracMitterrand(Game):
             "last_campaign": last_campaign,
             "winner": SIDES[s.winner] if s.winner is not None else None,
             "reason": s.reason,
-            "ahead": dict(zip(SIDES, ahead(s.rows))),
+            "ahead": dict(zip(SIDES, ahead(s.rows), strict=True)),
             # beyond the screen's shape: what the bot needs
             "erosion_thresholds": {SIDES[c]: list(s.thresholds[c]) for c in (CHIRAC, MITTERRAND)},
         }
@@ -1463,7 +1495,7 @@ class ChiracMitterrand(Game):
 
     def describe(self, event: Event, seat: Viewer) -> str:
         t = event["t"]
-        by = event.get("by")
+        by: Any = event.get("by")  # a field of the event: plain data
         who = f"{C.CANDIDATE_SHORT.get(by, by)} ({event.get('name', '?')})" if by in SIDES else ""
         if t == "GameSetUp":
             if event["solo"]:
@@ -1518,11 +1550,11 @@ class ChiracMitterrand(Game):
             return f"The {q} token is already at {C.CANDIDATE_SHORT[by]}'s end: {who} takes the Media token."
         if t == "ErosionInflicted":
             victim = f"{C.CANDIDATE_SHORT[event['on']]} ({event['on_name']})"
-            card = C.event(event["card"]).name
+            card_name = C.event(event["card"]).name
             lead = ""
             if event["quality"] is not None:
                 lead = f"The {C.QUALITY_NAMES[event['quality']]} token is already at {C.CANDIDATE_SHORT[by]}'s end: "
-            return f"{lead}{victim} receives {card} from the discard pile as {_nth(event['count'])} Power Erosion."
+            return f"{lead}{victim} receives {card_name} from the discard pile as {_nth(event['count'])} Power Erosion."
         if t == "BonusLost":
             lead = ""
             if event["quality"] is not None:
@@ -1555,8 +1587,8 @@ class ChiracMitterrand(Game):
                 return f"{who} draws {event['count']} Electoral Campaign cards."
             return f"{who} draws Electoral Campaign cards: {_and([C.campaign(c).name for c in event['cards']])}."
         if t == "CampaignApplied":
-            card = C.campaign(event["applied"])
-            text = f"{who} applies {card.name}"
+            applied = C.campaign(event["applied"])
+            text = f"{who} applies {applied.name}"
             if event["quality"]:
                 text += f" ({event['quality']}{', drawn at random' if event.get('public') else ''})"
             if event["removed"]:
@@ -1565,8 +1597,8 @@ class ChiracMitterrand(Game):
                 text += f" and returns {_and([C.campaign(c).name for c in event['returned']])} to the pile"
             elif event["count_returned"]:
                 text += " and returns the third card to the pile"
-            if card.returns:
-                text += f"; {card.name} goes back into the pile"
+            if applied.returns:
+                text += f"; {applied.name} goes back into the pile"
             return text + "."
         if t == "GameEnded":
             w = C.CANDIDATE_NAMES[event["winner"]]

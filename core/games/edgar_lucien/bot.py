@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -85,7 +86,7 @@ def landing(side: Fosko, district: str) -> dict[str, float]:
 class Me:
     """What the bot counts of its own position."""
 
-    __slots__ = ("cogs", "pop", "steel", "ivory", "admin", "cards", "certs", "governor", "needs")
+    __slots__ = ("admin", "cards", "certs", "cogs", "governor", "ivory", "needs", "pop", "steel")
 
     def __init__(self, view: dict[str, Any]) -> None:
         seat = view["seat"]
@@ -185,12 +186,13 @@ class HeuristicBot(Bot):
         if owner is not None and owner != self.seat:
             value += HARM * (3.0 if kind == ADMIN else 2.5) * (0.3 + 0.3 * self.threat(owner))
             value -= HARM * cost / POINT  # the owner is paid
-            if cost and self.view["heritage"] != self.seat:
-                # a rival Lucien standing there (or coming back) buys it straight back
-                if any(
-                    p["lucien"] == district for i, p in enumerate(self.players) if i != self.seat
-                ):
-                    value -= 3.0
+            # a rival Lucien standing there (or coming back) buys it straight back
+            if (
+                cost
+                and self.view["heritage"] != self.seat
+                and any(p["lucien"] == district for i, p in enumerate(self.players) if i != self.seat)
+            ):
+                value -= 3.0
         return value
 
     def best_requisition(self, me: Me | None = None) -> float:
@@ -282,7 +284,7 @@ class HeuristicBot(Bot):
             return self._bid(legal)
         return self._best(legal, self._command_value)
 
-    def _best(self, legal: list[Command], score) -> Command:
+    def _best(self, legal: list[Command], score: Callable[[Command], float]) -> Command:
         best: list[Command] = []
         best_score = float("-inf")
         for command in legal:
@@ -369,7 +371,7 @@ class HeuristicBot(Bot):
                 best = max(best, self.lucien_admin(action))
         return best
 
-    def _field(self, here_value) -> dict[str, float]:
+    def _field(self, here_value: Callable[[str], float]) -> dict[str, float]:
         """For every district: the best value reachable from it, discounted by distance."""
         values = {d: here_value(d) for d in self.side.ids}
         goals = [(d, v) for d, v in values.items() if v > 0]
@@ -401,7 +403,7 @@ class HeuristicBot(Bot):
                 rob[d] = max(rob.get(d, 0.0), loot * 0.25 * GAMMA ** self.dist[d][here])
         # a rival Edgar landing on our Lucien
         danger: dict[str, float] = {}
-        for s, where in rival_edgar.items():
+        for where in rival_edgar.values():
             for d, p in where.items():
                 danger[d] = danger.get(d, 0.0) + min(1.0, 2.0 * p)
         loss = half_mine / POINT
@@ -420,16 +422,16 @@ class HeuristicBot(Bot):
 
         def score(command: Command) -> float:
             e = side.destination(e_at, command["edgar"])
-            l = side.destination(l_at, command["lucien"])
-            key = (e, l)
+            lu = side.destination(l_at, command["lucien"])
+            key = (e, lu)
             if key in cache:
                 return cache[key]
-            value = e_field[e] + l_field[l] + rob.get(e, 0.0)
-            if e != l:
-                value -= loss * min(1.0, danger.get(l, 0.0))
+            value = e_field[e] + l_field[lu] + rob.get(e, 0.0)
+            if e != lu:
+                value -= loss * min(1.0, danger.get(lu, 0.0))
             for place, v in support:
-                joint = v * GAMMA ** max(self.dist[e][place], self.dist[l][HALL])
-                value = max(value, joint + 0.1 * (e_field[e] + l_field[l]))
+                joint = v * GAMMA ** max(self.dist[e][place], self.dist[lu][HALL])
+                value = max(value, joint + 0.1 * (e_field[e] + l_field[lu]))
             cache[key] = value
             return value
 

@@ -8,6 +8,7 @@ rulebook's Compendium; the rules themselves live in ``rules.py``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from .fosko import ARCHIVES, BANK, HALL, PIG
 
@@ -146,7 +147,7 @@ def card(card_id: str) -> Card:
     return _BY_ID[card_id]
 
 
-def is_card(card_id: object) -> bool:
+def is_card(card_id: object) -> TypeGuard[str]:
     return isinstance(card_id, str) and card_id in _BY_ID
 
 

@@ -26,10 +26,11 @@ refuses and ``decide`` raises the refusal, so the two never disagree.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
-from typing import Any, Callable
+from typing import Any, ClassVar, TypeGuard
 
 from core.engine import (
     ALL,
@@ -41,6 +42,7 @@ from core.engine import (
     IllegalCommand,
     Outcome,
     ScoreSheet,
+    Shape,
     Variant,
     Viewer,
     flag,
@@ -66,7 +68,6 @@ from .fosko import (
     METRO_COLOURS,
     PIG,
     SIDES,
-    SMALL,
     STAY,
     STEEL,
     is_move,
@@ -208,7 +209,7 @@ class State:
     #: the player on turn had Political Support this turn
     supported: bool = False
     #: Governor election tie: (tied, bid, bidder, dropped, to_bid)
-    bidding: tuple | None = None
+    bidding: Bidding | None = None
     winner: int | None = None
     reason: str | None = None
 
@@ -223,12 +224,44 @@ class State:
     def owner(self, district: str) -> int | None:
         return self.owners[board(self.side).index[district]]
 
+    def edgar_at(self, seat: int) -> str:
+        """Where ``seat``'s Edgar stands, once the pawns are placed."""
+        return _placed(self.edgar[seat])
+
+    def lucien_at(self, seat: int) -> str:
+        """Where ``seat``'s Lucien stands, once the pawns are placed."""
+        return _placed(self.lucien[seat])
+
+    def program(self, seat: int) -> tuple[str, str]:
+        """``seat``'s program this turn, once programmed."""
+        p = self.programs[seat]
+        if p is None:
+            raise ValueError(f"seat {seat} has not programmed its wheel")
+        return p
+
+    @property
+    def auction(self) -> Bidding:
+        """The Governor election tie, while it is bid for."""
+        if self.bidding is None:
+            raise ValueError("nobody is bidding for the post of Governor")
+        return self.bidding
+
     @property
     def on_turn(self) -> int | None:
         """The player placing or acting now."""
         if self.phase in ("place", "act", "ask") and self.step < len(self.order):
             return self.order[self.step]
         return None
+
+
+#: a Governor election tie: (the tied seats, the bid, the bidder, the seats dropped out, the seat to bid)
+Bidding = tuple[tuple[int, ...], int, int | None, tuple[int, ...], int]
+
+
+def _placed(district: str | None) -> str:
+    if district is None:
+        raise ValueError("the pawns are not placed yet")
+    return district
 
 
 # -- pure rule helpers (also for the bot) ---------------------------------------------------
@@ -315,7 +348,7 @@ def next_bidder(tied: tuple[int, ...], dropped: tuple[int, ...], after: int) -> 
     return None
 
 
-def _put(values: tuple, i: int, value: Any) -> tuple:
+def _put(values: tuple[Any, ...], i: int, value: Any) -> tuple[Any, ...]:
     return values[:i] + (value,) + values[i + 1 :]
 
 
@@ -324,7 +357,7 @@ def _without(cards: tuple[str, ...], card: str) -> tuple[str, ...]:
     return cards[:i] + cards[i + 1 :]
 
 
-def _dealt(cards: tuple, deal) -> tuple:
+def _dealt(cards: tuple[str, ...], deal: Iterator[str]) -> tuple[str, ...]:
     """``cards`` with every UNSEEN slot filled from the iterator ``deal``."""
     if UNSEEN not in cards:
         return cards
@@ -342,7 +375,7 @@ def _and(words: list[str]) -> str:
     return ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _is_seat(value: object, players: int) -> bool:
+def _is_seat(value: object, players: int) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < players
 
 
@@ -354,7 +387,7 @@ class _Flow:
     event that can complete a condition the victory is checked; once the game
     is won nothing more is added."""
 
-    __slots__ = ("game", "s", "events")
+    __slots__ = ("events", "game", "s")
 
     def __init__(self, game: EdgarLucien, state: State) -> None:
         self.game = game
@@ -381,7 +414,7 @@ class _Flow:
 # -- the game ---------------------------------------------------------------------------------
 
 
-def _command_shapes() -> dict:
+def _command_shapes() -> dict[str, Shape]:
     """Every command of the game and its exact fields (core.engine.Shape).
 
     A district is any district of either side of Fosko and a wheel setting
@@ -450,6 +483,11 @@ def _command_shapes() -> dict:
     )
 
 
+#: the rules' dispatch tables: a refusal of a command (None: allowed), the events of one
+Refusal = Callable[["EdgarLucien", State, int, Command], "str | None"]
+Decision = Callable[["EdgarLucien", _Flow, int, Command, random.Random], None]
+
+
 class EdgarLucien(Game):
     id = "edgar-lucien"
     title = "Edgar & Lucien"
@@ -491,9 +529,9 @@ class EdgarLucien(Game):
             "anywhere: any neutral district, an Administration one too, as the rulebook allows.",
         ),
     )
-    bot_classes = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 250, "hard": 800}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 250, "hard": 800}
 
     # -- table ------------------------------------------------------------------------
 
@@ -564,7 +602,7 @@ class EdgarLucien(Game):
         if phase == "ask":
             return (s.asks[0][1],)
         if phase == "bid":
-            return (s.bidding[4],)
+            return (s.auction[4],)
         return ()
 
     def waiting_for(self, state: State) -> str:
@@ -587,7 +625,7 @@ class EdgarLucien(Game):
             }[kind]
             return f"{s.names[seat]} is choosing {what}."
         if phase == "bid":
-            return f"{s.names[s.bidding[4]]} is bidding for the post of Governor."
+            return f"{s.names[s.auction[4]]} is bidding for the post of Governor."
         return "Nobody can move now."
 
     # -- commands --------------------------------------------------------------------------
@@ -641,9 +679,9 @@ class EdgarLucien(Game):
     def _legal_program(self, s: State, seat: int) -> list[Command]:
         b = s.board
         return [
-            {"t": "Program", "edgar": e, "lucien": l}
-            for e in b.moves[s.edgar[seat]]
-            for l in b.moves[s.lucien[seat]]
+            {"t": "Program", "edgar": e, "lucien": lu}
+            for e in b.moves[s.edgar_at(seat)]
+            for lu in b.moves[s.lucien_at(seat)]
         ]
 
     def _decide_program(self, flow: _Flow, seat: int, command: Command, rng: random.Random) -> None:
@@ -661,11 +699,11 @@ class EdgarLucien(Game):
         s = flow.s
         if any(p is None for p in s.programs):
             return
-        flow.add({"t": "ProgramsRevealed", "programs": [{"edgar": e, "lucien": l} for e, l in s.programs]})
+        flow.add({"t": "ProgramsRevealed", "programs": [{"edgar": e, "lucien": lu} for e, lu in map(s.program, range(s.players))]})
         b = s.board
         for i in s.order:
-            for pawn, start in ((C.EDGAR, s.edgar[i]), (C.LUCIEN, s.lucien[i])):
-                move = s.programs[i][0 if pawn == C.EDGAR else 1]
+            for pawn, start in ((C.EDGAR, s.edgar_at(i)), (C.LUCIEN, s.lucien_at(i))):
+                move = s.program(i)[0 if pawn == C.EDGAR else 1]
                 moves = b.moves[start]
                 flow.add(
                     {
@@ -682,7 +720,7 @@ class EdgarLucien(Game):
 
     # -- the action phase: candidates and refusals -------------------------------------------
 
-    def _act_candidates(self, s: State, seat: int):
+    def _act_candidates(self, s: State, seat: int) -> Iterator[Command]:
         """Every action command worth checking for ``seat`` (Done aside)."""
         n = s.players
         for v in range(n):
@@ -754,7 +792,7 @@ class EdgarLucien(Game):
             return "Choose one of the players at this table as your victim."
         if v == seat:
             return "Your Edgar does not rob your own Lucien."
-        here = s.edgar[seat]
+        here = s.edgar_at(seat)
         if s.lucien[v] != here:
             return f"{s.names[v]}'s Lucien is not on {place_name(here)} with your Edgar."
         if s.edgar[v] == here:
@@ -799,7 +837,7 @@ class EdgarLucien(Game):
         return None
 
     def _card_trafficking(self, s: State, seat: int, command: Command) -> str | None:
-        d = s.edgar[seat]
+        d = s.edgar_at(seat)
         owner = s.owner(d)
         if owner is None:
             return f"Nobody owns {place_name(d)}, where your Edgar stands: only a player's district is bought back."
@@ -836,7 +874,7 @@ class EdgarLucien(Game):
         return self._refuse_certificate(s, seat, command.get("certificate"), steal=False)
 
     def _card_own_district(self, s: State, seat: int, kind: str, title: str) -> str | None:
-        d = s.edgar[seat]
+        d = s.edgar_at(seat)
         if s.owner(d) != seat or s.board.kinds[s.board.index[d]] != kind:
             return f"{title} needs your Edgar on one of your {kind.capitalize()} districts."
         return None
@@ -851,7 +889,7 @@ class EdgarLucien(Game):
         t = command.get("target")
         if not _is_seat(t, s.players) or t == seat:
             return "Choose another player to extort."
-        here = s.edgar[seat]
+        here = s.edgar_at(seat)
         if here not in (s.edgar[t], s.lucien[t]):
             return f"Neither of {s.names[t]}'s characters is on {place_name(here)} with your Edgar."
         if not s.hands[t]:
@@ -887,7 +925,7 @@ class EdgarLucien(Game):
             return "You already hold the Governor token."
         return None
 
-    _CARD_REFUSALS: dict[str, Callable] = {
+    _CARD_REFUSALS: ClassVar[dict[str, Refusal]] = {
         C.PLAN_B: _card_plan_b,
         C.TRAFFICKING: _card_trafficking,
         C.DISCREDIT: _card_none,
@@ -916,7 +954,7 @@ class EdgarLucien(Game):
         if card == C.PLAN_B:
             flow.add({"t": "LucienSent", "seat": seat, "name": name, "from": s.lucien[seat], "to": command["district"]})
         elif card == C.TRAFFICKING:
-            self._buy(flow, seat, s.edgar[seat], via="trafficking")
+            self._buy(flow, seat, s.edgar_at(seat), via="trafficking")
         elif card == C.DISCREDIT:
             asks = [
                 ("yield", p, seat, 1)
@@ -941,13 +979,16 @@ class EdgarLucien(Game):
             self._edgar_effect(flow, seat, command["action"], 1, rng)
         elif card == C.COUP:
             first = (seat + 1) % s.players
+            governor = s.governor
+            if governor is None:
+                raise ValueError("a coup was allowed with nobody holding the Governor token")
             flow.add(
                 {
                     "t": "GovernorStolen",
                     "seat": seat,
                     "name": name,
-                    "from": s.governor,
-                    "from_name": s.names[s.governor],
+                    "from": governor,
+                    "from_name": s.names[governor],
                     "first": first,
                     "first_name": s.names[first],
                 }
@@ -1017,7 +1058,7 @@ class EdgarLucien(Game):
         busy = self._lucien_busy(s, seat)
         if busy:
             return busy
-        d = s.lucien[seat]
+        d = s.lucien_at(seat)
         owner = s.owner(d)
         if owner == seat:
             return f"You already control {place_name(d)}."
@@ -1034,7 +1075,7 @@ class EdgarLucien(Game):
         return None
 
     def _do_buy(self, flow: _Flow, seat: int, command: Command, rng: random.Random) -> None:
-        self._buy(flow, seat, flow.s.lucien[seat], via="lucien")
+        self._buy(flow, seat, flow.s.lucien_at(seat), via="lucien")
 
     def _buy(self, flow: _Flow, seat: int, district: str, via: str) -> None:
         s = flow.s
@@ -1134,7 +1175,7 @@ class EdgarLucien(Game):
     def _do_done(self, flow: _Flow, seat: int, command: Command, rng: random.Random) -> None:
         flow.add({"t": "StepEnded", "seat": seat, "name": flow.s.names[seat], "why": "done"})
 
-    _ACT: dict[str, tuple[Callable, Callable]] = {
+    _ACT: ClassVar[dict[str, tuple[Refusal, Decision]]] = {
         "Rob": (_refuse_rob, _do_rob),
         "PlayCard": (_refuse_card, _do_card),
         "EdgarAdmin": (_refuse_edgar_admin, _do_edgar_admin),
@@ -1295,7 +1336,7 @@ class EdgarLucien(Game):
             return None
         return "Pay with popularity or with cogs."
 
-    _ASK_REFUSALS: dict[str, Callable] = {
+    _ASK_REFUSALS: ClassVar[dict[str, Refusal]] = {
         "requisition": _refuse_requisition,
         "intimidate": _refuse_intimidate,
         "surrender": _refuse_surrender,
@@ -1396,7 +1437,7 @@ class EdgarLucien(Game):
         amount = command.get("amount")
         if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0 or amount % UNIT:
             return "Bid a whole number of 10,000 Cogs."
-        bid = s.bidding[1]
+        bid = s.auction[1]
         if amount <= bid:
             return f"The bid is already {cogs(bid)}: bid more or drop out."
         if amount > s.cogs[seat]:
@@ -1404,7 +1445,7 @@ class EdgarLucien(Game):
         return None
 
     def _legal_bid(self, s: State, seat: int) -> list[Command]:
-        bid = s.bidding[1]
+        bid = s.auction[1]
         bids = [{"t": "Bid", "amount": a} for a in range(bid + UNIT, s.cogs[seat] + 1, UNIT)]
         return bids + [{"t": "Drop"}]
 
@@ -1417,11 +1458,11 @@ class EdgarLucien(Game):
         else:
             flow.add({"t": "BidDropped", "seat": seat, "name": name})
         s = flow.s
-        tied, bid, bidder, dropped, _ = s.bidding
+        tied, bid, bidder, dropped, _ = s.auction
         remaining = [p for p in tied if p not in dropped]
         if not remaining:
             flow.add({"t": "NoGovernor"})
-        elif remaining == [bidder]:
+        elif bidder is not None and remaining == [bidder]:
             flow.add(
                 {
                     "t": "GovernorElected",
@@ -1513,21 +1554,21 @@ class EdgarLucien(Game):
         for seat in s.order:
             conds = conditions(s, seat)
             if sum(conds) >= 3:
-                names = [c for c, ok in zip(C.CERTIFICATES, conds) if ok]
+                names = [c for c, ok in zip(C.CERTIFICATES, conds, strict=True) if ok]
                 ev: Event = {"t": "GameWon", "seat": seat, "name": s.names[seat], "conditions": names}
                 if C.DANDY in names:
                     ev["cogs"] = s.cogs[seat]
                 return ev
         return None
 
-    _DECIDE: dict[str, Callable] = {
+    _DECIDE: ClassVar[dict[str, Decision]] = {
         "place": _decide_place,
         "program": _decide_program,
         "act": _decide_act,
         "ask": _decide_ask,
         "bid": _decide_bid,
     }
-    _LEGAL: dict[str, Callable] = {
+    _LEGAL: ClassVar[dict[str, Callable[[EdgarLucien, State, int], list[Command]]]] = {
         "place": _legal_place,
         "program": _legal_program,
         "act": _legal_act,
@@ -1597,9 +1638,9 @@ class EdgarLucien(Game):
         return revise(s, lucien=_put(s.lucien, seat, to), last_moves=s.last_moves + (move,))
 
     @staticmethod
-    def _acted(s: State, seat: int, edgar: bool = False, lucien: bool = False) -> tuple:
-        e, l = s.acted[seat]
-        return _put(s.acted, seat, (e or edgar, l or lucien))
+    def _acted(s: State, seat: int, edgar: bool = False, lucien: bool = False) -> tuple[tuple[bool, bool], ...]:
+        e, lu = s.acted[seat]
+        return _put(s.acted, seat, (e or edgar, lu or lucien))
 
     @staticmethod
     def _on_robbed(s: State, ev: Event) -> State:
@@ -1758,13 +1799,13 @@ class EdgarLucien(Game):
 
     @staticmethod
     def _on_bid_made(s: State, ev: Event) -> State:
-        tied, _, _, dropped, _ = s.bidding
+        tied, _, _, dropped, _ = s.auction
         seat = ev["seat"]
         return revise(s, bidding=(tied, ev["amount"], seat, dropped, next_bidder(tied, dropped, seat)))
 
     @staticmethod
     def _on_bid_dropped(s: State, ev: Event) -> State:
-        tied, bid, bidder, dropped, _ = s.bidding
+        tied, bid, bidder, dropped, _ = s.auction
         seat = ev["seat"]
         dropped = dropped + (seat,)
         return revise(s, bidding=(tied, bid, bidder, dropped, next_bidder(tied, dropped, seat)))
@@ -1804,7 +1845,7 @@ class EdgarLucien(Game):
         reason = f"{ev['name']} is the Grand Triumphant: {_and(titles)}"
         return revise(s, phase="over", winner=ev["seat"], reason=reason)
 
-    _EVOLVE: dict[str, Callable[[State, Event], State]] = {
+    _EVOLVE: ClassVar[dict[str, Callable[[State, Event], State]]] = {
         "GameSetUp": _on_game_set_up,
         "DeckShuffled": _on_deck_shuffled,
         "Placed": _on_placed,
@@ -1841,7 +1882,8 @@ class EdgarLucien(Game):
         "PeriodEnded": _on_period_ended,
         "GameWon": _on_game_won,
     }
-    _EVOLVE = {k: v.__func__ for k, v in _EVOLVE.items()}
+    # in the class body they are still staticmethod objects (mypy sees the functions)
+    _EVOLVE = {k: v.__func__ for k, v in _EVOLVE.items()}  # type: ignore[attr-defined]
 
     # -- the end -----------------------------------------------------------------------------
 
@@ -1861,6 +1903,8 @@ class EdgarLucien(Game):
     def outcome(self, state: State) -> Outcome | None:
         if state.phase != "over":
             return None
+        if state.winner is None:
+            raise ValueError("a game over has a winner")
         return Outcome(winners=(state.winner,), reason=state.reason or "")
 
     # -- what a seat sees -------------------------------------------------------------------------
@@ -1902,7 +1946,7 @@ class EdgarLucien(Game):
                     "certified_this_period": s.certified[i],
                     "acted": {"edgar": s.acted[i][0], "lucien": s.acted[i][1]},
                     "programmed": program is not None,
-                    "program": {"edgar": program[0], "lucien": program[1]} if shows_program else None,
+                    "program": {"edgar": program[0], "lucien": program[1]} if program is not None and shows_program else None,
                     "conditions": conds,
                 }
             )
@@ -2112,21 +2156,25 @@ class EdgarLucien(Game):
             changes["deck"] = _dealt(s.deck, deal)
             changes["discard"] = _dealt(s.discard, deal)
             changes["hands"] = tuple(_dealt(h, deal) for h in s.hands)
-        if UNSEEN in s.programs:
+        # an observed state (observe) holds UNSEEN where a program, a fortune, the Bank is hidden
+        seen_programs: tuple[object, ...] = s.programs
+        if UNSEEN in seen_programs:
             moves = s.board.moves
-            programs = list(s.programs)
+            programs = list(seen_programs)
             for i, p in enumerate(programs):
                 if p == UNSEEN:
                     # a program is a move for Edgar and one for Lucien, each legal from where he stands
                     if redo:
                         programs[i] = None
                     else:
-                        programs[i] = (rng.choice(tuple(moves[s.edgar[i]])), rng.choice(tuple(moves[s.lucien[i]])))
+                        programs[i] = (rng.choice(tuple(moves[s.edgar_at(i)])), rng.choice(tuple(moves[s.lucien_at(i)])))
             changes["programs"] = tuple(programs)
-        if UNSEEN in s.cogs:
+        seen_cogs: tuple[object, ...] = s.cogs
+        if UNSEEN in seen_cogs:
             money = self._guess_fortunes(s, rng)
             changes["cogs"] = money
-            if s.bank == UNSEEN:
+            seen_bank: object = s.bank
+            if seen_bank == UNSEEN:
                 changes["bank"] = BOX_COGS - sum(money)
         return revise(s, **changes)
 
@@ -2138,7 +2186,7 @@ class EdgarLucien(Game):
         the bid of the highest bidder, at least 10,000 for a player at 0
         popularity asked to yield to a Discredit Threat; all of them together
         never more than the box holds beside the known fortunes."""
-        cogs = s.cogs
+        cogs: tuple[int | str, ...] = s.cogs  # UNSEEN where a fortune is hidden
         n = len(cogs)
         hidden = [i for i, c in enumerate(cogs) if c == UNSEEN]
         lows = [0] * n
@@ -2165,8 +2213,8 @@ class EdgarLucien(Game):
                 lows[who] = max(lows[who], DISCREDIT_COGS // UNIT)
         if s.bidding is not None and s.bidding[2] is not None:
             lows[s.bidding[2]] = max(lows[s.bidding[2]], s.bidding[1] // UNIT)
-        room = BOX_COGS - sum(c for c in cogs if c != UNSEEN)
-        money = list(cogs)
+        room = BOX_COGS - sum(c for c in cogs if isinstance(c, int))
+        money = [c if isinstance(c, int) else 0 for c in cogs]  # each hidden one drawn below
         for _ in range(20):
             for i in hidden:
                 low = lows[i]
@@ -2219,8 +2267,8 @@ def _d_turn_started(ev: Event) -> str:
 def _d_programmed(ev: Event) -> str:
     if "edgar" not in ev:
         return f"{ev['name']} lays their movement wheel face down."
-    e, l = move_words(ev["edgar"], LARGE), move_words(ev["lucien"], LARGE)
-    return f"{ev['name']} programs Edgar: {e}; Lucien: {l}."
+    e, lu = move_words(ev["edgar"], LARGE), move_words(ev["lucien"], LARGE)
+    return f"{ev['name']} programs Edgar: {e}; Lucien: {lu}."
 
 
 def _d_programs_revealed(ev: Event) -> str:
@@ -2345,7 +2393,7 @@ def _d_asked(ev: Event) -> str:
     if kind == "intimidate":
         return f"{ev['name']} chooses whom to intimidate" + (f" ({left} times)." if left > 1 else ".")
     if kind == "surrender":
-        who = [n for a, n in zip(asks, names) if a["kind"] == "surrender"]
+        who = [n for a, n in zip(asks, names, strict=True) if a["kind"] == "surrender"]
         text = f"{_and(who)} must each make one of their districts neutral."
         if any(a["kind"] == "intimidate" for a in asks):
             text += f" Then {ev['name']} intimidates again."
@@ -2361,7 +2409,7 @@ def _d_intimidated(ev: Event) -> str:
             f"{district_name(ev['district'])} becomes neutral."
         )
     text = f"{ev['name']}'s Edgar intimidates {_and(ev['names'])}."
-    empty = [n for p, n in zip(ev["players"], ev["names"]) if p in ev["empty"]]
+    empty = [n for p, n in zip(ev["players"], ev["names"], strict=True) if p in ev["empty"]]
     if empty:
         text += f" {_and(empty)} {'has' if len(empty) == 1 else 'have'} no district to lose."
     return text

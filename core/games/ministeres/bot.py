@@ -66,10 +66,10 @@ class HeuristicBot(Bot):
 
     @staticmethod
     def _totals(hand: list[str]) -> dict[str, int]:
-        totals = {m: 0 for m in C.MINISTRIES}
+        totals = dict.fromkeys(C.MINISTRIES, 0)
         for c in hand:
             if C.is_gouvernement(c):
-                totals[C.ministry(c)] += C.value(c)
+                totals[C.ministry_of(c)] += C.value(c)
         return totals
 
     def _tokens(self, view: dict[str, Any]) -> dict[str, float]:
@@ -85,7 +85,7 @@ class HeuristicBot(Bot):
         totals = self._hand_totals
         tokens = self._token_worth
         if kind == "gouvernement":
-            m = C.ministry(card)
+            m = C.ministry_of(card)
             focus = 1.0 + min(totals[m], 8) / 8  # building on a ministry already held
             return C.value(card) * tokens[m] / 4 * focus * 0.9
         if view["phase"] == "gifts" and view.get("variants", {}).get("dealer_roi") == "kept":

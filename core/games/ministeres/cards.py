@@ -15,6 +15,9 @@ the choices are explained in docs/rules/ministeres.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import Any
+
 MINISTRIES: tuple[str, ...] = ("diplomatie", "armee", "architecture", "animaux", "divertissement", "victuailles")
 
 MINISTRY_NAMES = {
@@ -39,7 +42,7 @@ ROI_EFFECTS: dict[str, tuple[tuple[str, int], ...]] = {}
 for _i, _m in enumerate(MINISTRIES):
     ROI_EFFECTS[f"roi-{_i + 1:02d}"] = ((_m, +1),)
     ROI_EFFECTS[f"roi-{_i + 7:02d}"] = ((_m, -1),)
-for _i, (_a, _b) in enumerate(zip(MINISTRIES[::2], MINISTRIES[1::2])):
+for _i, (_a, _b) in enumerate(zip(MINISTRIES[::2], MINISTRIES[1::2], strict=True)):
     ROI_EFFECTS[f"roi-{_i + 13:02d}"] = ((_a, +1), (_b, +1))
 ROI_CARDS: tuple[str, ...] = tuple(sorted(ROI_EFFECTS))
 
@@ -95,6 +98,21 @@ def ministry(card: str) -> str | None:
     return _MINISTRY[card]
 
 
+def ministry_of(card: str) -> str:
+    """The ministry of a Gouvernement card."""
+    m = _MINISTRY[card]
+    if m is None or _KIND[card] != "gouvernement":
+        raise ValueError(f"{card} is not a Gouvernement card")
+    return m
+
+
+def letter_of(card: str) -> str:
+    """The letter of a Gouvernement card."""
+    if _KIND[card] != "gouvernement":
+        raise ValueError(f"{card} is not a Gouvernement card")
+    return card[-1]
+
+
 def letter(card: str) -> str | None:
     return card[-1] if _KIND[card] == "gouvernement" else None
 
@@ -104,7 +122,7 @@ def value(card: str) -> int:
     return _VALUE[card]
 
 
-def gold(cards) -> int:
+def gold(cards: Iterable[str]) -> int:
     """The total value of the Or cards among ``cards``."""
     return sum(_VALUE[c] for c in cards if _KIND[c] == "or")
 
@@ -118,11 +136,11 @@ def label(card: str) -> str:
         effects = ROI_EFFECTS[card]
         sign = f"{effects[0][1]:+d}"
         return f"Roi {sign} " + ", ".join(MINISTRY_NAMES[m] for m, _ in effects)
-    m = ministry(card)
+    m = ministry_of(card)
     return f"{MINISTRY_NAMES[m]} {value(card)}·{letter(card)}"
 
 
-def card_info(card: str) -> dict:
+def card_info(card: str) -> dict[str, Any]:
     """What the screen shows for a card."""
     k = kind(card)
     return {
@@ -135,7 +153,7 @@ def card_info(card: str) -> dict:
     }
 
 
-def hand_order(card: str) -> tuple:
+def hand_order(card: str) -> tuple[int, int, str]:
     """Sort key: Gouvernement by ministry then letter, then Roi, then Or by value."""
     k = kind(card)
     if k == "gouvernement":

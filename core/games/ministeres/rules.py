@@ -25,8 +25,9 @@ from __future__ import annotations
 import math
 import random
 import textwrap
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, ClassVar
 
 from core.engine import (
     ALL,
@@ -115,11 +116,32 @@ class State:
     #: the end
     scores: tuple[int, ...] | None = None
     winners: tuple[int, ...] = ()
-    awards: tuple = ()
+    awards: tuple[Any, ...] = ()
 
     @property
     def players(self) -> int:
         return len(self.names)
+
+    @property
+    def auctioned(self) -> str:
+        """The card put up, from the auction until it is settled."""
+        if self.lot is None:
+            raise ValueError("no card is up for auction")
+        return self.lot
+
+    @property
+    def bidding(self) -> int:
+        """The seat to bid, in the auction."""
+        if self.to_bid is None:
+            raise ValueError("nobody is to bid")
+        return self.to_bid
+
+    @property
+    def paying(self) -> int:
+        """The seat paying for the card it won, until it is settled."""
+        if self.payer is None:
+            raise ValueError("nobody is paying")
+        return self.payer
 
 
 #: what checkpoint digests pack (see Ministeres.canonical): every field but the
@@ -172,16 +194,16 @@ def bid_cap(hand: tuple[str, ...], kind: str, rule: str, or_rule: str = "bluff")
 
 
 def ministry_totals(hand: tuple[str, ...]) -> dict[str, int]:
-    totals = {m: 0 for m in C.MINISTRIES}
+    totals = dict.fromkeys(C.MINISTRIES, 0)
     for c in hand:
         if C.is_gouvernement(c):
-            totals[C.ministry(c)] += C.value(c)
+            totals[C.ministry_of(c)] += C.value(c)
     return totals
 
 
 def best_letter(hand: tuple[str, ...], ministry: str) -> str:
     """The letter nearest A among a hand's cards of a ministry ("J" when none)."""
-    letters = [C.letter(c) for c in hand if C.is_gouvernement(c) and C.ministry(c) == ministry]
+    letters = [C.letter_of(c) for c in hand if C.is_gouvernement(c) and C.ministry(c) == ministry]
     return min(letters) if letters else "J"
 
 
@@ -203,7 +225,7 @@ def award(hands: tuple[tuple[str, ...], ...], ministry: str) -> tuple[int | None
     return first, second
 
 
-def final_scores(hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]) -> tuple[list[int], list[int], list]:
+def final_scores(hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]) -> tuple[list[int], list[int], list[list[Any]]]:
     """(scores, Primaire tokens won per seat, awards per ministry)."""
     n = len(hands)
     scores = [0] * n
@@ -217,7 +239,7 @@ def final_scores(hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]) 
         if first is not None:
             scores[first] += primaire[i]
             tokens[first] += 1
-        if second is not None:
+        if second is not None and sec_value is not None:
             scores[second] += sec_value
         awards.append([m, first, second, primaire[i], sec_value])
     return scores, tokens, awards
@@ -227,17 +249,17 @@ def final_scores(hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]) 
 TIE_STEPS = ("points", "tokens", "government", "letters")
 
 
-def gouvernement_total(hand: tuple[str, ...]) -> int:
+def gouvernement_total(hand: Iterable[str]) -> int:
     """The values of a hand's Gouvernement cards, every ministry together."""
     return sum(C.value(c) for c in hand if C.is_gouvernement(c))
 
 
-def letters_of(hand) -> str:
+def letters_of(hand: Iterable[str]) -> str:
     """A hand's Gouvernement letters, nearest A first: ``"AACDF"``."""
-    return "".join(sorted(C.letter(c) for c in hand if C.is_gouvernement(c)))
+    return "".join(sorted(C.letter_of(c) for c in hand if C.is_gouvernement(c)))
 
 
-def standing(hand, score: int, tokens: int, rule: str = "letters") -> tuple:
+def standing(hand: Iterable[str], score: int, tokens: int, rule: str = "letters") -> tuple[Any, ...]:
     """What the final ranking compares, higher first: the points, the
     Primaire tokens, then (``letters``) the Gouvernement total and how many
     A letters, then B letters ... I letters the hand holds."""
@@ -247,21 +269,25 @@ def standing(hand, score: int, tokens: int, rule: str = "letters") -> tuple:
     return (score, tokens, gouvernement_total(hand), tuple(letters.count(x) for x in C.LETTERS))
 
 
-def game_winners(scores: list[int], tokens: list[int], hands=None, rule: str = "share") -> list[int]:
+def game_winners(
+    scores: list[int], tokens: list[int], hands: Sequence[Iterable[str]] | None = None, rule: str = "share"
+) -> list[int]:
     """Most points; then most Primaire tokens; then (``letters``) the higher
     Gouvernement total, then the letters nearest A; still tied, they share."""
     hands = hands if hands is not None else [()] * len(scores)
-    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens)]
+    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens, strict=True)]
     best = max(keys)
     return [i for i, k in enumerate(keys) if k == best]
 
 
-def decided_by(scores: list[int], tokens: list[int], hands, winners: list[int], rule: str = "letters") -> str:
+def decided_by(
+    scores: list[int], tokens: list[int], hands: Sequence[Iterable[str]], winners: list[int], rule: str = "letters"
+) -> str:
     """The step of :data:`TIE_STEPS` that left the winner alone, or ``"shared"``."""
     if len(winners) > 1:
         return "shared"
     (w,) = winners
-    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens)]
+    keys = [standing(h, sc, t, rule) for h, sc, t in zip(hands, scores, tokens, strict=True)]
     for depth in range(len(keys[w])):
         if not any(k[: depth + 1] == keys[w][: depth + 1] for i, k in enumerate(keys) if i != w):
             return TIE_STEPS[depth]
@@ -364,13 +390,13 @@ class Ministeres(Game):
             "kept: it stays in hand as a card with no effect (it can pay for an Or card).",
         ),
     )
-    bot_classes = {"easy": "core.games.ministeres.bot:HeuristicBot"}
+    bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.ministeres.bot:HeuristicBot"}
     #: moves the search bot simulates a decision (bench/search.py, docs/BOTS.md)
-    search_budget = {"normal": 2_500, "hard": 5_000}
+    search_budget: ClassVar[dict[str, int]] = {"normal": 2_500, "hard": 5_000}
 
     # -- table ---------------------------------------------------------------
 
-    def canonical(self, state: State) -> list:
+    def canonical(self, state: State) -> list[Any]:
         """The state as digests see it: the record's fields in the order a
         record is packed, without ``tiebreak`` and ``or_bids``, so that the
         digests are the bytes they were before those fields existed and older
@@ -469,24 +495,24 @@ class Ministeres(Game):
                 return self._won_event(s, s.opener, 0)
             return {"t": "AuctionUnsold", "card": s.lot}
         if phase == "default":
-            seat = s.payer
+            seat = s.paying
             taker = left_of(seat, s.players)
             hand = sorted(s.hands[seat])
-            card = rng.choice(hand) if hand else None
+            taken: str | None = rng.choice(hand) if hand else None
             return {
                 "t": "PaymentDefaulted",
                 "seat": seat,
                 "name": s.names[seat],
                 "taker": taker,
                 "taker_name": s.names[taker],
-                "card": card,
+                "card": taken,
                 "lot": s.lot,
                 "owed": s.owed,
             }
         if phase == "settle":
-            if C.is_roi(s.lot):
+            if C.is_roi(s.auctioned):
                 return self._roi_event(s)
-            return {"t": "CardWon", "seat": s.payer, "name": s.names[s.payer], "card": s.lot}
+            return {"t": "CardWon", "seat": s.payer, "name": s.names[s.paying], "card": s.lot}
         if phase == "score":
             scores, tokens, awards = final_scores(s.hands, s.primaire)
             winners = game_winners(scores, tokens, s.hands, s.tiebreak)
@@ -503,9 +529,11 @@ class Ministeres(Game):
 
     def _roi_event(self, s: State) -> Event:
         before = s.primaire
-        after = apply_roi(before, s.lot)
-        changes = [[m, before[C.MINISTRIES.index(m)], after[C.MINISTRIES.index(m)]] for m, _ in C.ROI_EFFECTS[s.lot]]
+        after = apply_roi(before, s.auctioned)
+        changes = [[m, before[C.MINISTRIES.index(m)], after[C.MINISTRIES.index(m)]] for m, _ in C.ROI_EFFECTS[s.auctioned]]
         seat = s.payer if s.phase == "settle" else s.lot_seat
+        if seat is None:
+            raise ValueError("a Roi card is applied for the seat that holds it")
         return {"t": "RoiApplied", "seat": seat, "name": s.names[seat], "card": s.lot, "changes": changes}
 
     def _won_event(self, s: State, seat: int, amount: int) -> Event:
@@ -515,12 +543,12 @@ class Ministeres(Game):
             "name": s.names[seat],
             "card": s.lot,
             "amount": amount,
-            "kind": lot_kind(s.lot),
+            "kind": lot_kind(s.auctioned),
         }
 
     # -- commands ------------------------------------------------------------------
 
-    _EXPECTED = {
+    _EXPECTED: ClassVar[dict[str, str]] = {
         "gifts": "Place the card you drew: in your hand, in the centre or on the Favours pile.",
         "take": "Take one of the cards in the centre.",
         "auction": "Bid more than the current bid, or pass.",
@@ -591,11 +619,11 @@ class Ministeres(Game):
         amount = command["amount"]
         if amount <= s.bid:
             raise IllegalCommand(f"You must bid more than {s.bid}." if s.bid else "A bid is at least 1.")
-        cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids, s.or_bids)
+        cap = bid_cap(s.hands[seat], lot_kind(s.auctioned), s.bids, s.or_bids)
         if amount > cap:
             if s.bids == "covered":
                 raise IllegalCommand(f"You cannot bid more than you can pay ({cap}).")
-            if lot_kind(s.lot) == "cards" and s.or_bids == "cards":
+            if lot_kind(s.auctioned) == "cards" and s.or_bids == "cards":
                 raise IllegalCommand(f"You cannot bid more cards than the {cap} in your hand.")
             raise IllegalCommand(f"You cannot bid more than {cap} with {len(s.hands[seat])} cards in hand.")
         return {"t": "BidMade", "seat": seat, "name": s.names[seat], "amount": amount}
@@ -766,7 +794,7 @@ class Ministeres(Game):
 
     def _on_CardWon(self, s: State, ev: Event) -> State:
         seat = ev["seat"]
-        return self._after_lot(self._with_hand(s, seat, s.hands[seat] + (s.lot,)))
+        return self._after_lot(self._with_hand(s, seat, s.hands[seat] + (s.auctioned,)))
 
     def _on_GameScored(self, s: State, ev: Event) -> State:
         return revise(
@@ -786,9 +814,9 @@ class Ministeres(Game):
         if phase == "take":
             return (state.takers[0],)
         if phase == "auction":
-            return (state.to_bid,)
+            return (state.bidding,)
         if phase == "pay":
-            return (state.payer,)
+            return (state.paying,)
         return ()
 
     def legal(self, state: State, seat: int) -> list[Command]:
@@ -796,11 +824,11 @@ class Ministeres(Game):
             return []
         s = state
         if s.phase == "gifts":
-            return [{"t": "Place", "where": w} for w, left in zip(PILES, s.limits) if left > 0]
+            return [{"t": "Place", "where": w} for w, left in zip(PILES, s.limits, strict=True) if left > 0]
         if s.phase == "take":
             return [{"t": "Take", "card": c} for c in sorted(set(s.centre), key=C.hand_order)]
         if s.phase == "auction":
-            cap = bid_cap(s.hands[seat], lot_kind(s.lot), s.bids, s.or_bids)
+            cap = bid_cap(s.hands[seat], lot_kind(s.auctioned), s.bids, s.or_bids)
             return [{"t": "Bid", "amount": a} for a in range(s.bid + 1, cap + 1)] + [{"t": "Pass"}]
         if s.phase == "pay":
             hand = s.hands[seat]
@@ -860,15 +888,15 @@ class Ministeres(Game):
         gold_each = C.gold(deck) * dealt  # the deck's gold each player will be dealt
         gold_to_come = sum(gold) + gold_each * n + 1e-9
         favour_share = [(g + gold_each) / gold_to_come for g in gold]
-        to_hands = {m: 0.0 for m in C.MINISTRIES}
-        to_favours = {m: 0.0 for m in C.MINISTRIES}
-        spread = {m: 0.0 for m in C.MINISTRIES}
+        to_hands = dict.fromkeys(C.MINISTRIES, 0.0)
+        to_favours = dict.fromkeys(C.MINISTRIES, 0.0)
+        spread = dict.fromkeys(C.MINISTRIES, 0.0)
         # (cards, the share each hand gets, the share that goes to the Favours)
         coming = ((deck, dealt, dealt), (state.centre, 1 / n, 0.0), (state.favours + auctioned, 0.0, 1.0))
         for cards, hands, favours in coming:
             for c in cards:
                 if C.is_gouvernement(c):
-                    m, v = C.ministry(c), C.value(c)
+                    m, v = C.ministry_of(c), C.value(c)
                     to_hands[m] += v * hands
                     to_favours[m] += v * favours
                     spread[m] += v * v
@@ -895,8 +923,11 @@ class Ministeres(Game):
             return None
         s = state
         names = [s.names[i] for i in s.winners]
-        best = s.scores[s.winners[0]]
-        tied = [i for i, sc in enumerate(s.scores) if sc == best]
+        if s.scores is None:
+            raise ValueError("a game over has its scores")
+        scores = s.scores
+        best = scores[s.winners[0]]
+        tied = [i for i, sc in enumerate(scores) if sc == best]
         if len(tied) == 1 or (s.tiebreak == "share" and len(names) == 1):
             # (under *share*, as saves made before the tie-break was a choice recorded it)
             reason = f"{names[0]} holds the most valuable posts in the government: {best} points."
@@ -906,7 +937,7 @@ class Ministeres(Game):
             reason = f"{_join(names)} tie on {best} points, Primaire tokens, Gouvernement cards and letters."
         else:
             tokens = [sum(1 for a in s.awards if a[1] == i) for i in range(s.players)]
-            step = decided_by(list(s.scores), tokens, s.hands, list(s.winners), s.tiebreak)
+            step = decided_by(list(scores), tokens, s.hands, list(s.winners), s.tiebreak)
             (w,) = s.winners
             how = {
                 "tokens": "with more Primaire tokens",
@@ -914,7 +945,7 @@ class Ministeres(Game):
                 "letters": "on the letters nearest A",
             }[step]
             reason = f"{_join([s.names[i] for i in tied])} tie on {best} points; {names[0]} wins {how}."
-        return Outcome(tuple(s.winners), reason, tuple(s.scores))
+        return Outcome(tuple(s.winners), reason, tuple(scores))
 
     def score_sheet(self, view: dict[str, Any]) -> ScoreSheet | None:
         """The final score, from the view at the end (every hand is shown then).
@@ -939,7 +970,7 @@ class Ministeres(Game):
         for m, first, second, primaire, sec in view["awards"]:
             columns.append(MINISTRY_SHORT[m])
             sums = [ministry_totals(h)[m] for h in hands]
-            ranked = sorted((-x for x in sums if x))  # the sums there, highest first
+            ranked = sorted(-x for x in sums if x)  # the sums there, highest first
             # a sum shared within the token places was ranked by the letter
             lettered = {i for i in range(n) if sums[i] and ranked.count(-sums[i]) > 1 and ranked.index(-sums[i]) < places}
             by_letter = by_letter or bool(lettered)
@@ -988,7 +1019,7 @@ class Ministeres(Game):
         if s.phase in ("auction", "pay"):
             max_bid = None
             if s.to_bid is not None and (everything or own == s.to_bid):
-                max_bid = bid_cap(s.hands[s.to_bid], lot_kind(s.lot), s.bids, s.or_bids)
+                max_bid = bid_cap(s.hands[s.to_bid], lot_kind(s.auctioned), s.bids, s.or_bids)
             auction = {
                 "card": s.lot,
                 "opener": s.opener,
@@ -998,7 +1029,7 @@ class Ministeres(Game):
                 "to_bid": s.to_bid,
                 "min_bid": s.bid + 1,
                 "max_bid": max_bid,
-                "kind": lot_kind(s.lot),
+                "kind": lot_kind(s.auctioned),
             }
         payment = None
         if s.phase == "pay":
@@ -1028,7 +1059,7 @@ class Ministeres(Game):
             "favours": len(s.favours),
             "favours_known": favours_known,
             "drawn": s.drawn if (everything or (own is not None and own == s.dealer)) else None,
-            "limits": dict(zip(PILES, s.limits)) if in_gifts else {p: 0 for p in PILES},
+            "limits": dict(zip(PILES, s.limits, strict=True)) if in_gifts else dict.fromkeys(PILES, 0),
             "centre": list(s.centre),
             "hand": sorted(s.hands[own], key=C.hand_order) if own is not None else None,
             "players": players,
@@ -1123,7 +1154,7 @@ class Ministeres(Game):
         if t == "CardWon":
             return f"{name} takes {shown} into their hand."
         if t == "GameScored":
-            parts = ", ".join(f"{n} {sc}" for n, sc in zip(event["names"], event["scores"]))
+            parts = ", ".join(f"{n} {sc}" for n, sc in zip(event["names"], event["scores"], strict=True))
             winners = _join([event["names"][i] for i in event["winners"]])
             return f"Final scores: {parts}. {winners} {'wins' if len(event['winners']) == 1 else 'share the win'}!"
         return t
@@ -1221,16 +1252,20 @@ class Ministeres(Game):
         if len(rois) + len(rest) != open_slots + sum(held) + n_down:
             raise ValueError("determinize needs what observe gave: the unseen places do not match the unseen cards.")
         need = None  # the gold an unseen payer must still hold
-        if s.phase == "pay" and s.pay_kind == "gold" and held[s.payer] and s.payer != seat:
-            need = s.owed - s.paid - C.gold(c for c in s.hands[s.payer] if c != UNSEEN)
+        payer, unseen = s.payer, 0  # the payer's unseen cards, where that gold is looked for
+        if s.phase == "pay" and s.pay_kind == "gold" and payer is not None and held[payer] and payer != seat:
+            need = s.owed - s.paid - C.gold(c for c in s.hands[payer] if c != UNSEEN)
+            unseen = held[payer]
         # the first offset of the payer's unseen cards in ``cards``
-        start = open_slots + sum(held[: s.payer]) if need is not None else 0
+        start = open_slots + sum(held[:payer]) if need is not None else 0
+        cards: list[str] = []
         for _ in range(8):
             cards = self._deal_unseen(rois, rest, open_slots, s.dealer_roi == "kept", rng)
-            if need is None or C.gold(cards[start : start + held[s.payer]]) >= need:
+            if need is None or C.gold(cards[start : start + unseen]) >= need:
                 break
         else:
-            _give_gold(cards, start, held[s.payer], need)
+            if need is not None:
+                _give_gold(cards, start, unseen, need)
         k = n_deck
         deck = tuple(cards[:k]) if n_deck == len(s.deck) else _fill(s.deck, cards[:k])
         drawn = s.drawn
@@ -1287,7 +1322,7 @@ class Ministeres(Game):
         rest = list(rest)
         rng.shuffle(rest)
         # the places of the Roi cards among the open ones, in random order: a uniform deal
-        at = dict(zip(rng.sample(range(open_slots), len(rois)), rois))
+        at = dict(zip(rng.sample(range(open_slots), len(rois)), rois, strict=True))
         take = iter(rest)
         cards = [at[i] if i in at else next(take) for i in range(open_slots)]
         cards.extend(take)
@@ -1378,7 +1413,9 @@ def _score_notes(summary: str, seats: list[str], by_letter: bool) -> tuple[str, 
     return tuple(head + body)
 
 
-def _tie_summary(names: list[str], scores: list[int], firsts: list[int], hands, winners: list[int], rule: str) -> str:
+def _tie_summary(
+    names: list[str], scores: list[int], firsts: list[int], hands: Sequence[Iterable[str]], winners: list[int], rule: str
+) -> str:
     """The score sheet's first note: who won, and what broke a tie on points.
 
     Each step names what the tied players had in common and, for the step
@@ -1418,7 +1455,7 @@ def _tie_summary(names: list[str], scores: list[int], firsts: list[int], hands, 
     mine = letters_of(hands[w])
     parts = [letters_apart(mine, letters_of(hands[i])) for i in level]
     shown = max((p[0] for p in parts), key=len)
-    behind = _join([f"{names[i]}'s {p[1] or '(none)'}" for i, p in zip(level, parts)])
+    behind = _join([f"{names[i]}'s {p[1] or '(none)'}" for i, p in zip(level, parts, strict=True)])
     return (
         f"{names[w]} wins: tied on {best} points, {tokens} Primaire tokens and Gouvernement cards worth "
         f"{gov[w]}; letters nearest A {shown} to {behind}."
@@ -1434,7 +1471,7 @@ def _hand_in_brief(hand: list[str]) -> str:
     (``Dip AD``) is never split over two lines."""
     parts = []
     for m in C.MINISTRIES:
-        letters = "".join(C.letter(c) for c in hand if C.is_gouvernement(c) and C.ministry(c) == m)
+        letters = "".join(C.letter_of(c) for c in hand if C.is_gouvernement(c) and C.ministry(c) == m)
         if letters:
             parts.append(f"{MINISTRY_SHORT[m]}{KEEP}{letters}")
     text = ", ".join(parts) or "no Gouvernement card"

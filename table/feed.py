@@ -1,0 +1,181 @@
+"""A seat's feed: how a table screen is told of a table and acts at it, the same whether the
+table is played on this terminal or joined over the network.
+
+A feed delivers messages to the screen (``open(deliver)``), the ones a server sends a client
+(``net.protocol``): ``update`` (``Table.update_for``), ``error`` and ``info`` (a sentence),
+``view_at`` (a past view asked for), ``bye`` (closed for good, or ``come_back``); and two of
+its own: ``thinking`` (a bot thinks, or stopped) and ``connection`` (``up``: lost, or back).
+The screen takes every update into the feed's :class:`~table.seat.SeatLog` and draws it; it
+acts through :meth:`command`, :meth:`takeback`, :meth:`look_back`, :meth:`sit` and
+:meth:`hold`.  :class:`LocalFeed` is a table played here; ``net.client.RemoteFeed`` one
+joined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from core.engine import PUBLIC, Command, Match, Viewer
+from table.bots import BotRunner, Thinker, think_in_thread
+from table.seat import SeatLog
+from table.table import Table
+
+Deliver = Callable[[dict[str, Any]], None]
+
+
+class Feed(Protocol):
+    #: what the seat whose eyes the screen shows knows
+    log: SeatLog
+    #: the seats played on this terminal (several at a hot-seat table; none for a spectator)
+    here: list[int]
+
+    def open(self, deliver: Deliver) -> None: ...
+
+    def sit(self, seat: Viewer) -> None:
+        """Another seat of this terminal's sits down (hot-seat): everything is told again as it sees it."""
+
+    def command(self, command: Command) -> None: ...
+
+    def takeback(self) -> None: ...
+
+    def look_back(self, n: int | None) -> dict[str, Any] | None:
+        """The seat's view after ``n`` events, if it can be had now; else None, and a
+        ``view_at`` message brings it (None: back to the table as it is)."""
+
+    def answered(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """A ``view_at`` message: the view of the position looked at now, if known at last."""
+
+    def hold(self, held: bool) -> None:
+        """While held, the table does not move on here (a curtain between players, a score
+        sheet being read); a served table does not wait."""
+
+    @property
+    def thinking(self) -> int | None:
+        """The bot seat whose move is being thought of, if this feed knows."""
+
+    def where(self) -> str:
+        """Where the game is kept, in a sentence."""
+
+    def leave(self) -> str | None:
+        """The player leaves the table (it goes on, or waits): what to tell them."""
+
+    def replay(self, app: Any) -> None:
+        """Open the game's replay (``app``: the application), or say why it cannot be here."""
+
+    def close(self) -> None:
+        """The screen is gone: nothing more is delivered, and what the feed holds is let go."""
+
+
+class LocalFeed:
+    """A table played on this terminal: its save, its bots (thinking in a thread), its seats'
+    players taking turns at the keyboard."""
+
+    def __init__(
+        self,
+        table: Table,
+        path: Path,
+        delay: Callable[[], float] = lambda: 0.0,
+        think: Thinker = think_in_thread,
+    ) -> None:
+        self.table = table
+        self.match: Match = table.match
+        self.path = path
+        self.here = table.humans()
+        self.log = SeatLog(table.game, self.here[0] if self.here else PUBLIC, table.description())
+        self.told = 0
+        self.held = False
+        self.deliver: Deliver = lambda message: None
+        self.runner = BotRunner(
+            table,
+            think,
+            delay=delay,
+            held=lambda: self.held,
+            said=lambda sentence: self.deliver({"t": "error", "message": sentence}),
+            thinking=lambda seat: self.deliver({"t": "thinking", "seat": seat}),
+        )
+        table.watchers.append(self.changed)
+        if table.writer is not None:
+            table.writer.on_error = lambda sentence: self.deliver({"t": "error", "message": sentence})
+
+    def open(self, deliver: Deliver) -> None:
+        self.deliver = deliver
+        self.tell()
+        self.runner.kick()
+
+    def tell(self) -> None:
+        update = self.table.update_for(self.log.seat, self.told)
+        self.told = update["n"]
+        self.deliver(update)
+
+    def changed(self, cut: bool) -> None:
+        if cut:
+            self.told = min(self.told, len(self.match.events))
+        self.tell()
+        self.runner.kick()
+
+    def sit(self, seat: Viewer) -> None:
+        if seat == self.log.seat:
+            return
+        self.log.seat = seat
+        self.log.forget()
+        self.told = 0
+        self.tell()
+
+    def command(self, command: Command) -> None:
+        seat = self.log.seat
+        if not isinstance(seat, int):
+            self.deliver({"t": "error", "message": "A spectator cannot play."})
+            return
+        refusal = self.table.submit(seat, command)
+        if refusal is not None:
+            self.deliver({"t": "error", "message": refusal})
+
+    def takeback(self) -> None:
+        seat = self.log.seat
+        if not isinstance(seat, int):
+            self.deliver({"t": "error", "message": "A spectator has no move to take back."})
+            return
+        self.runner.stop()  # a bot's answer to the position taken back is no answer
+        refusal = self.table.take_back(seat)
+        if refusal is not None:
+            self.deliver({"t": "error", "message": refusal})
+            self.runner.kick()
+        else:
+            self.deliver({"t": "info", "message": "Move taken back."})
+
+    def look_back(self, n: int | None) -> dict[str, Any] | None:
+        if n is None or not 0 <= n < len(self.match.events):
+            return None
+        return self.table.view_at(self.log.seat, n)
+
+    def answered(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        return None  # nothing is ever asked: every past view is here
+
+    def hold(self, held: bool) -> None:
+        self.held = held
+        if not held:
+            self.runner.kick()
+
+    @property
+    def thinking(self) -> int | None:
+        return self.runner.thinking
+
+    def where(self) -> str:
+        return f"Every move is saved as it is played, in {self.path}."
+
+    def replay(self, app: Any) -> None:
+        in_play = self.match.outcome is None
+        viewer = self.log.seat if in_play else None
+        app.open_replay(self.match, self.path, viewer=viewer, locked=in_play and isinstance(viewer, int))
+
+    def leave(self) -> str | None:
+        if self.match.outcome is None:
+            return f"Saved: {self.path.name}. Continue it from the menu."
+        return None
+
+    def close(self) -> None:
+        self.runner.stop(closing=True)
+        self.deliver = lambda message: None
+        self.table.close()

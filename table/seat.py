@@ -1,0 +1,155 @@
+"""What one seat knows of a table, as its updates told it: the same at a table played on this
+terminal (``table.feed.LocalFeed``) and at one joined over the network (``net.client``).
+
+A :class:`SeatLog` holds only what its seat was sent (``Table.update_for``): the events as
+redacted for it, its view and legal commands, who must act and who is away, the outcome, the
+moves' boundaries, and the past views it was given.  The game's code is used only to put
+those in words.  The status line, the history's lines and what counts as news are worked out
+here once, for every table screen.
+"""
+
+from __future__ import annotations
+
+import bisect
+from typing import Any
+
+from core.engine import PUBLIC, Command, Event, Game, Viewer, outcome_sentence
+from table.table import history_lines
+
+#: past views kept for browsing the history, the first kept going first (a view is 10-15 kB in
+#: memory: a seat holds 2 MB of them at most)
+PAST_VIEWS = 128
+
+
+class SeatLog:
+    def __init__(self, game: Game | None = None, seat: Viewer = PUBLIC, table: dict[str, Any] | None = None) -> None:
+        self.game = game
+        self.seat: Viewer = seat
+        #: the table's public description (``Table.description``): its game, seats' names and kinds
+        self.table: dict[str, Any] = table or {}
+        self.events: list[Event] = []  # as redacted for this seat
+        #: each move's end (events after it) and seat (None: the setup), in order
+        self.moves: list[tuple[int, int | None]] = []
+        self.view: dict[str, Any] | None = None
+        self.legal: list[Command] | None = None
+        self.active: list[int] = []
+        self.away: list[int] = []
+        self.outcome: dict[str, Any] | None = None
+        #: the seat's view after n events, as it was sent (an update's, or an answer's)
+        self.past: dict[int, dict[str, Any]] = {}
+        #: the last update cut the log back (a take-back): the history is to be drawn again
+        self.reset = False
+
+    def forget(self) -> None:
+        """Everything told so far is dropped: the next update tells it all again (joined again,
+        another seat's eyes at a hot-seat table)."""
+        self.events = []
+        self.moves = []
+        self.past.clear()
+
+    # -- taking updates in ------------------------------------------------------------
+
+    def apply(self, update: dict[str, Any]) -> list[tuple[int, Event]]:
+        """Take in an update; the events it brought, with their numbers."""
+        new = []
+        start = update.get("from")
+        self.reset = isinstance(start, int) and 0 <= start < len(self.events)
+        if self.reset:
+            del self.events[start:]  # taken back
+            self.moves = [move for move in self.moves if move[0] <= start]
+            for n in [n for n in self.past if n > start]:
+                del self.past[n]  # positions past the cut were of moves that are gone
+        for index, event in update.get("events") or []:
+            if index == len(self.events):
+                self.events.append(event)
+                new.append((index, event))
+        last = self.moves[-1][0] if self.moves else 0
+        for end, seat in update.get("moves") or []:
+            if isinstance(end, int) and end > last and end <= len(self.events) and (seat is None or isinstance(seat, int)):
+                self.moves.append((end, seat))
+                last = end
+        self.view = update.get("view")
+        if isinstance(self.view, dict) and update.get("n") == len(self.events):
+            self.keep(len(self.events), self.view)
+        self.legal = update.get("legal")
+        self.active = list(update.get("active") or [])
+        self.away = list(update.get("away") or [])
+        self.outcome = update.get("outcome")
+        return new
+
+    def keep(self, n: int, view: dict[str, Any]) -> None:
+        """The view after ``n`` events, kept for the history (the latest ``PAST_VIEWS``)."""
+        self.past.pop(n, None)
+        self.past[n] = view
+        if len(self.past) > PAST_VIEWS:
+            del self.past[next(iter(self.past))]
+
+    # -- reading it -----------------------------------------------------------------------
+
+    def lines(self, new: list[tuple[int, Event]]) -> list[tuple[int, str, str | None]]:
+        """History lines for events, as HistoryPanel takes them."""
+        assert self.game is not None
+        return history_lines(self.game, new, self.seat)
+
+    def all_lines(self) -> list[tuple[int, str, str | None]]:
+        return self.lines(list(enumerate(self.events)))
+
+    def name(self, seat: Viewer) -> str:
+        if isinstance(seat, int):
+            return str(self.table["seats"][seat]["name"])
+        return "Spectator"
+
+    def names(self) -> list[str]:
+        return [str(seat["name"]) for seat in self.table.get("seats", [])]
+
+    def humans(self) -> list[int]:
+        return [i for i, seat in enumerate(self.table.get("seats", [])) if seat.get("kind", "human") != "bot"]
+
+    def outcome_text(self, why: bool = True) -> str:
+        if self.outcome is None:
+            return ""
+        names = [self.name(s) for s in self.outcome["winners"]]
+        return outcome_sentence(names, str(self.outcome["reason"]), str(self.outcome.get("victor") or ""), why=why)
+
+    @property
+    def move_count(self) -> int:
+        """How many moves the players (and bots) have made: the setup is not one."""
+        return max(0, len(self.moves) - 1)
+
+    def moves_within(self, n: int) -> int:
+        """How many moves are complete within the first ``n`` events."""
+        return bisect.bisect_right([end for end, _ in self.moves[1:]], n)
+
+    def last_own_move(self) -> int:
+        """The number of events once this seat's last move was made (the setup's end if it has
+        made none): what follows is news to its player."""
+        for end, seat in reversed(self.moves):
+            if seat is not None and seat == self.seat:
+                return end
+        return self.moves[0][0] if self.moves else 0
+
+    def my_move(self) -> bool:
+        return isinstance(self.seat, int) and self.seat in self.active
+
+    def waiting_sentence(self, thinking: int | None = None) -> str:
+        """The status of a game in play, as this seat sees it.  In a phase where several seats act
+        at once (a programme, a secret choice), its own move comes first, and the others acting
+        are named; otherwise whom it waits for, a bot thinking, who is away."""
+        away = set(self.away)
+
+        def called(seat: int) -> str:
+            return self.name(seat) + (" (away)" if seat in away else "")
+
+        others = [seat for seat in self.active if seat != self.seat]
+        if self.my_move():
+            text = f"{self.name(self.seat)}, your move."
+            if others:
+                text += f" Also choosing: {', '.join(called(s) for s in others)}."
+        elif thinking is not None and thinking in self.active:
+            text = f"{self.name(thinking)} is thinking…"
+        else:
+            text = f"Waiting for {', '.join(called(s) for s in self.active)}."
+        idle = [self.name(s) for s in self.away if s not in self.active]
+        if idle:
+            text += f" Away: {', '.join(idle)}."
+        return text
