@@ -7,7 +7,7 @@ measured in the same run, plus the absolute times for information.
 1. Start-up: fresh `cabinet` subprocess to its interactive main menu, against
    a fresh bare Textual app showing one Label (bench/_start_*.py).
 2. Opening a save and showing its last position (saves.load + game.view +
-   screens.play.history_lines), against decoding the same file with msgpack
+   table.Table.history), against decoding the same file with msgpack
    alone; on a 10,000-event save and on the longest real game (bench/fixtures.py).
 3. One step back at a random point: Match.state_at(n - 1) on the loaded
    10,000-event match at random n, against one game.evolve; and the same per
@@ -53,7 +53,7 @@ import msgpack  # noqa: E402
 import saves  # noqa: E402
 from core import engine  # noqa: E402
 from core.engine import PUBLIC, Match  # noqa: E402
-from screens.play import history_lines  # noqa: E402
+from table import Table  # noqa: E402
 
 GOAL_STARTUP = 1.3  # x the bare Textual app
 GOAL_OPEN = 5.0  # x msgpack alone
@@ -252,7 +252,7 @@ def open_and_show(path: Path) -> tuple[Match, Any, list]:
     match = saves.load(path, fixtures.GAMES).match
     viewer = viewer_of(match)
     view = match.game.view(match.state, viewer)
-    lines = history_lines(match, viewer)
+    lines = Table(match).history(viewer)
     return match, view, lines
 
 
@@ -357,7 +357,7 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
         ("saves.load as a whole (sealed: folded)", lambda: saves.load(path, fixtures.GAMES)),
         ("  the same, every move decided again (a copied save, verify)", lambda: saves.load(path, fixtures.GAMES, rederive=True)),
         ("game.view", lambda: game.view(match.state, viewer)),
-        ("history_lines", lambda: history_lines(match, viewer)),
+        ("history_lines", lambda: Table(match).history(viewer)),
     ]
     out = [(name, med([timed(fn) for _ in range(reps)])) for name, fn in stages]
 

@@ -126,7 +126,7 @@ KEY_GAP = 0.06  # s between two keys while setting up (as tests/terminal.py)
 
 SYNC_QUERY = b"\x1b[?2026$p"
 SYNC_REPLY = b"\x1b[?2026;2$y"
-#: what the status line of a table says (screens/remote.py), found in the bytes as they come:
+#: what the status line of a table says (screens/play.py, table/seat.py), found in the bytes as they come:
 #: each frame that draws that line draws it whole, in one style
 STATUS = {b"your move.": "mine", b"Waiting for ": "wait", b"Game over": "over"}
 MARKS = re.compile(b"|".join(re.escape(m) for m in (SYNC_END, *STATUS)))

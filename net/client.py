@@ -20,21 +20,22 @@ import asyncio
 import contextlib
 from typing import Any
 
-from core.engine import PUBLIC, Command, Event, Game, Viewer, outcome_sentence
-from core.games import get_game
-from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
-from table.table import history_lines
+from collections.abc import Callable
 
-#: past views kept for browsing the history, the first kept going first (a view is 10-15 kB in
-#: memory: a session holds 2 MB of them at most)
-PAST_VIEWS = 128
+from core.engine import PUBLIC, Command, Viewer
+from core.games import get_game
+from table.seat import SeatLog
+from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
+
+#: seconds between two attempts to join again
+RETRY = 2.0
 
 
 class JoinError(Exception):
     """Joining failed: the message is the sentence to show."""
 
 
-class RemoteTable:
+class RemoteTable(SeatLog):
     def __init__(
         self,
         address: Address,
@@ -50,21 +51,9 @@ class RemoteTable:
         self.token = token
         self.table_id = table_id
         self.watch = (code is None and token is None) if watch is None else watch  # no code: watch
-        #: the last update cut the log back (a take-back): the history is to be drawn again
-        self.reset = False
+        super().__init__()
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
-        self.seat: Viewer = PUBLIC
-        self.table: dict[str, Any] = {}
-        self.game: Game | None = None
-        self.events: list[Event] = []  # redacted for this seat
-        self.view: dict[str, Any] | None = None
-        self.legal: list[Command] | None = None
-        self.active: list[int] = []
-        self.away: list[int] = []
-        self.outcome: dict[str, Any] | None = None
-        #: the seat's view after n events, as the server sent it (an update's, or a view_at's)
-        self.past: dict[int, dict[str, Any]] = {}
         #: the position a view_at was sent for, not answered yet (one at a time)
         self.asking: int | None = None
         #: the position the player looks at in the history (None: the table as it is now)
@@ -105,8 +94,7 @@ class RemoteTable:
         self.game, self.table = game, table
         seat = welcome.get("seat")
         self.seat = seat if isinstance(seat, int) else PUBLIC
-        self.events = []
-        self.past.clear()  # the log may have changed while away (a take-back): asked again
+        self.forget()  # the log may have changed while away (a take-back): told again, past views asked again
         self.asking = None  # a question sent on the old connection is not answered on this one
 
     async def receive(self) -> dict[str, Any] | None:
@@ -132,35 +120,6 @@ class RemoteTable:
 
     # -- what the seat knows ------------------------------------------------------------
 
-    def apply(self, update: dict[str, Any]) -> list[tuple[int, Event]]:
-        """Take in an update; the events it brought, with their numbers."""
-        new = []
-        start = update.get("from")
-        self.reset = isinstance(start, int) and 0 <= start < len(self.events)
-        if self.reset:
-            del self.events[start:]  # taken back
-            for n in [n for n in self.past if n > start]:
-                del self.past[n]  # positions past the cut were of moves that are gone
-        for index, event in update.get("events") or []:
-            if index == len(self.events):
-                self.events.append(event)
-                new.append((index, event))
-        self.view = update.get("view")
-        if isinstance(self.view, dict) and update.get("n") == len(self.events):
-            self.keep(len(self.events), self.view)
-        self.legal = update.get("legal")
-        self.active = list(update.get("active") or [])
-        self.away = list(update.get("away") or [])
-        self.outcome = update.get("outcome")
-        return new
-
-    def keep(self, n: int, view: dict[str, Any]) -> None:
-        """The view after ``n`` events, kept for the history (the latest ``PAST_VIEWS``)."""
-        self.past.pop(n, None)
-        self.past[n] = view
-        if len(self.past) > PAST_VIEWS:
-            del self.past[next(iter(self.past))]
-
     def look_back(self, n: int | None) -> dict[str, Any] | None:
         """The player looks at the table after ``n`` events (None: as it is now): the view
         there if it was sent already; else None, and it is asked of the server, unless a
@@ -183,21 +142,106 @@ class RemoteTable:
             self.keep(n, view)
         return self.look_back(self.looking)
 
-    def lines(self, new: list[tuple[int, Event]]) -> list[tuple[int, str, str | None]]:
-        """History lines for events, as HistoryPanel takes them."""
-        assert self.game is not None
-        return history_lines(self.game, new, self.seat)
+class RemoteFeed:
+    """A table joined over the network, as a table screen is fed (``table.feed``): the server's
+    messages as they come; when the connection drops, joined again every ``RETRY`` seconds
+    with the same code or token (the table waits on its server meanwhile)."""
 
-    def name(self, seat: Viewer) -> str:
-        if isinstance(seat, int):
-            return self.table["seats"][seat]["name"]
-        return "Spectator"
+    def __init__(self, remote: RemoteTable, hall: HallClient | None = None) -> None:
+        self.remote = remote
+        self.log: SeatLog = remote
+        self.hall = hall
+        self.deliver: Callable[[dict[str, Any]], None] = lambda message: None
+        self.task: asyncio.Task[None] | None = None
+        #: closed for good (joined from another terminal, or left)
+        self.over = False
 
-    def outcome_text(self) -> str:
-        if self.outcome is None:
-            return ""
-        names = [self.name(s) for s in self.outcome["winners"]]
-        return outcome_sentence(names, str(self.outcome["reason"]), str(self.outcome.get("victor") or ""))
+    @property
+    def here(self) -> list[int]:
+        return [self.remote.seat] if isinstance(self.remote.seat, int) else []
+
+    def open(self, deliver: Callable[[dict[str, Any]], None]) -> None:
+        self.deliver = deliver
+        self.task = asyncio.get_running_loop().create_task(self.listen())
+
+    async def listen(self) -> None:
+        remote = self.remote
+        while not self.over:
+            try:
+                while True:
+                    message = await remote.receive()
+                    if message is None:
+                        break
+                    if message.get("t") == "bye" and not message.get("come_back"):
+                        self.over = True
+                    self.deliver(message)
+                    if self.over:
+                        await remote.close()  # nothing more goes out on it
+                        return
+            except (ProtocolError, OSError) as exc:
+                self.deliver({"t": "warning", "message": f"The connection broke: {exc}"})
+            if self.over:
+                return
+            self.deliver({"t": "connection", "up": False})
+            await remote.close()
+            while not self.over:
+                await asyncio.sleep(RETRY)
+                try:
+                    await remote.connect(timeout=5.0)
+                except JoinError:
+                    continue
+                self.deliver({"t": "connection", "up": True})
+                break
+
+    def sit(self, seat: Viewer) -> None:
+        pass  # one seat a connection
+
+    def command(self, command: Command) -> None:
+        self.remote.command(command)
+
+    def takeback(self) -> None:
+        """Asked of the server, whose table alone knows whether the seat may (``table.Table``'s
+        rule) and says so in a sentence when it may not."""
+        self.remote.takeback()
+
+    def look_back(self, n: int | None) -> dict[str, Any] | None:
+        return self.remote.look_back(n)
+
+    def answered(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        return self.remote.answered(message)
+
+    def hold(self, held: bool) -> None:
+        pass  # a served table does not wait for one player's reading
+
+    @property
+    def thinking(self) -> int | None:
+        return None
+
+    def where(self) -> str:
+        return "The game is saved on its server, move by move."
+
+    def replay(self, app: Any) -> None:
+        if self.hall is not None and self.remote.table_id is not None:
+            from screens.lobby import replay_table  # noqa: PLC0415 - the lobby's, at a hall
+
+            app.run_worker(replay_table(app, self.hall, self.remote.table_id), group="replay")
+        else:
+            app.notify("The save and its replay are on the host's machine.", severity="information")
+
+    def leave(self) -> str | None:
+        self.close()
+        if isinstance(self.remote.seat, int) and self.remote.outcome is None:
+            again = "Open it again from the lobby." if self.remote.token is not None else "Join again with the same code."
+            return f"You left; the game waits for you. {again}"
+        return None
+
+    def close(self) -> None:
+        self.over = True
+        self.deliver = lambda message: None
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        with contextlib.suppress(RuntimeError):  # no loop: the app is gone, and its sockets with it
+            asyncio.get_running_loop().create_task(self.remote.close())
 
 
 class HallClient:

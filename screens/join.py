@@ -48,9 +48,10 @@ class JoinScreen(ModalScreen[None]):
             self.query_one("#join-error", Static).update(plain(str(exc)))
             return
         self.dismiss(None)
-        from screens.remote import RemotePlayScreen
+        from net.client import RemoteFeed
+        from screens.play import PlayScreen
 
-        self.app.push_screen(RemotePlayScreen(remote))
+        self.app.push_screen(PlayScreen(RemoteFeed(remote)))
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
         self.dismiss(None)

@@ -1,40 +1,26 @@
-"""Live play: any game, any mix of humans and bots, on one terminal."""
+"""The table screen: any game, any mix of humans and bots, played here or joined over the network.
+
+One screen for every table: hot-seat on one terminal, against bots, joined with ``cabinet join``
+or through ``cabinet serve``.  It is fed by a feed (``table.feed``): a table played here
+(``LocalFeed``) or one joined (``net.client.RemoteFeed``); the status line, the score sheets, the
+history, take-back and the end of the game are the same for both.
+"""
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from pathlib import Path
+from typing import Any
 
-from core.engine import PUBLIC, Match, ScoreSheet, Viewer, outcome_text
-from saves import SaveWriter
+from textual.binding import Binding
+from textual.screen import ModalScreen
+
+from core.engine import Match, ScoreSheet, Viewer
 from screens.boards import LiveTableScreen
-from table import BotRunner, Table
-from table.bots import think_in_thread
-from table.table import history_lines as table_history
+from table.feed import Feed, LocalFeed
+from table.seat import SeatLog
 from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog, StatusLine
 
-
-def seat_name(match: Match, seat: Viewer) -> str:
-    if isinstance(seat, int):
-        return match.header["seats"][seat]["name"]
-    return "Spectator"
-
-
-def seat_names(match: Match) -> list[str]:
-    return [seat["name"] for seat in match.header["seats"]]
-
-
-def last_own_move(match: Match, seat: Viewer) -> int:
-    """The number of events once ``seat``'s last move was made (the setup's end if it has made none):
-    what follows is news to that player."""
-    for move in reversed(match.moves):
-        if move.seat == seat and move.seat is not None:
-            return move.end
-    return match.moves[0].end if match.moves else 0
-
-
-def history_lines(match: Match, viewer: Viewer, start: int = 0) -> list[tuple[int, str, str | None]]:
-    """(events after, line, mark) for events from ``start``, as ``viewer`` saw them."""
-    return table_history(match.game, Table(match).redacted(viewer, start), viewer)
+_UNSEEN = object()
 
 
 class PlayScreen(LiveTableScreen):
@@ -47,184 +33,216 @@ class PlayScreen(LiveTableScreen):
         Binding("q", "menu", "Menu"),
     ]
 
-    def __init__(self, writer: SaveWriter) -> None:
+    def __init__(self, feed: Feed) -> None:
         super().__init__()
-        self.writer = writer
-        self.match = match = writer.match
-        self.path = writer.path
-        writer.on_error = lambda sentence: self.app.call_later(self.notify, sentence, severity="error", timeout=self.app.ERROR_TIMEOUT)
-        self.table = Table(match, writer)
-        self.table.watchers.append(self.table_changed)
-        #: the bots, thought of in a thread; none lands while a curtain is up or a score read
-        self.runner = BotRunner(
-            self.table,
-            think_in_thread,
-            delay=lambda: float(getattr(self.app, "bot_delay", 0.0)),
-            held=lambda: self.curtain_up or self.reading,
-            said=lambda sentence: self.notify(sentence, severity="error"),
-            thinking=lambda seat: self.refresh_status(),
-        )
-        humans = match.humans()
-        self.viewer: Viewer = humans[0] if humans else PUBLIC
+        self.feed = feed
         self.browsing: int | None = None
+        self.connected = True
+        #: the table is closed for good here (joined from another terminal, left): why, when said
+        self.over = False
+        self.farewell: str | None = None
         self.curtain_up = False
-        self.shown_lines = 0
+        #: a player of this terminal has sat down (at a hot-seat table, the first behind a curtain too)
+        self.seated = False
+        self.reading = False  # a round's score sheet is open: the table here waits for the player
         self.announced_end = False
-        #: the scoring the player has been shown (a round's sheet is shown once, when it is new)
-        self.sheet_seen = self.score_sheet_key()
-        self.reading = False  # a round's score sheet is open: the game waits for the player
+        self.sheet_seen: object = _UNSEEN  # the key of the last score sheet shown
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Offer only what works here: take-back while the game is played (the table's rule
-        says when a move may be taken back, and why not), replay once it is over."""
-        if action == "takeback":
-            return isinstance(self.viewer, int) and self.match.outcome is None
-        if action == "replay":
-            return self.match.outcome is not None
-        return True
+    # -- what tests and the app read of the table ------------------------------------------
 
-    def on_unmount(self) -> None:
-        self.runner.stop(closing=True)
-        self.writer.close()  # the save is free for the next writer (Continue, another terminal)
+    @property
+    def knows(self) -> SeatLog:
+        """What the seat whose eyes this screen shows knows of the table (``self.log`` is Textual's logger)."""
+        return self.feed.log
+
+    @property
+    def viewer(self) -> Viewer:
+        return self.feed.log.seat
+
+    @property
+    def match(self) -> Match:
+        """The match, at a table played here."""
+        assert isinstance(self.feed, LocalFeed), "a table joined has no match here"
+        return self.feed.match
+
+    @property
+    def path(self) -> Path:
+        """The save, at a table played here."""
+        assert isinstance(self.feed, LocalFeed), "a table joined is saved on its server"
+        return self.feed.path
+
+    @property
+    def runner(self) -> Any:
+        assert isinstance(self.feed, LocalFeed), "a table joined runs its bots on its server"
+        return self.feed.runner
+
+    @property
+    def remote(self) -> Any:
+        return getattr(self.feed, "remote")
+
+    def game_id(self) -> str:
+        assert self.knows.game is not None  # joined before the screen is made
+        return self.knows.game.id
+
+    # -- the feed ----------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        first = self.first_human_to_act()
-        if first is not None and len(self.match.humans()) > 1:
-            self.viewer = first
-            self.raise_curtain(first)
-        self.rebuild_history()
+        self.feed.open(self.received)
+
+    def on_unmount(self) -> None:
+        self.feed.close()  # a save is free for the next writer (Continue, another terminal)
+
+    def received(self, message: dict[str, Any]) -> None:
+        kind = message.get("t")
+        if kind == "update":
+            self.updated(message)
+        elif kind == "view_at":
+            view = self.feed.answered(message)
+            if view is not None and self.browsing is not None:
+                self.query_one(Board).show(view, None)
+        elif kind == "error":
+            self.notify(str(message.get("message")), severity="error")
+            self.refresh_table()  # the dialog offers the legal moves again
+        elif kind == "info":
+            self.notify(str(message.get("message")))
+        elif kind == "warning":
+            self.notify(str(message.get("message")), severity="warning")
+        elif kind == "thinking":
+            self.refresh_status()
+        elif kind == "connection":
+            self.connected = bool(message.get("up"))
+            if self.connected:
+                self.notify("Joined again.")
+            self.refresh_table()
+        elif kind == "bye":
+            text = str(message.get("message") or "The host closed the connection.")
+            self.notify(text, severity="warning", timeout=10)
+            if not message.get("come_back"):  # e.g. joined from another terminal: this one steps aside
+                self.step_aside(text)
+
+    def updated(self, update: dict[str, Any]) -> None:
+        log = self.knows
+        new = log.apply(update)
+        history = self.query_one(HistoryPanel)
+        if log.reset or new and new[0][0] == 0:  # taken back, or told again from the start
+            history.news_after = log.last_own_move() if isinstance(log.seat, int) else None
+            history.set_lines(log.all_lines())
+        else:
+            history.append_lines(log.lines(new))
+            if isinstance(log.seat, int):
+                history.mark_news(log.last_own_move())
         self.refresh_table()
-        self.advance()
+        if log.outcome is not None:
+            self.announce_end()
+        elif not self.show_new_sheet():
+            self.hand_over()
 
-    # -- whose eyes, whose move ---------------------------------------------
-
-    def first_human_to_act(self) -> int | None:
-        humans = [s for s in self.match.active() if not self.match.is_bot(s)]
-        return humans[0] if humans else None
+    def hand_over(self) -> None:
+        """The move to the player at this terminal whose it is: a curtain between two players
+        sharing it, so that neither sees the other's secrets."""
+        if self.curtain_up or self.reading or self.knows.outcome is not None:
+            return
+        human = next((seat for seat in self.knows.active if seat in self.feed.here), None)
+        if human is None or (human == self.viewer and self.seated):
+            return
+        if len(self.feed.here) > 1:
+            self.raise_curtain(human)
+        else:
+            self.seated = True
+            self.feed.sit(human)
 
     def raise_curtain(self, seat: int) -> None:
         self.curtain_up = True
+        self.feed.hold(True)
 
         def lowered(_: None) -> None:
             self.curtain_up = False
-            self.viewer = seat
-            self.rebuild_history()
+            self.seated = True
+            self.feed.sit(seat)
+            self.feed.hold(False)
             self.refresh_table()
-            self.advance()
 
-        self.app.push_screen(Curtain(seat_name(self.match, seat)), lowered)
+        self.app.push_screen(Curtain(self.knows.name(seat)), lowered)
 
-    def advance(self) -> None:
-        """Hand the move to whoever must act: a bot (the runner thinks in a thread), or a human."""
-        if self.curtain_up or self.reading:
-            return
-        match = self.match
-        if match.outcome is not None:
-            self.announce_end()
-            return
-        human = self.first_human_to_act()
-        if human is not None and human != self.viewer:
-            if isinstance(self.viewer, int) and len(match.humans()) > 1:
-                self.raise_curtain(human)
-                return
-            self.viewer = human
-            self.rebuild_history()
-            self.refresh_table()
-        self.runner.kick()
+    def step_aside(self, text: str) -> None:
+        """The connection is closed for good: this screen takes no more moves, and says so.
 
-    def on_board_chosen(self, message: Board.Chosen) -> None:
-        message.stop()
-        if self.browsing is not None or not isinstance(self.viewer, int):
-            return
-        refusal = self.table.submit(self.viewer, message.command)
-        if refusal is not None:
-            self.notify(refusal, severity="error")
-
-    def table_changed(self, cut: bool) -> None:
-        """A move was played (by this terminal's player or a bot), or taken back (``cut``)."""
-        if cut:
-            self.rebuild_history()
-            self.refresh_table()
-            self.advance()
-            return
-        self.append_history()
+        Any dialog the board had open is closed (its choice would go nowhere), the board
+        is drawn without moves, and only leaving, the history and the rules are left.
+        """
+        self.over = True
+        self.farewell = text
+        app = self.app
+        while app.screen is not self and isinstance(app.screen, ModalScreen) and self in app.screen_stack:
+            app.pop_screen()  # without its callback: nothing chosen there may be sent
         self.refresh_table()
-        if self.match.outcome is None and self.show_new_sheet():
-            return  # the game goes on once the player has read the round's score
-        self.advance()
+        self.refresh_bindings()
 
-    # -- scores ---------------------------------------------------------------
+    # -- scores --------------------------------------------------------------------------------
 
     def score_sheet(self) -> ScoreSheet | None:
-        match = self.match
-        return match.game.score_sheet(match.game.view(match.state, self.viewer))
-
-    def score_sheet_key(self) -> str | None:
-        sheet = self.score_sheet()
-        return sheet.key if sheet is not None else None
+        log = self.knows
+        if log.game is None or log.view is None:
+            return None
+        return log.game.score_sheet(log.view)
 
     def show_new_sheet(self) -> bool:
-        """A round was just scored: show its breakdown once, and wait until it is read."""
+        """A round was just scored: its breakdown, once; the table here waits until it is read
+        (a served table does not wait)."""
         sheet = self.score_sheet()
-        if sheet is None or sheet.key == self.sheet_seen:
+        key = sheet.key if sheet is not None else None
+        if self.sheet_seen is _UNSEEN:  # the first update: what was scored before is old news
+            self.sheet_seen = key
             return False
-        self.sheet_seen = sheet.key
+        if sheet is None or key == self.sheet_seen:
+            return False
+        self.sheet_seen = key
         self.reading = True
+        self.feed.hold(True)
 
         def read(_: None) -> None:
             self.reading = False
-            self.advance()
+            self.feed.hold(False)
+            self.hand_over()
 
-        self.app.push_screen(ScoreSheetDialog(sheet, seat_names(self.match)), read)
+        self.app.push_screen(ScoreSheetDialog(sheet, self.knows.names()), read)
         return True
 
-    # -- drawing ------------------------------------------------------------
+    # -- drawing -------------------------------------------------------------------------------
 
     def refresh_status(self) -> None:
-        match = self.match
-        if self.browsing is not None:
-            text = f"Looking back: move {match.moves_within(self.browsing)} of {match.move_count} (Esc: back to play)"
-        elif match.outcome is not None:
-            text = "Game over: " + outcome_text(match, why=False)
+        log = self.knows
+        if self.farewell is not None:
+            text = f"No more moves here (q: menu). {self.farewell}"  # what matters first: 80 columns cut the rest
+        elif not self.connected:
+            text = "Connection lost: joining again…"
+        elif self.browsing is not None:
+            text = f"Looking back: move {log.moves_within(self.browsing)} of {log.move_count} (Esc: back to play)"
+        elif log.outcome is not None:
+            text = "Game over: " + log.outcome_text(why=False)
         else:
-            active = match.active()
-            names = ", ".join(seat_name(match, s) for s in active)
-            if self.runner.thinking is not None:
-                text = f"{seat_name(match, self.runner.thinking)} is thinking…"
-            elif isinstance(self.viewer, int) and self.viewer in active:
-                text = f"{seat_name(match, self.viewer)}, your move."
-            else:
-                text = f"Waiting for {names}."
-        you = f"You: {seat_name(match, self.viewer)}" if isinstance(self.viewer, int) else "Watching"
-        self.query_one("#status", StatusLine).say(match.game.title, you, text)
+            text = log.waiting_sentence(self.feed.thinking)
+        you = f"You: {log.name(log.seat)}" if isinstance(log.seat, int) else "Watching"
+        title = log.game.title if log.game is not None else "Cabinet"
+        self.query_one("#status", StatusLine).say(title, you, text)
 
     def refresh_table(self) -> None:
-        match, board = self.match, self.query_one(Board)
-        if self.browsing is not None:
-            board.show(match.game.view(match.state_at(self.browsing), self.viewer), None)
-        else:
-            legal = None
-            if isinstance(self.viewer, int) and self.viewer in match.active() and not self.curtain_up:
-                legal = match.game.legal(match.state, self.viewer)
-            board.show(match.game.view(match.state, self.viewer), legal)
+        log = self.knows
+        if log.view is None:
+            return
+        if self.browsing is None:
+            playing = self.connected and not self.over and log.outcome is None and not self.curtain_up
+            self.query_one(Board).show(log.view, log.legal if playing and log.my_move() else None)
         self.refresh_status()
 
-    def rebuild_history(self) -> None:
-        history = self.query_one(HistoryPanel)
-        history.news_after = last_own_move(self.match, self.viewer) if isinstance(self.viewer, int) else None
-        history.set_lines(history_lines(self.match, self.viewer))
-        self.shown_lines = len(self.match.events)
-
-    def append_history(self) -> None:
-        history = self.query_one(HistoryPanel)
-        history.append_lines(history_lines(self.match, self.viewer, self.shown_lines))
-        if isinstance(self.viewer, int):
-            history.mark_news(last_own_move(self.match, self.viewer))
-        self.shown_lines = len(self.match.events)
-
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
+        """The table as it was at a line of the history: drawn at once if its view is here,
+        else when the server answers (a burst of steps asks only for where it lands)."""
         n = message.n
-        self.browsing = None if n is None or n >= len(self.match.events) else n
+        self.browsing = None if n is None or n >= len(self.knows.events) else n
+        view = self.feed.look_back(self.browsing)
+        if view is not None:
+            self.query_one(Board).show(view, None)
         self.refresh_table()
 
     def announce_end(self) -> None:
@@ -237,34 +255,52 @@ class PlayScreen(LiveTableScreen):
             if what == "replay":
                 self.action_replay()
             elif what == "menu":
-                self.app.back_to_menu()
+                self.action_menu()
 
         self.refresh_bindings()  # take-back goes, replay comes
-        sheet = self.score_sheet()
-        self.app.push_screen(GameOver(outcome_text(self.match), sheet, seat_names(self.match)), chosen)
+        self.app.push_screen(GameOver(self.knows.outcome_text(), self.score_sheet(), self.knows.names()), chosen)
 
-    # -- actions --------------------------------------------------------------
+    # -- the player ------------------------------------------------------------------------------
 
-    def action_menu(self) -> None:
-        self.app.back_to_menu()
-        if self.match.outcome is None:
-            self.app.notify(f"Saved: {self.path.name}. Continue it from the menu.")
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer only what works here: take-back while the game is played (the table's one rule
+        says when a move may be taken back, and why not), the replay once it is over."""
+        if action == "takeback":
+            return not self.over and isinstance(self.viewer, int) and self.knows.outcome is None
+        if action == "replay":
+            return self.knows.outcome is not None
+        return True
 
-    def action_where_saved(self) -> None:
-        self.notify(f"Every move is saved as it is played, in {self.path}.")
-
-    def action_replay(self) -> None:
-        in_play = self.match.outcome is None
-        viewer = self.viewer if in_play else None
-        self.app.open_replay(self.match, self.path, viewer=viewer, locked=in_play and isinstance(viewer, int))
+    def on_board_chosen(self, message: Board.Chosen) -> None:
+        message.stop()
+        if self.browsing is not None or not isinstance(self.viewer, int):
+            return
+        if self.over:
+            self.notify("This screen takes no more moves: the game goes on elsewhere.", severity="warning")
+            return
+        if not self.connected:
+            self.notify("Not connected: the move waits until you have joined again.", severity="warning")
+            return
+        self.feed.command(message.command)
 
     def action_takeback(self) -> None:
-        if not self.check_action("takeback", ()) or not isinstance(self.viewer, int):
+        if not self.check_action("takeback", ()):
             return
-        self.runner.stop()  # a bot's answer to the position taken back is no answer
-        refusal = self.table.take_back(self.viewer)
-        if refusal is not None:
-            self.notify(refusal, severity="warning")
-            self.advance()
+        if not self.connected:
+            self.notify("Not connected: take it back once you have joined again.", severity="warning")
             return
-        self.notify("Move taken back.")
+        self.feed.takeback()
+
+    def action_replay(self) -> None:
+        self.feed.replay(self.app)
+
+    def action_where_saved(self) -> None:
+        self.notify(self.feed.where())
+
+    def action_menu(self) -> None:
+        self.over = True
+        sentence = self.feed.leave()
+        app = self.app
+        app.back_to_menu()
+        if sentence:
+            app.notify(sentence)

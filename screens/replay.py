@@ -13,7 +13,7 @@ from textual.widgets import Input
 
 from core.engine import ALL, PUBLIC, Match, Viewer, outcome_text
 from screens.boards import TableScreen
-from screens.play import history_lines, seat_name
+from table import Table
 from tui.widgets import Board, HistoryPanel, StatusLine
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
@@ -99,7 +99,7 @@ class ReplayScreen(TableScreen):
         board = self.query_one(Board)
         board.can_focus = board.can_focus_children = False
         self.set_focus(None)
-        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer), follow=False)
+        self.query_one(HistoryPanel).set_lines(Table(self.match).history(self.viewer), follow=False)
         self.show()
 
     # -- drawing ----------------------------------------------------------------
@@ -108,7 +108,7 @@ class ReplayScreen(TableScreen):
         match = self.match
         state = match.state_at(self.position)
         self.query_one(Board).show(match.game.view(state, self.viewer), None)
-        eyes = "everything revealed" if self.viewer == ALL else f"as {seat_name(match, self.viewer)} saw it"
+        eyes = "everything revealed" if self.viewer == ALL else f"as {Table(match).name(self.viewer)} saw it"
         auto = f" · autoplay {SPEEDS[self.speed]}s" if self.timer else ""
         end = ()
         if self.position == self.last and match.outcome is not None:
@@ -217,7 +217,7 @@ class ReplayScreen(TableScreen):
             return
         order: list[Viewer] = [*range(self.match.header["players"]), ALL]
         self.viewer = order[(order.index(self.viewer) + 1) % len(order)] if self.viewer in order else ALL
-        self.query_one(HistoryPanel).set_lines(history_lines(self.match, self.viewer), follow=False)
+        self.query_one(HistoryPanel).set_lines(Table(self.match).history(self.viewer), follow=False)
         self.show()
 
     def action_play_on(self) -> None:

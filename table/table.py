@@ -52,7 +52,10 @@ class Table:
 
     # -- who sits here ---------------------------------------------------------------------
 
-    def name(self, seat: int) -> str:
+    def name(self, seat: Viewer) -> str:
+        """A seat's player's name; a spectator's eyes are "Spectator"."""
+        if not isinstance(seat, int):
+            return "Spectator"
         return str(self.match.header["seats"][seat]["name"])
 
     def names(self) -> list[str]:
@@ -200,6 +203,10 @@ class Table:
         """The events from ``start`` on, each ``[number, event as viewer may see it]``."""
         game, events = self.game, self.match.events
         return [[i, game.redact(events[i], viewer)] for i in range(start, len(events))]
+
+    def history(self, viewer: Viewer, start: int = 0) -> list[tuple[int, str, str | None]]:
+        """The history's lines from event ``start`` on, as ``viewer`` saw them."""
+        return history_lines(self.game, self.redacted(viewer, start), viewer)
 
     def update_for(self, viewer: Viewer, told: int, away: Iterable[int] = ()) -> dict[str, Any]:
         """What ``viewer`` (a seat, or a spectator) is told once it was told ``told`` events:

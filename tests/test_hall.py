@@ -23,7 +23,7 @@ from net.client import HallClient, JoinError, RemoteTable
 from net.hall import BOT_NICENESS, BotPool, Hall
 from net.protocol import Address
 from screens.lobby import LobbyScreen, NewTableScreen, match_from_log
-from screens.remote import RemotePlayScreen
+from screens.play import PlayScreen
 from table import Table
 from tests.random_games import strings
 from tests.tui_helpers import screen_text
@@ -468,9 +468,9 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 await pilot.press("w")
                 for _ in range(100):
                     await pilot.pause(0.02)
-                    if isinstance(app.screen, RemotePlayScreen):
+                    if isinstance(app.screen, PlayScreen):
                         break
-                assert isinstance(app.screen, RemotePlayScreen) and app.screen.remote.seat == "public"
+                assert isinstance(app.screen, PlayScreen) and app.screen.remote.seat == "public"
                 await pilot.press("q")
                 await pilot.pause()
                 assert app.screen is lobby
@@ -480,10 +480,10 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 await pilot.press("enter")
                 for _ in range(200):
                     await pilot.pause(0.02)
-                    if isinstance(app.screen, RemotePlayScreen):
+                    if isinstance(app.screen, PlayScreen):
                         break
                 play = app.screen
-                assert isinstance(play, RemotePlayScreen) and play.remote.seat == 1
+                assert isinstance(play, PlayScreen) and play.remote.seat == 1
                 await pilot.press("q")
                 await pilot.pause()
                 # n: a new table against a bot, started at once; a move by keyboard
@@ -494,10 +494,10 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 await pilot.press("ctrl+s")
                 for _ in range(200):
                     await pilot.pause(0.02)
-                    if isinstance(app.screen, RemotePlayScreen) and app.screen.remote.legal:
+                    if isinstance(app.screen, PlayScreen) and app.screen.remote.legal:
                         break
                 play = app.screen
-                assert isinstance(play, RemotePlayScreen) and play.remote.seat == 0
+                assert isinstance(play, PlayScreen) and play.remote.seat == 0
                 table_id = play.remote.table_id
                 before = hall.tables[table_id].match.move_count
                 await settle(pilot, lambda: "ann, your move" in screen_text(app), "ann's move on the screen")
@@ -548,7 +548,7 @@ def test_a_table_opened_again_shows_nothing_said_when_it_was_left(tmp_path: Path
                 await settle(pilot, lambda: [t["id"] for t in lobby.shown] == [made["table"]], "the table listed")
                 for _ in range(2):
                     await pilot.press("enter")
-                    await settle(pilot, lambda: isinstance(app.screen, RemotePlayScreen) and "You: ann" in screen_text(app), "the table")
+                    await settle(pilot, lambda: isinstance(app.screen, PlayScreen) and "You: ann" in screen_text(app), "the table")
                     assert "You left" not in screen_text(app)
                     await pilot.press("q")
                     await settle(pilot, lambda: app.screen is lobby and "You left" in screen_text(app), "the lobby saying the table waits")

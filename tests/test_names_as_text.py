@@ -27,7 +27,6 @@ from saves import SaveWriter, load
 from screens.lobby import LobbyScreen
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
-from screens.remote import RemotePlayScreen
 from screens.replay import ReplayScreen
 from screens.save_list import SaveListScreen
 from table import Table
@@ -247,7 +246,7 @@ async def test_a_joiner_of_a_host_with_such_names_sees_them_as_they_are(tmp_path
         async with app.run_test(size=(120, 40), notifications=True) as pilot:
             assert await app.join(RemoteTable(server.address, codes[0]))
             screen = app.screen
-            assert isinstance(screen, RemotePlayScreen)
+            assert isinstance(screen, PlayScreen)
             for _ in range(100):
                 await asyncio.sleep(0.02)
                 await pilot.pause()

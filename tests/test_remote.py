@@ -20,7 +20,7 @@ from net.client import JoinError, RemoteTable
 from net.protocol import Address
 from net.server import GameServer, load_or_make_codes
 from saves import SaveWriter, load
-from screens.remote import RemotePlayScreen
+from screens.play import PlayScreen
 from tests.test_remote_robustness import norm
 from tests.tui_helpers import run_async, screen_text
 from tui.app import CabinetApp
@@ -293,7 +293,7 @@ async def test_the_join_screen_plays_a_whole_game_by_keys(tmp_path: Path) -> Non
             assert await app.join(RemoteTable(server.address, codes[0]))
             await pilot.pause()
             screen = app.screen
-            assert isinstance(screen, RemotePlayScreen)
+            assert isinstance(screen, PlayScreen)
             match = server.match
             periods_read = 0
             for _ in range(4000):
@@ -344,8 +344,8 @@ async def test_joining_from_the_menu(tmp_path: Path) -> None:
             assert "not one of this game's" in str(app.screen.query_one("#join-error").render())
             app.screen.query_one("#join-code").value = codes[1]
             await pilot.press("enter")
-            await until(lambda: isinstance(app.screen, RemotePlayScreen), pilot)
-            assert isinstance(app.screen, RemotePlayScreen) and app.screen.remote.seat == 1
+            await until(lambda: isinstance(app.screen, PlayScreen), pilot)
+            assert isinstance(app.screen, PlayScreen) and app.screen.remote.seat == 1
             await until(lambda: "away" in str(app.screen.query_one("#status").render()).lower(), pilot)
             status = str(app.screen.query_one("#status").render())
             assert "You: Bastien" in status and "away" in status.lower()
@@ -451,7 +451,7 @@ async def test_a_screen_displaced_by_another_terminal_takes_no_more_moves(tmp_pa
         async with app.run_test(size=(80, 24)) as pilot:
             assert await app.join(RemoteTable(server.address, codes[0]))
             screen = app.screen
-            assert isinstance(screen, RemotePlayScreen)
+            assert isinstance(screen, PlayScreen)
             await until(lambda: bool(screen.remote.legal), pilot)
             board = screen.query_one("#board")
             assert board.shown is not None and board.shown[1]  # Chirac plays first: moves on offer
@@ -467,9 +467,9 @@ async def test_a_screen_displaced_by_another_terminal_takes_no_more_moves(tmp_pa
             assert app.screen is screen  # the dialog is gone
             assert board.shown[1] is None  # the board offers nothing
             status = str(screen.query_one("#status").render())
-            assert "No more moves here (q: leave)" in status and "another terminal" in status
+            assert "No more moves here (q: menu)" in status and "another terminal" in status
             shown = {b.binding.description for b in screen.active_bindings.values() if b.binding.show and b.enabled}
-            assert shown <= {"History", "Rules", "Leave"} and {"History", "Rules", "Leave"} <= shown
+            assert shown <= {"History", "Rules", "Menu"} and {"History", "Rules", "Menu"} <= shown
             assert not screen.check_action("takeback", ())
             # a move that still reaches the screen (a key pressed at that moment) is refused aloud
             screen.post_message(Board.Chosen(second.legal[0] if second.legal else {"t": "x"}))
@@ -480,7 +480,7 @@ async def test_a_screen_displaced_by_another_terminal_takes_no_more_moves(tmp_pa
             assert len(server.match.moves) == moves  # nothing was played from the displaced screen
             await pilot.press("q")
             await pilot.pause()
-            assert not isinstance(app.screen, RemotePlayScreen)
+            assert not isinstance(app.screen, PlayScreen)
             await second.close()
     finally:
         await server.close()

@@ -269,7 +269,7 @@ def test_a_burst_of_arrows_in_the_history_keeps_the_player_at_the_table(tmp_path
             burst = "\x1b[A" * 2 + "\x1b[A\x1b[B" * 499
             assert ann.child is not None
             ann.child.send(burst.encode())
-            ann.wait_until(lambda: ann.shows("Looking back at move") or ann.shows("No more moves here"), "the history to show the past")
+            ann.wait_until(lambda: ann.shows("Looking back: move") or ann.shows("No more moves here"), "the history to show the past")
             ann.press("escape")  # read after the arrows: back to play once they are all taken
             ann.wait_until(lambda: ann.shows("ann, your move") or ann.shows("No more moves here"), "the play to come back")
             assert not ann.shows("No more moves here"), ann.report("The player was thrown off the table")

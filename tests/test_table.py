@@ -174,3 +174,48 @@ async def test_take_back_is_offered_at_a_hot_seat_table_and_says_why_not(tmp_pat
         said = [n.message for n in app._notifications]
 
         assert said and said[-1] == "You have made no move yet to take back.", screen_text(app)
+
+
+def test_a_seat_counts_moves_as_the_table_does_from_its_updates_alone() -> None:
+    """The status line's "Looking back: move M of N" counts moves, at a table here and at one
+    joined: the seat's log, fed only the updates a server would send, counts as the match does,
+    and knows which moves were its own (what is news since)."""
+    from table.seat import SeatLog
+
+    table = hot_seat_with_a_bot(seed=12)
+    log = SeatLog(table.game, 0, table.description())
+    told = 0
+    for _ in range(40):
+        if table.outcome is not None:
+            break
+        seat = table.active()[0]
+        table.submit(seat, table.bot_move(seat))
+        update = table.update_for(0, told)
+        told = update["n"]
+        log.apply(update)
+    match = table.match
+    assert log.move_count == match.move_count > 0
+    for n in range(len(match.events) + 1):
+        assert log.moves_within(n) == match.moves_within(n)
+    own = [move.end for move in match.moves if move.seat == 0]
+    assert log.last_own_move() == (own[-1] if own else match.moves[0].end)
+    # a take-back cuts the seat's moves too
+    if table.takeback_point(match.moves[-1].seat or 0) is not None:
+        table.take_back(match.moves[-1].seat or 0)
+        log.apply(table.update_for(0, told))
+        assert log.move_count == match.move_count
+
+
+def test_in_a_phase_where_several_act_the_status_says_whose_move_it_is() -> None:
+    """Edgar & Lucien's programming, over ssh: the player's own programme is asked for, and the
+    status says so first, naming the others who choose too, away or not."""
+    from table.seat import SeatLog
+
+    log = SeatLog(None, 0, {"seats": [{"name": "ann"}, {"name": "bob"}, {"name": "Bot 3", "kind": "bot"}]})
+    log.active, log.away = [0, 1, 2], [1]
+    assert log.waiting_sentence() == "ann, your move. Also choosing: bob (away), Bot 3."
+    log.active = [1, 2]  # ann has programmed
+    assert log.waiting_sentence() == "Waiting for bob (away), Bot 3."
+    assert log.waiting_sentence(thinking=2) == "Bot 3 is thinking…"
+    log.active = [2]
+    assert log.waiting_sentence() == "Waiting for Bot 3. Away: bob."

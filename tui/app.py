@@ -128,8 +128,12 @@ class CabinetApp(App[int]):
     def open_game(self, writer: SaveWriter) -> None:
         """Play the match ``writer`` keeps saved."""
         from screens.play import PlayScreen
+        from table import Table
+        from table.feed import LocalFeed
 
-        self.push_screen(PlayScreen(writer))
+        assert writer.path is not None  # a game played here is a save file
+        feed = LocalFeed(Table(writer.match, writer), writer.path, delay=lambda: self.bot_delay)
+        self.push_screen(PlayScreen(feed))
 
     def open_replay(
         self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False
@@ -141,8 +145,8 @@ class CabinetApp(App[int]):
     async def join(self, remote: Any, from_command_line: bool = False) -> bool:
         """Join a hosted game and show it; a failure is one sentence (and, from the
         command line, the end of the app with exit status 1)."""
-        from net.client import JoinError
-        from screens.remote import RemotePlayScreen
+        from net.client import JoinError, RemoteFeed
+        from screens.play import PlayScreen
 
         try:
             await remote.connect()
@@ -156,7 +160,8 @@ class CabinetApp(App[int]):
             # what was said in the lobby or the menu stays there: "You left; the game waits for
             # you", said as the player left this very table, would be stale at it
             self.clear_notifications()
-        await self.push_screen(RemotePlayScreen(remote))
+        hall = getattr(self, "hall", None) if getattr(remote, "token", None) is not None else None
+        await self.push_screen(PlayScreen(RemoteFeed(remote, hall)))
         return True
 
     def open_rules(self, game_id: str | None = None) -> None:
