@@ -1,8 +1,8 @@
 """Child process for bench/run.py: `cabinet` up to its interactive main menu.
 
 Does what the `cabinet` console script does with no arguments
-(tui.cli.main: import tui.cli, parse the arguments, find the save directory,
-import tui.app, build CabinetApp and run it), but headless, and exits once
+(cabinet.main: import tui.cli, parse the arguments, find the save directory,
+import screens.app, build CabinetApp and run it), but headless, and exits once
 the MainMenu is mounted and its first refresh is done: the mechanism of
 bench/_start_bare.py.  The save directory comes from $CABINET_SAVE_DIR,
 which bench/run.py points at a temporary directory.  Prints the app's return
@@ -22,7 +22,7 @@ def main() -> int:
     save_dir = cli.save_dir_of(args)
 
     import screens.menu
-    from tui.app import CabinetApp
+    from screens.app import CabinetApp
 
     class FirstMenu(screens.menu.MainMenu):
         def on_mount(self) -> None:

@@ -113,7 +113,7 @@ def machine() -> str:
     )
 
 
-CODE = ("core", "net", "saves", "screens", "tui")  # the folders of the code a benchmark runs
+CODE = ("cabinet", "core", "net", "saves", "screens", "table", "tui")  # the folders of the code a benchmark runs
 
 
 def tree() -> str:

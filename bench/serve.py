@@ -455,7 +455,7 @@ class Server:
     def __init__(self, data: Path, env: dict[str, str], bot_delay: float = 0.0, sessions: int = 200, per_key: int = 4) -> None:
         self.data, self.env = data, env
         self.argv = [
-            sys.executable, "-m", "tui", "serve", "--listen", "127.0.0.1:0", "--data", str(data),
+            sys.executable, "-m", "cabinet", "serve", "--listen", "127.0.0.1:0", "--data", str(data),
             "--bot-delay", str(bot_delay), "--max-sessions", str(sessions), "--sessions-per-key", str(per_key),
         ]  # fmt: skip
         self.lines: list[tuple[float, str]] = []
@@ -508,7 +508,7 @@ class Server:
         kinds: dict[str, list[int]] = {"server": [self.proc.pid], "sessions": [], "helpers": []}
         for pid in descendants(self.proc.pid):
             self.known.setdefault(pid, start_time(pid))
-            kinds["sessions" if " tui lobby" in cmdline(pid) else "helpers"].append(pid)
+            kinds["sessions" if " cabinet lobby" in cmdline(pid) else "helpers"].append(pid)
         return kinds
 
     async def stop(self) -> None:

@@ -222,9 +222,7 @@ class RemoteFeed:
 
     def replay(self, app: Any) -> None:
         if self.hall is not None and self.remote.table_id is not None:
-            from screens.lobby import replay_table  # noqa: PLC0415 - the lobby's, at a hall
-
-            app.run_worker(replay_table(app, self.hall, self.remote.table_id), group="replay")
+            app.replay_served(self.hall, self.remote.table_id)
         else:
             app.notify("The save and its replay are on the host's machine.", severity="information")
 

@@ -62,18 +62,21 @@ class PlayScreen(LiveTableScreen):
     @property
     def match(self) -> Match:
         """The match, at a table played here."""
-        assert isinstance(self.feed, LocalFeed), "a table joined has no match here"
+        if not isinstance(self.feed, LocalFeed):
+            raise AttributeError("a table joined has no match here")
         return self.feed.match
 
     @property
     def path(self) -> Path:
         """The save, at a table played here."""
-        assert isinstance(self.feed, LocalFeed), "a table joined is saved on its server"
+        if not isinstance(self.feed, LocalFeed):
+            raise AttributeError("a table joined is saved on its server")
         return self.feed.path
 
     @property
     def runner(self) -> Any:
-        assert isinstance(self.feed, LocalFeed), "a table joined runs its bots on its server"
+        if not isinstance(self.feed, LocalFeed):
+            raise AttributeError("a table joined runs its bots on its server")
         return self.feed.runner
 
     @property

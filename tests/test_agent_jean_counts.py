@@ -343,7 +343,7 @@ def test_the_command_line_takes_counts_open() -> None:
 
 def test_the_new_game_screen_offers_both_variants(tmp_path: Path) -> None:
     from tests.tui_helpers import run_async, screen_text, settle
-    from tui.app import CabinetApp
+    from screens.app import CabinetApp
 
     @run_async
     async def check() -> None:

@@ -499,7 +499,8 @@ def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
     from core.engine import ALL
     from screens.replay import ReplayScreen
     from tests.tui_helpers import screen_text
-    from tui.app import CabinetApp, Start
+    from screens.app import CabinetApp
+from tui.start import Start
     from tui.session import start_save
 
     for seed in range(40):

@@ -11,7 +11,7 @@ import pytest
 
 from table import Table
 from tests.tui_helpers import agent_jean_match
-from tui.cli import main
+from cabinet.main import main
 from tui.session import start_save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -273,7 +273,7 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path) -> None:
     bad = tmp_path / "bad.cab"
     bad.write_bytes(b"CABINET\x00SAVE\x00\x09")
     result = subprocess.run(
-        [sys.executable, "-m", "tui", "verify", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "cabinet", "verify", str(bad)], cwd=ROOT, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stdout + result.stderr

@@ -18,7 +18,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 INSTALLED = Path(sys.executable).with_name("cabinet")
-COMMAND = [str(INSTALLED)] if INSTALLED.exists() else [sys.executable, "-m", "tui"]
+COMMAND = [str(INSTALLED)] if INSTALLED.exists() else [sys.executable, "-m", "cabinet"]
 GUARD = 120  # seconds: far more than any of these takes
 
 

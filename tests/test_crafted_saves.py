@@ -283,7 +283,7 @@ def cabinet(*args: str, save_dir: Path, dac: bool = True, timeout: float = 120) 
                     raise OSError(ctypes.get_errno(), "prctl")
 
     return subprocess.run(
-        [sys.executable, "-m", "tui", *args], capture_output=True, text=True, env=env, timeout=timeout, preexec_fn=limits
+        [sys.executable, "-m", "cabinet", *args], capture_output=True, text=True, env=env, timeout=timeout, preexec_fn=limits
     )
 
 
@@ -633,7 +633,7 @@ async def through_the_screens(save_dir: Path, path: Path) -> None:
     from screens.replay import ReplayScreen
     from screens.save_list import SaveListScreen, open_save
     from tests.tui_helpers import settle
-    from tui.app import CabinetApp
+    from screens.app import CabinetApp
 
     app = CabinetApp(save_dir=save_dir, bot_delay=0)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -31,7 +31,7 @@ from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
 from screens.rules import rules_document, rules_text
 from tests.tui_helpers import run_async, screen_text, settle
-from tui.app import CabinetApp
+from screens.app import CabinetApp
 from tui.widgets import Board, GameOver
 
 RULES_INIT = '''"""Toy Cards: a hand of two, play a card or gamble (a test's game)."""
@@ -169,7 +169,7 @@ def test_the_app_loads_every_boards_stylesheet_and_nothing_else_names_a_game(tmp
     names = [*catalogue(), *(entry[0].rsplit(".", 1)[1] for entry in catalogue().values())]
     sources = [
         path
-        for package in ("tui", "screens", "net", "saves")
+        for package in ("cabinet", "tui", "screens", "net", "saves", "table")
         for path in sorted((root / package).rglob("*"))
         if path.suffix in (".py", ".tcss") and (root / "screens" / "games") not in path.parents
     ]

@@ -27,7 +27,8 @@ from screens.play import PlayScreen
 from table import Table
 from tests.random_games import strings
 from tests.tui_helpers import screen_text
-from tui.app import CabinetApp, Start
+from screens.app import CabinetApp
+from tui.start import Start
 
 STEP = 10.0
 MOVES = 3000

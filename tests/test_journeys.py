@@ -24,7 +24,7 @@ from screens.save_list import SaveListScreen
 from table import Table
 from table.bots import bot_for
 from tests.tui_helpers import run_async, screen_text, settle
-from tui.app import CabinetApp
+from screens.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver, ScoreSheetDialog
 
@@ -175,7 +175,7 @@ async def test_every_footer_key_of_each_board(saves, game_id: str) -> None:
     directory, unfinished = saves
     loaded = load(unfinished[game_id])
     from saves import SaveWriter
-    from tui.app import Start
+    from tui.start import Start
 
     writer = SaveWriter.resume(loaded)
     app = CabinetApp(save_dir=directory, start=Start(mode="play", match=writer.match, path=writer.path, writer=writer), bot_delay=0.0)
@@ -232,7 +232,7 @@ async def test_every_footer_key_of_each_board(saves, game_id: str) -> None:
 async def test_each_game_played_to_its_end_by_keyboard_then_replayed(tmp_path: Path, game_id: str) -> None:
     match = table(game_id, seed=7)
     writer = start_save(tmp_path, match, durable=False)
-    from tui.app import Start
+    from tui.start import Start
 
     app = CabinetApp(save_dir=tmp_path, start=Start(mode="play", match=match, path=writer.path, writer=writer), bot_delay=0.0)
     async with app.run_test(size=SIZE) as pilot:

@@ -32,8 +32,9 @@ from screens.save_list import SaveListScreen
 from table import Table
 from tests.terminal import CABINET, Terminal
 from tests.tui_helpers import app_for, run_async, screen_text, settle
-from tui.app import CabinetApp, Start
-from tui.cli import main
+from screens.app import CabinetApp
+from tui.start import Start
+from cabinet.main import main
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
 

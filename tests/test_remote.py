@@ -23,7 +23,7 @@ from saves import SaveWriter, load
 from screens.play import PlayScreen
 from tests.test_remote_robustness import norm
 from tests.tui_helpers import run_async, screen_text
-from tui.app import CabinetApp
+from screens.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import GameOver, ScoreSheetDialog
 
@@ -361,7 +361,7 @@ async def test_cabinet_host_in_its_own_process_serves_a_whole_game_and_stops_on_
 
     env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui", "host", "chirac-mitterrand", "--players", "2", "--names", "Ada,Bastien",
+        sys.executable, "-m", "cabinet", "host", "chirac-mitterrand", "--players", "2", "--names", "Ada,Bastien",
         "--listen", "127.0.0.1:0", "--seed", "3",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
         cwd=Path(__file__).resolve().parent.parent,

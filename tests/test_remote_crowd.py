@@ -254,7 +254,7 @@ def test_cabinet_host_with_watch_code_prints_it_and_resume_keeps_it(tmp_path: Pa
     async def host(*args: str) -> list[str]:
         env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tui", "host", *args, "--listen", "127.0.0.1:0",
+            sys.executable, "-m", "cabinet", "host", *args, "--listen", "127.0.0.1:0",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=ROOT,
         )
         lines: list[str] = []

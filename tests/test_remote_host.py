@@ -134,7 +134,7 @@ async def test_a_socket_left_by_a_killed_host_is_replaced_and_a_file_is_not(tmp_
 async def host_process(tmp_path: Path, *args: str) -> asyncio.subprocess.Process:
     env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tui", "host", *args,
+        sys.executable, "-m", "cabinet", "host", *args,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=ROOT,
     )
 

@@ -27,7 +27,7 @@ from table import Table
 from tests.test_saves import craft, finished_save, new_match, one_sentence, record_offsets, records_of, step
 from tests.toygame import GAMES
 from tests.tui_helpers import agent_jean_match, run_async, settle
-from tui.app import CabinetApp
+from screens.app import CabinetApp
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -334,7 +334,7 @@ def read_only(directory: Path):
 
 def cabinet(*args: str, save_dir: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "CABINET_SAVE_DIR": str(save_dir), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "tui", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([sys.executable, "-m", "cabinet", *args], capture_output=True, text=True, env=env, timeout=120)
 
 
 def no_traceback(result: subprocess.CompletedProcess) -> None:

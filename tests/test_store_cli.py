@@ -16,7 +16,7 @@ from table import Table
 from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_cli import exit_code, in_play_save, start_of
 from tests.tui_helpers import agent_jean_match
-from tui.cli import main
+from cabinet.main import main
 from tui.session import start_save
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,7 +160,7 @@ def test_a_store_out_of_reach_is_one_sentence_and_status_1(tmp_path) -> None:
     address = f"postgresql://postgres@/cabinet?host={tmp_path}"
     for args in (["verify", "--store", address, "t"], ["store", "list", "--store", address]):
         result = subprocess.run(
-            [sys.executable, "-m", "tui", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+            [sys.executable, "-m", "cabinet", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
         )
         assert result.returncode == 1, result.stderr
         assert "Traceback" not in result.stdout + result.stderr
@@ -174,7 +174,7 @@ def test_without_the_driver_one_sentence_names_the_extra(tmp_path) -> None:
     blocker.mkdir()
     (blocker / "psycopg.py").write_text("raise ImportError('not installed')\n")
     result = subprocess.run(
-        [sys.executable, "-c", ("import sys; sys.path.insert(0, sys.argv[1]); from tui.cli import main; "
+        [sys.executable, "-c", ("import sys; sys.path.insert(0, sys.argv[1]); from cabinet.main import main; "
          "raise SystemExit(main(sys.argv[2:]))"), str(blocker), "store", "list", "--store", "postgresql://postgres@/cabinet"],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )

@@ -24,7 +24,7 @@ from screens.rules import RulesScreen
 from table import Table
 from table.bots import BotTurn, think
 from tests.tui_helpers import NAMES, agent_jean_match, play_app, run_async, screen_text, settle
-from tui.app import CabinetApp
+from screens.app import CabinetApp
 from tui.session import start_save
 from tui.widgets import Curtain, GameOver, ScoreSheetDialog
 

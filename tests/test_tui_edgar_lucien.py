@@ -17,7 +17,7 @@ from screens.play import PlayScreen
 from screens.replay import ReplayScreen
 from table import Table
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
-from tui.app import CabinetApp
+from screens.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
 

@@ -182,7 +182,7 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
 
     from net.client import RemoteTable
     from tests.test_remote import hosted, join, serve, until
-    from tui.app import CabinetApp
+    from screens.app import CabinetApp
     from tui.widgets import ChoiceList
 
     writer, codes = hosted(tmp_path, "ministeres", 2, 2, seed=3)
@@ -268,7 +268,7 @@ async def test_a_spectator_sees_the_tokens_and_no_column_of_cards_it_does_not_ha
     column of zeros); a seat's player still has it."""
     from net.client import RemoteTable
     from tests.test_remote import hosted, serve, until
-    from tui.app import CabinetApp
+    from screens.app import CabinetApp
 
     names = list(cards.MINISTRY_NAMES.values())
     writer, codes = hosted(tmp_path, "ministeres", 3, 1, seed=21)  # Ada, away: the table waits for her

@@ -9,7 +9,7 @@ from screens.menu import MainMenu
 from screens.play import PlayScreen
 from table import Table
 from tests.tui_helpers import play_app, run_async, screen_text, settle
-from tui.app import CabinetApp
+from screens.app import CabinetApp
 from tui.widgets import HistoryPanel
 
 
@@ -153,7 +153,7 @@ async def test_a_game_in_play_replayed_from_the_command_line_stays_public(tmp_pa
     from core.engine import PUBLIC
     from screens.replay import ReplayScreen
     from tests.tui_helpers import agent_jean_match
-    from tui.app import Start
+    from tui.start import Start
     from tui.session import start_save
 
     match = agent_jean_match(humans=1, players=2, seed=3)
@@ -182,7 +182,7 @@ class _HallNeverAnswers:
 async def test_a_served_session_writes_nothing_on_the_servers_machine(tmp_path: Path, monkeypatch) -> None:
     """Textual's screenshot (and its other ways to write a file, open a browser or stop the
     process) belongs to the player's own machine; a served session runs on the operator's."""
-    from tui.app import Start
+    from tui.start import Start
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HOME", str(tmp_path))

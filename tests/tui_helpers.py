@@ -8,7 +8,8 @@ from textual.pilot import Pilot
 
 from core.games import get_game
 from saves import SaveWriter
-from tui.app import CabinetApp, Start
+from screens.app import CabinetApp
+from tui.start import Start
 from tui.session import new_match, start_save
 
 GAME = get_game("agent-jean")

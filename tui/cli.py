@@ -284,7 +284,7 @@ def new_save_or_exit(args: argparse.Namespace, match):
 
 
 def cmd_play(parser: Parser, args: argparse.Namespace):
-    from tui.app import Start
+    from tui.start import Start
 
     match = match_from_args(parser, args)
     writer = new_save_or_exit(args, match)
@@ -387,7 +387,7 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
 def cmd_join(parser: Parser, args: argparse.Namespace):
     from net.client import RemoteTable
     from net.protocol import parse_address
-    from tui.app import Start
+    from tui.start import Start
 
     try:
         address = parse_address(args.address)
@@ -425,7 +425,7 @@ def resume_or_exit(loaded):
 
 
 def cmd_load(parser: Parser, args: argparse.Namespace):
-    from tui.app import Start
+    from tui.start import Start
 
     loaded = load_or_exit(existing_save(parser, args, args.save))
     writer = resume_or_exit(loaded)
@@ -433,7 +433,7 @@ def cmd_load(parser: Parser, args: argparse.Namespace):
 
 
 def cmd_replay(parser: Parser, args: argparse.Namespace):
-    from tui.app import Start
+    from tui.start import Start
 
     mine = command_parser(parser, args)
     [(_, source)] = sources(parser, args, [args.save])
@@ -658,7 +658,13 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
     return status
 
 
-def main(argv: list[str] | None = None) -> int:
+#: how the app is run on what the command line says to open: the program's (``cabinet.main``)
+RunApp = Callable[[Any, Path], int]
+
+
+def main(argv: list[str] | None = None, run_app: RunApp | None = None) -> int:
+    """The ``cabinet`` command: every command that needs no screen is run here; one that opens the
+    app is handed to ``run_app`` (the app is composed from the screens, above this module)."""
     from saves import format as save_format
 
     parser = build_parser()
@@ -682,7 +688,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return cmd_serve(parser, args)
 
-    from tui.app import CabinetApp, Start
+    from tui.start import Start
 
     start = Start()
     if command == "play":
@@ -697,19 +703,17 @@ def main(argv: list[str] | None = None) -> int:
         from tui.serve import lobby_start
 
         start = lobby_start(parser)
-        # a served session keeps nothing on this side: no save directory is made or read
-        app = CabinetApp(save_dir=Path(os.devnull), start=start)
-        collect_for_a_screen()
-        app.run()
-        return app.return_code or 0
-    app = CabinetApp(save_dir=save_dir_of(args), start=start)
-    collect_for_a_screen()
+    if run_app is None:  # (a tool: only the commands without a screen)
+        if start.writer is not None:
+            start.writer.close()
+        parser.error("this command opens the app: run it as cabinet, or python -m cabinet")
+    if command == "lobby":  # a served session keeps nothing on this side: no save directory is made or read
+        return run_app(start, Path(os.devnull))
     try:
-        app.run()
+        return run_app(start, save_dir_of(args))
     finally:
         if start.writer is not None:
             start.writer.close()  # the save is free again (idempotent if the game screen closed it)
-    return app.return_code or 0
 
 
 def collect_for_a_screen() -> None:

@@ -45,14 +45,14 @@ def data_dir_of(args: argparse.Namespace) -> Path:
 
 def child_command() -> list[str]:
     """How a session's app is started: this Python, this Cabinet."""
-    return [sys.executable, "-m", "tui", "lobby"]
+    return [sys.executable, "-m", "cabinet", "lobby"]
 
 
 def lobby_start(parser: argparse.ArgumentParser) -> Any:
     """The app of one SSH session: its lobby at the hall named by the environment."""
     from net.client import HallClient
     from net.protocol import Address
-    from tui.app import Start
+    from tui.start import Start
 
     hall, token = os.environ.pop(ENV_HALL, ""), os.environ.pop(ENV_TOKEN, "")
     if not hall or not token:

@@ -1,9 +1,8 @@
-"""The Textual application: screens are pushed on a menu that stays beneath."""
+"""The Textual application, composed from the screens: they are pushed on a menu that stays beneath."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,30 +11,12 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from core.engine import printable
+from tui.start import HOUSE_STYLE, Start
 from tui.widgets import plain
 
 if TYPE_CHECKING:
     from core.engine import Match
     from saves import SaveWriter
-
-
-#: Cabinet's own stylesheet: the menus, the dialogs, the table's frame
-HOUSE_STYLE = Path(__file__).with_name("cabinet.tcss")
-
-
-@dataclass
-class Start:
-    """What the app opens on: the menu, a game, or a replay."""
-
-    mode: str = "menu"  # "menu" | "play" | "replay" | "join" | "lobby"
-    match: Match | None = None
-    path: Path | None = None
-    at: int | None = None
-    viewer: Any = None
-    writer: Any = None  # the SaveWriter of a game to play
-    warnings: list[str] = field(default_factory=list)
-    remote: Any = None  # the RemoteTable of a game to join; the HallClient of a served session
-    locked: bool = False  # a replay of a game in play: its viewer may not be changed
 
 
 class CabinetApp(App[int]):
@@ -163,6 +144,12 @@ class CabinetApp(App[int]):
         hall = getattr(self, "hall", None) if getattr(remote, "token", None) is not None else None
         await self.push_screen(PlayScreen(RemoteFeed(remote, hall)))
         return True
+
+    def replay_served(self, hall: Any, table_id: str) -> None:
+        """A finished table of the hall: its log fetched, its replay opened (or why not, said)."""
+        from screens.lobby import replay_table
+
+        self.run_worker(replay_table(self, hall, table_id), group="replay")
 
     def open_rules(self, game_id: str | None = None) -> None:
         from screens.rules import RulesScreen
