@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 
@@ -557,7 +557,7 @@ def head_label(head: tuple[str, ...], members: list[Command], view: dict[str, An
 class EdgarLucienBoard(Board):
     """The map, the tally and popularity, a panel per player, and the dialog of the moment."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", show=False),
         Binding("d", "done", "Done", show=False),
     ]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 
@@ -95,7 +95,7 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
 
 
 class MinisteresBoard(Board):
-    BINDINGS = [Binding("p", "pass_bid", "Pass", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("p", "pass_bid", "Pass", show=False)]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
