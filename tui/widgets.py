@@ -52,7 +52,7 @@ def printable_view(value: Any) -> Any:
         return {**value, **changed} if changed else value
     if isinstance(value, (list, tuple)):
         items = [printable_view(item) for item in value]
-        if all(new is old for new, old in zip(items, value)):
+        if all(new is old for new, old in zip(items, value, strict=True)):
             return value
         return type(value)(items) if isinstance(value, list) else tuple(items)
     return value

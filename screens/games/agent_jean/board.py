@@ -196,7 +196,7 @@ class HandRow(Widget, can_focus=True):
         """Cards drawn as cards, when the terminal has room."""
         chosen = [i == self.cursor and self.has_focus and self.can_play for i in range(len(self.hand))]
         keys = [f"{i + 1}" if i < 9 else "" for i in range(len(self.hand))]
-        return card_boxes(list(zip(keys, self.hand, [None] * len(self.hand), chosen)))
+        return card_boxes(list(zip(keys, self.hand, [None] * len(self.hand), chosen, strict=True)))
 
     def action_move(self, step: int) -> None:
         if self.hand:

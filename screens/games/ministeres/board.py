@@ -230,9 +230,10 @@ class MinisteresBoard(Board):
         if known:
             more.append("Yours on the Favours pile: ", style="dim")
             more.append_text(cards_in_brief(known))
-        # every hand: at the end (the scoring shows them), or in a replay that reveals all
+        # every hand: at the end (the scoring shows them), or in a replay that reveals all;
+        # one per player, as the names are
         shown = view.get("hands_revealed") or [p.get("hand_cards") for p in view["players"]]
-        for name, held in zip(names, shown):
+        for name, held in zip(names, shown, strict=True):
             if held is not None:
                 if more:
                     more.append("\n")
