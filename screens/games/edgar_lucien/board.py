@@ -101,7 +101,7 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
     # five narrow squares of 9 fill the 51 columns the board has at 80 (its scrollbar aside)
     width, height = ((13 if place.cols > 4 else 16), 3) if wide else ((9 if place.cols > 4 else 10), 2)
     lead = " " if width > 9 else ""
-    owners: dict[str, int] = {k: v for k, v in (view.get("owners") or {}).items()}
+    owners: dict[str, int] = view.get("owners") or {}
     heritage = view.get("heritage")
     players = view["players"]
     pawns: dict[str, list[tuple[int, str]]] = {}
