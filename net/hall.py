@@ -68,7 +68,7 @@ from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
 from net.relay import Follower
 from net.server import CODE_ALPHABET, HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, unlink_if_same
 from saves import SaveError, SaveLocked, SaveWriter, load
-from saves.format import Log, decode_body
+from saves.format import BadRecord, Log, decode_body
 from saves.store import FileStore, LogStore
 from table.bots import BotTurn, think, think_in_thread
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec
@@ -865,7 +865,7 @@ class Hall:
                 else:
                     try:
                         command: Any = decode_body(body)
-                    except Exception:  # not a map of plain values: a command of no game
+                    except BadRecord:  # not a map of plain values: a command of no game
                         command = None
                     refusal = server.submit(seat, command)
                     answer = ("ok", "") if refusal is None else ("error", refusal)

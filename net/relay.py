@@ -50,7 +50,7 @@ def rebuild(table: str, records: list[tuple[int, bytes, bytes]]) -> Match:
         follow(match, records[1:])
     except SaveError:
         raise
-    except Exception:
+    except Exception:  # noqa: BLE001 - a log the rules cannot set up or apply fails them anywhere: one sentence
         raise SaveError(f"table {table} cannot be followed: its log holds what the rules cannot apply.") from None
     return match
 
@@ -177,7 +177,7 @@ class Follower(GameServer):
         else:
             try:
                 follow(self.match, records)
-            except Exception:
+            except Exception:  # noqa: BLE001 - moves the rules cannot apply fail them anywhere: one sentence
                 raise SaveError(f"table {self.table_id} cannot be followed: its log holds what the rules cannot apply.") from None
         if not records:
             return

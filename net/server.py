@@ -470,7 +470,7 @@ class Connection:
                 while deadline > loop.time():
                     if not await asyncio.wait_for(self.reader.read(CLIENT_MAX), deadline - loop.time()):
                         break
-        except Exception:  # a reset, the time is up: close all the same
+        except OSError:  # a reset, the time is up (a TimeoutError is one): close all the same
             pass
         finally:
             with contextlib.suppress(Exception):
@@ -654,7 +654,7 @@ class GameServer:
             reader = asyncio.StreamReader(limit=CLIENT_MAX + 8)
             protocol = asyncio.StreamReaderProtocol(reader)
             transport, _ = await loop.connect_accepted_socket(lambda: protocol, sock)
-        except Exception:  # gone already, or the system refused
+        except Exception:  # noqa: BLE001 - gone, or refused: whatever it is ends this connection, never the accept loop
             sock.close()
             return
         conn = Connection(self, reader, asyncio.StreamWriter(transport, protocol, reader, loop), key)

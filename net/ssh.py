@@ -64,10 +64,10 @@ import termios
 import time
 import warnings
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 with warnings.catch_warnings():
     # asyncssh still knows DSA keys, which the cryptography package deprecates: a warning at
@@ -702,9 +702,8 @@ def client_environment(sent: Any) -> dict[str, str]:
         if key == "LANG" or _LC.match(key):
             if _LOCALE.match(value):
                 kept[key] = value
-        elif key in ("COLORTERM", "NO_COLOR"):
-            if len(value) <= 64 and value.isprintable():
-                kept[key] = value
+        elif key in ("COLORTERM", "NO_COLOR") and len(value) <= 64 and value.isprintable():
+            kept[key] = value
     return kept
 
 
@@ -754,8 +753,9 @@ class TerminalModes:
     ``restore()`` puts back what is left; for a program that ended well, nothing."""
 
     #: the private modes watched, and their value at rest (True: set, as the cursor shown)
-    AT_REST = {25: True, 7: True, 1000: False, 1002: False, 1003: False, 1004: False, 1005: False, 1006: False,
-               1015: False, 1016: False, 2004: False, 2048: False, 1047: False, 1049: False, 47: False}  # fmt: skip
+    AT_REST: ClassVar[Mapping[int, bool]] = {
+        25: True, 7: True, 1000: False, 1002: False, 1003: False, 1004: False, 1005: False, 1006: False,
+        1015: False, 1016: False, 2004: False, 2048: False, 1047: False, 1049: False, 47: False}  # fmt: skip
     _MODES = re.compile(rb"\x1b\[\?([0-9;]{1,40})([hl])")
     _KITTY = re.compile(rb"\x1b\[([<>])[0-9]{0,5}u")
     TAIL = 48  # bytes of a sequence cut between two reads, kept to be read with the next

@@ -263,7 +263,7 @@ def encode_record(kind: bytes, body: dict[str, Any], chain: Chain) -> bytes:
     if kind == HEADER:
         try:
             check_header(body)
-        except _Bad as exc:
+        except BadRecord as exc:
             raise ValueError(exc.what) from None
     data = msgpack.packb(body, use_bin_type=True)
     bound = BOUNDS[kind].size
@@ -1007,7 +1007,7 @@ class SaveWriter:
 # -- decoding -----------------------------------------------------------------
 
 
-class _Bad(Exception):
+class BadRecord(Exception):
     """A badly-shaped record: the message completes "...: <message>."."""
 
     def __init__(self, message: str, what: str | None = None) -> None:
@@ -1017,14 +1017,14 @@ class _Bad(Exception):
 
 
 def _no_ext(code: int, data: bytes) -> Any:
-    raise _Bad("the record there holds a msgpack extension type")
+    raise BadRecord("the record there holds a msgpack extension type")
 
 
 def _string_keys(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
     """Every map is built here: its keys must be strings (msgpack lets bytes through)."""
     for key, _ in pairs:
         if type(key) is not str:
-            raise _Bad("the record there has a map key that is not a string")
+            raise BadRecord("the record there has a map key that is not a string")
     return dict(pairs)
 
 
@@ -1047,21 +1047,21 @@ _LIMITS: dict[bytes, dict[str, int]] = {
 
 def decode_body(data: bytes | memoryview, kind: bytes = MOVE) -> dict[str, Any]:
     """Strictly decode one record body of ``kind`` (within its limits; a move's by
-    default); raises _Bad."""
+    default); raises BadRecord."""
     if len(data) > BOUNDS[kind].size:
-        raise _Bad(f"the {KIND_NAMES[kind]} record there is longer than any the rules make")
+        raise BadRecord(f"the {KIND_NAMES[kind]} record there is longer than any the rules make")
     try:
         value = msgpack.unpackb(data, **_STRICT, **_LIMITS[kind])
-    except _Bad:
+    except BadRecord:
         raise
     except ValueError as exc:
         if "exceeds max" in str(exc):  # a string, an array or a map over its kind's limit
-            raise _Bad(f"the {KIND_NAMES[kind]} record there holds more than any the rules make") from None
-        raise _Bad("the record there is not valid msgpack") from None
+            raise BadRecord(f"the {KIND_NAMES[kind]} record there holds more than any the rules make") from None
+        raise BadRecord("the record there is not valid msgpack") from None
     except Exception:  # noqa: BLE001 - what else msgpack raises on hostile bytes (TypeError, its own, ...)
-        raise _Bad("the record there is not valid msgpack") from None
+        raise BadRecord("the record there is not valid msgpack") from None
     if not isinstance(value, dict):
-        raise _Bad("the record there is not a map")
+        raise BadRecord("the record there is not a map")
     return value
 
 
@@ -1179,10 +1179,10 @@ def _shown(key: str) -> str:
 
 
 def check_header(h: dict[str, Any]) -> None:
-    """Every field of a header, of its type and within its bounds; raises _Bad."""
+    """Every field of a header, of its type and within its bounds; raises BadRecord."""
 
     def bad(what: str) -> NoReturn:
-        raise _Bad(f"the header there has {what}", f"its header would have {what}")
+        raise BadRecord(f"the header there has {what}", f"its header would have {what}")
 
     def need(cond: bool, what: str) -> None:
         if not cond:
@@ -1221,44 +1221,44 @@ _RESULT_FIELDS = frozenset(("winners", "reason", "scores", "victor", "at"))
 
 def check_move(m: dict[str, Any], players: int, sealed: bool = False) -> None:
     if not _MOVE_FIELDS.issuperset(m):
-        raise _Bad("the move record there has a field no Cabinet writes")
+        raise BadRecord("the move record there has a field no Cabinet writes")
     seat = m.get("seat", 0)
     if "seat" not in m or not (seat is None or (_is_int(seat) and 0 <= seat < players)):
-        raise _Bad("the move record there has no valid seat")
+        raise BadRecord("the move record there has no valid seat")
     command = m.get("command", 0)
     if "command" not in m or not (command is None or (type(command) is dict and (sealed or _plain(command, nodes=256)))):
-        raise _Bad("the move record there has no valid command")
+        raise BadRecord("the move record there has no valid command")
     if (seat is None) != (command is None):
-        raise _Bad("the move record there has a seat without a command")
+        raise BadRecord("the move record there has a seat without a command")
     events = m.get("events")
     if not isinstance(events, list) or not all(isinstance(e, dict) and isinstance(e.get("t"), str) for e in events):
-        raise _Bad("the move record there has no valid event list")
+        raise BadRecord("the move record there has no valid event list")
     if "at" in m and not (type(m["at"]) is str if sealed else _text(m["at"], 64)):
-        raise _Bad("the move record there has a bad time")
+        raise BadRecord("the move record there has a bad time")
 
 
 def check_checkpoint(c: dict[str, Any]) -> None:
     if not (
         _CHECKPOINT_FIELDS.issuperset(c) and _is_int(c.get("n")) and c["n"] >= 0 and _text(c.get("digest"), 64)
     ):
-        raise _Bad("the checkpoint record there is badly formed")
+        raise BadRecord("the checkpoint record there is badly formed")
 
 
 def check_result(r: dict[str, Any], players: int) -> None:
     if not _RESULT_FIELDS.issuperset(r):
-        raise _Bad("the outcome record there has a field no Cabinet writes")
+        raise BadRecord("the outcome record there has a field no Cabinet writes")
     winners = r.get("winners")
     if not (isinstance(winners, list) and all(_is_int(w) and 0 <= w < players for w in winners)):
-        raise _Bad("the outcome record there has no valid winners")
+        raise BadRecord("the outcome record there has no valid winners")
     if not _text(r.get("reason"), 1024):
-        raise _Bad("the outcome record there has no reason")
+        raise BadRecord("the outcome record there has no reason")
     scores = r.get("scores", [])
     if not (isinstance(scores, list) and all(_is_int(s) for s in scores)):
-        raise _Bad("the outcome record there has bad scores")
+        raise BadRecord("the outcome record there has bad scores")
     if "victor" in r and not _text(r["victor"], 64):
-        raise _Bad("the outcome record there has a bad winner")
+        raise BadRecord("the outcome record there has a bad winner")
     if "at" in r and not _text(r["at"], 64):
-        raise _Bad("the outcome record there has a bad time")
+        raise BadRecord("the outcome record there has a bad time")
 
 
 @dataclass(slots=True)
@@ -1420,7 +1420,7 @@ class _Reader:
     def decode(self, kind: bytes, offset: int, data: bytes | memoryview) -> dict[str, Any]:
         try:
             return decode_body(data, kind)
-        except _Bad as exc:
+        except BadRecord as exc:
             raise self.damaged(offset, str(exc)) from None
 
     def again(self, start: int, end: int) -> Iterable[Frame]:
@@ -1435,7 +1435,7 @@ class _Reader:
             body_end = body + unpack(data, pos + at)[0]
             try:
                 yield Frame(kind, pos, body_end - body, decode_body(view[body:body_end], kind))
-            except _Bad as exc:
+            except BadRecord as exc:
                 raise self.damaged(pos, str(exc)) from None
             pos = body_end
 
@@ -1569,7 +1569,7 @@ def _read_header(reader: _Reader) -> Frame:
     assert frame.body is not None
     try:
         check_header(frame.body)
-    except _Bad as exc:
+    except BadRecord as exc:
         raise reader.damaged(frame.offset, str(exc)) from None
     return frame
 
@@ -1581,14 +1581,14 @@ def _check_body(reader: _Reader, frame: Frame, players: int, sealed: bool = Fals
     assert body is not None
     try:
         if frame.kind == HEADER:
-            raise _Bad("there is a second header")
+            raise BadRecord("there is a second header")
         if frame.kind == MOVE:
             check_move(body, players, sealed)
         elif frame.kind == CHECKPOINT:
             check_checkpoint(body)
         elif frame.kind == RESULT:
             check_result(body, players)
-    except _Bad as exc:
+    except BadRecord as exc:
         raise reader.damaged(frame.offset, str(exc)) from None
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
@@ -14,7 +16,7 @@ from tui.widgets import plain
 
 
 class JoinScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape", "dismiss", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Back")]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="join-box"):

@@ -10,10 +10,10 @@ everything (who may sit where, when a table starts); the screen asks and shows.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -96,7 +96,7 @@ async def replay_table(app: App, hall: HallClient, table_id: str) -> None:
 class SeatPicker(ModalScreen[int | None]):
     """Which free seat to take, when they differ (a side, an agent)."""
 
-    BINDINGS = [Binding("escape", "dismiss_none", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss_none", "Back")]
 
     def __init__(self, table: dict[str, Any]) -> None:
         super().__init__()
@@ -123,7 +123,7 @@ class LobbyScreen(Screen):
     """The bottom screen of a served session: every screen leaves back to it."""
 
     IS_HOME = True
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", show=False),
         Binding("n", "new", "New table"),
         Binding("w", "watch", "Watch"),

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Center, Vertical
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
@@ -16,7 +19,7 @@ TITLE_ART = "C A B I N E T"
 
 class MainMenu(Screen):
     IS_HOME = True  # every screen leaves back to it (app.back_to_menu)
-    BINDINGS = [("q", "app.quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [("q", "app.quit", "Quit")]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="menu-box"):

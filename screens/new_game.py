@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
@@ -26,7 +27,7 @@ def who_choices(game: Game) -> list[tuple[str, str]]:
 class NewGameScreen(Screen):
     #: the seed is asked (a served table's is the server's to draw)
     ASK_SEED = True
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         ("escape", "app.pop_screen", "Back"),
         ("ctrl+s", "start", "Start"),
     ]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import bisect
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 from textual.widgets import Input
 
@@ -22,7 +22,7 @@ SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
 class GoTo(ModalScreen[int | None]):
     """Ask for a move number."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, last: int) -> None:
         super().__init__()
@@ -43,7 +43,7 @@ class GoTo(ModalScreen[int | None]):
 
 class ReplayScreen(TableScreen):
     # A pair of keys shows once in the footer (``←→ Move``), so that every key fits at 80 columns.
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "step(-1)", "Move", key_display="←→", priority=True),
         Binding("right", "step(1)", "Forward", show=False, priority=True),
         Binding("home", "jump('start')", "Start", show=False, priority=True),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import ClassVar
 
 from rich.markdown import Markdown
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static, Tab, Tabs
@@ -36,7 +37,7 @@ def rules_document(game_id: str) -> Markdown:
 
 
 class RulesScreen(Screen):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "game(-1)", "Game", key_display="←→"),
         Binding("right", "game(1)", "Next game", show=False),
         Binding("pagedown,space", "page(1)", "Page", key_display="PgDn"),

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
+from textual.binding import BindingType
 from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
@@ -57,7 +58,7 @@ def open_save(app: App, path: Path, replay: bool, loaded: Any = None) -> bool:
 
 
 class SaveListScreen(Screen):
-    BINDINGS = [("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [("escape", "app.pop_screen", "Back")]
 
     def __init__(self, mode: str = "load") -> None:
         super().__init__()

@@ -157,7 +157,9 @@ def seat_choices(game: Game, players: int, rng: random.Random) -> tuple[tuple[tu
             picks = rng.sample(option.choices, len(option.choices))
         else:
             picks = [rng.choice(option.choices) for _ in range(players)]
-        for seat, pick in zip(seats, picks):
+        # fewer picks than seats when a unique option has too few choices: the seats
+        # past them choose nothing
+        for seat, pick in zip(seats, picks, strict=False):
             seat[option.key] = pick
     return tuple(tuple(sorted(seat.items())) for seat in seats)
 

@@ -338,7 +338,8 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
                     await plays_on(client, table, 7)
                 assert await until(held_once, tries=1500)  # one writer a table again
 
-                async def played_on() -> bool:  # (a move passed on by a follower may still be on its way)
+                async def played_on(before: dict[str, list] = before) -> bool:
+                    # (a move passed on by a follower may still be on its way)
                     after = await asyncio.to_thread(committed)
                     assert all(after[table][: len(before[table])] == before[table] for table in tables)
                     return all(len(after[table]) > len(before[table]) for table in tables)

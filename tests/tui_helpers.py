@@ -41,10 +41,9 @@ async def settle(pilot: Pilot, rounds: int = 200) -> None:
         await pilot.pause()
         screen = next((s for s in app.screen_stack if hasattr(s, "runner")), None)
         task = screen.runner.task if screen is not None else None
-        if task is None or task.done():
-            if not any(w.is_running for w in app.workers):
-                await pilot.pause()
-                return
+        if (task is None or task.done()) and not any(w.is_running for w in app.workers):
+            await pilot.pause()
+            return
 
 
 def run_async(test):

@@ -207,7 +207,7 @@ def or_exit(work: Callable[[], Any], prefix: str = "cabinet: ") -> Any:
         return work()
     except SaveError as exc:
         say(f"{prefix}{exc}", file=sys.stderr)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
 
 
 def open_store_or_exit(address: str):
@@ -277,10 +277,10 @@ def new_save_or_exit(args: argparse.Namespace, match):
         return start_save(save_dir_of(args), match)
     except SaveError as exc:  # SaveNotWritable: a directory we may not write to, a full disk
         print(f"cabinet: {exc}", file=sys.stderr)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
     except OSError as exc:
         print(f"cabinet: could not create a save: {exc.strerror or exc} ({exc.filename or ''}).", file=sys.stderr)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
 
 
 def cmd_play(parser: Parser, args: argparse.Namespace):
@@ -346,7 +346,7 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
                 for left in (writer.path, codes_path(writer.path)):
                     left.unlink(missing_ok=True)
             print(f"cabinet host: cannot listen on {address}: {exc.strerror or exc}.", file=sys.stderr)
-            raise SystemExit(1)
+            raise SystemExit(1) from None
         joins, hosts = [str(bound)], [str(bound)]
         if bound.path is None:
             hosts, beyond = await join_hosts(bound, server.listening_on())
@@ -363,8 +363,8 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
             log(f"  {server.name(seat)}: cabinet join {joins[0]} {code}")
         log(f"  spectators: cabinet join {joins[0]} --watch" + (f" {watch_code}" if watch_code else ""))
         if len(joins) > 1:  # every address: the likeliest first, then the others, loopback last
-            others = [j for j, h in zip(joins[1:], hosts[1:]) if not is_loopback(h)]
-            local = [j for j, h in zip(joins[1:], hosts[1:]) if is_loopback(h)]
+            others = [j for j, h in zip(joins[1:], hosts[1:], strict=True) if not is_loopback(h)]
+            local = [j for j, h in zip(joins[1:], hosts[1:], strict=True) if is_loopback(h)]
             parts = ([f"other addresses: {', '.join(others)}"] if others else []) + (
                 [f"from this machine: {', '.join(local)}"] if local else []
             )
@@ -418,10 +418,10 @@ def resume_or_exit(loaded):
         return SaveWriter.resume(loaded)
     except SaveNotWritable as exc:
         say(f"cabinet: {exc} (cabinet replay {loaded.path} shows it.)", file=sys.stderr)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
     except SaveError as exc:  # SaveLocked: who plays it; or it changed since it was read
         say(f"cabinet: {exc}", file=sys.stderr)
-        raise SystemExit(1)
+        raise SystemExit(1) from None
 
 
 def cmd_load(parser: Parser, args: argparse.Namespace):
@@ -501,7 +501,7 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
     from saves import SaveError
 
     try:
-        for k, (table, result) in enumerate(zip(tables, results)):
+        for k, (table, result) in enumerate(zip(tables, results, strict=True)):
             seated = table[1]
             winners, reason, victor, moves, times = result
             for w in winners:

@@ -238,8 +238,8 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         hosts, beyond = await join_hosts(Address(host=bound_host, port=bound_port), server.front.listening_on())
         ssh = [f"ssh -p {bound_port} NAME@{f'[{h}]' if ':' in h else h}" if bound_port != 22 else f"ssh NAME@{h}" for h in hosts]
         log(f"  players: {ssh[0]}")
-        others = [line for line, h in zip(ssh[1:], hosts[1:]) if not is_loopback(h)]
-        local = [line for line, h in zip(ssh[1:], hosts[1:]) if is_loopback(h)]
+        others = [line for line, h in zip(ssh[1:], hosts[1:], strict=True) if not is_loopback(h)]
+        local = [line for line, h in zip(ssh[1:], hosts[1:], strict=True) if is_loopback(h)]
         if others or local:
             parts = ([f"other addresses: {', '.join(others)}"] if others else []) + ([f"from this machine: {', '.join(local)}"] if local else [])
             log(f"  ({'; '.join(parts)})")

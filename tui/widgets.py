@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Self
+from typing import Any, ClassVar, Self
 
 from rich.cells import cell_len
 from rich.console import Group
@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
@@ -52,7 +52,7 @@ def printable_view(value: Any) -> Any:
         return {**value, **changed} if changed else value
     if isinstance(value, (list, tuple)):
         items = [printable_view(item) for item in value]
-        if all(new is old for new, old in zip(items, value)):
+        if all(new is old for new, old in zip(items, value, strict=True)):
             return value
         return type(value)(items) if isinstance(value, list) else tuple(items)
     return value
@@ -270,7 +270,7 @@ class ChoiceList(OptionList):
     move what is below it twice a move, take the keys elsewhere and back, and have
     the whole screen laid out and drawn again each time."""
 
-    BINDINGS = [Binding("enter", "select", "Choose")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Choose")]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -350,7 +350,7 @@ class ChoiceList(OptionList):
 class HistoryPanel(OptionList):
     """One line per event; highlighting a line shows the table as it was then."""
 
-    BINDINGS = [Binding("escape", "screen.live", "Back to play", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.live", "Back to play", show=False)]
 
     class Browse(Message):
         """Show the position after ``n`` events (None: the live position)."""
@@ -453,7 +453,7 @@ class HistoryPanel(OptionList):
 class Curtain(ModalScreen[None]):
     """Hides the table while the terminal passes to another player."""
 
-    BINDINGS = [Binding("enter,space", "dismiss", "I am ready", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "dismiss", "I am ready", priority=True)]
 
     def __init__(self, name: str, reason: str = "") -> None:
         super().__init__()
@@ -498,7 +498,7 @@ def score_table_width(sheet: ScoreSheet, names: list[str]) -> int:
 class ScoreSheetDialog(ModalScreen[None]):
     """A round has been scored: the breakdown, until the player has read it."""
 
-    BINDINGS = [Binding("enter,space,escape", "dismiss", "Go on", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space,escape", "dismiss", "Go on", priority=True)]
 
     def __init__(self, sheet: ScoreSheet, names: list[str]) -> None:
         super().__init__()
@@ -521,7 +521,7 @@ class ScoreSheetDialog(ModalScreen[None]):
 class GameOver(ModalScreen[str]):
     """The end of a game: who won and why, the score as the rules count it; replay or back to the menu."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('replay')", "Replay"),
         Binding("m,escape", "choose('menu')", "Main menu"),
         Binding("enter,space", "choose('look')", "Look at the table"),

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.widget import Widget
@@ -138,11 +138,12 @@ def choice_title(choices: list[Command]) -> str:
 class HandRow(Widget, can_focus=True):
     """Your hand as cards: ←/→ choose, Enter plays, or the card's number."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "move(-1)", "◀", show=False),
         Binding("right", "move(1)", "▶", show=False),
         Binding("enter,space", "play", "Play card"),
-    ] + [Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)]
+        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+    ]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -195,7 +196,7 @@ class HandRow(Widget, can_focus=True):
         """Cards drawn as cards, when the terminal has room."""
         chosen = [i == self.cursor and self.has_focus and self.can_play for i in range(len(self.hand))]
         keys = [f"{i + 1}" if i < 9 else "" for i in range(len(self.hand))]
-        return card_boxes(list(zip(keys, self.hand, [None] * len(self.hand), chosen)))
+        return card_boxes(list(zip(keys, self.hand, [None] * len(self.hand), chosen, strict=True)))
 
     def action_move(self, step: int) -> None:
         if self.hand:

@@ -8,13 +8,13 @@ the card, then the action, then what becomes of the other two cards.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
@@ -194,7 +194,7 @@ class CommandList(ChoiceList):
 class CampaignDialog(ModalScreen[Command | None]):
     """The electoral campaign draw: three cards, apply one (and pick its quality), then remove one."""
 
-    BINDINGS = [Binding("escape", "back", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
 
     def __init__(self, drawn: list[str], commands: list[Command], view: dict[str, Any]) -> None:
         super().__init__()
@@ -275,7 +275,7 @@ class CampaignDialog(ModalScreen[Command | None]):
 
 
 class ChiracMitterrandBoard(Board):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back a step"),
         Binding("c", "campaign", "Campaign", show=False),
         *(Binding(str(n), f"pick({n - 1})", show=False) for n in (1, 2, 3, 4)),

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 
@@ -101,7 +101,7 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
     # five narrow squares of 9 fill the 51 columns the board has at 80 (its scrollbar aside)
     width, height = ((13 if place.cols > 4 else 16), 3) if wide else ((9 if place.cols > 4 else 10), 2)
     lead = " " if width > 9 else ""
-    owners: dict[str, int] = {k: v for k, v in (view.get("owners") or {}).items()}
+    owners: dict[str, int] = view.get("owners") or {}
     heritage = view.get("heritage")
     players = view["players"]
     pawns: dict[str, list[tuple[int, str]]] = {}
@@ -557,7 +557,7 @@ def head_label(head: tuple[str, ...], members: list[Command], view: dict[str, An
 class EdgarLucienBoard(Board):
     """The map, the tally and popularity, a panel per player, and the dialog of the moment."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", show=False),
         Binding("d", "done", "Done", show=False),
     ]

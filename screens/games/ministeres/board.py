@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 
@@ -95,7 +95,7 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
 
 
 class MinisteresBoard(Board):
-    BINDINGS = [Binding("p", "pass_bid", "Pass", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("p", "pass_bid", "Pass", show=False)]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -230,9 +230,10 @@ class MinisteresBoard(Board):
         if known:
             more.append("Yours on the Favours pile: ", style="dim")
             more.append_text(cards_in_brief(known))
-        # every hand: at the end (the scoring shows them), or in a replay that reveals all
+        # every hand: at the end (the scoring shows them), or in a replay that reveals all;
+        # one per player, as the names are
         shown = view.get("hands_revealed") or [p.get("hand_cards") for p in view["players"]]
-        for name, held in zip(names, shown):
+        for name, held in zip(names, shown, strict=True):
             if held is not None:
                 if more:
                     more.append("\n")
