@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
-
 from collections.abc import Callable
+from typing import Any
 
 from core.engine import PUBLIC, Command, Viewer
 from core.games import get_game
-from table.seat import SeatLog
 from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
+from table.seat import SeatLog
 
 #: seconds between two attempts to join again
 RETRY = 2.0

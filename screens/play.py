@@ -9,9 +9,9 @@ history, take-back and the end of the game are the same for both.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 
 from core.engine import Match, ScoreSheet, Viewer
@@ -24,7 +24,7 @@ _UNSEEN = object()
 
 
 class PlayScreen(LiveTableScreen):
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("h", "history", "History"),
         Binding("u", "takeback", "Take back"),
         Binding("r", "replay", "Replay"),
@@ -81,7 +81,7 @@ class PlayScreen(LiveTableScreen):
 
     @property
     def remote(self) -> Any:
-        return getattr(self.feed, "remote")
+        return self.feed.remote
 
     def game_id(self) -> str:
         assert self.knows.game is not None  # joined before the screen is made
@@ -127,7 +127,7 @@ class PlayScreen(LiveTableScreen):
         log = self.knows
         new = log.apply(update)
         history = self.query_one(HistoryPanel)
-        if log.reset or new and new[0][0] == 0:  # taken back, or told again from the start
+        if log.reset or (new and new[0][0] == 0):  # taken back, or told again from the start
             history.news_after = log.last_own_move() if isinstance(log.seat, int) else None
             history.set_lines(log.all_lines())
         else:

@@ -124,15 +124,16 @@ class BotRunner:
             self.told_thinking(seat)
 
     def kick(self) -> None:
-        if self.task is None or self.task.done():
-            if self.table.bot_to_move() is not None:
-                self.task = asyncio.get_running_loop().create_task(self.run())
+        """Start the bots' loop if a bot must move and it is not running."""
+        if (self.task is None or self.task.done()) and self.table.bot_to_move() is not None:
+            self.task = asyncio.get_running_loop().create_task(self.run())
 
     def stop(self, closing: bool = False) -> None:
         """No bot answer lands from now on (until :meth:`kick`).  ``closing``: the table is
         left, nobody is told any more."""
         if closing:
-            self.told_thinking = self.said = lambda anything: None
+            self.told_thinking = lambda seat: None
+            self.said = lambda sentence: None
         self.waiting = None
         self.think_of(None)
         if self.task is not None:

@@ -54,7 +54,7 @@ class SeatLog:
         new = []
         start = update.get("from")
         self.reset = isinstance(start, int) and 0 <= start < len(self.events)
-        if self.reset:
+        if isinstance(start, int) and self.reset:
             del self.events[start:]  # taken back
             self.moves = [move for move in self.moves if move[0] <= start]
             for n in [n for n in self.past if n > start]:

@@ -36,6 +36,12 @@ def usual_players(game: Game) -> int:
     return max(game.min_players, min(2, game.max_players))
 
 
+def is_whole(value: object) -> bool:
+    """A whole number, as a table's numbers must be (a bool is not one): what a spec holds may
+    have come from a message (``TableSpec.from_plain``)."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check_level(game: Game, level: str) -> None:
     """Raises ConfigError, in one sentence, for a bot level ``game`` does not have."""
     make_bot(game, level, 0)
@@ -96,7 +102,7 @@ class TableSpec:
         return cls(str(plain.get("game")), players, specs, variants, seed, bot_seed)
 
     def the_game(self) -> Game:
-        game = get_game(self.game) if isinstance(self.game, str) else None
+        game = get_game(self.game)
         if game is None:
             raise ConfigError(f"There is no game {self.game!r} here (games: {', '.join(all_games())}).")
         return game
@@ -105,7 +111,7 @@ class TableSpec:
         """The game, once every part of the table is one it can be set up with: the number of
         players, each seat's name, kind, bot level and options, the variants, the seeds."""
         game = self.the_game()
-        if not isinstance(self.players, int) or isinstance(self.players, bool):
+        if not is_whole(self.players):
             raise ConfigError("The number of players is a whole number.")
         if not game.min_players <= self.players <= game.max_players:
             raise ConfigError(
@@ -122,16 +128,12 @@ class TableSpec:
                     raise ConfigError(refusal)
             if seat.kind == BOT:
                 check_level(game, self.level(game, seat))
-            if not isinstance(seat.options, Mapping):
-                raise ConfigError(f"Seat {i + 1}'s options are a map of names to choices.")
             known = {opt.key for opt in game.seat_options}
             for key in seat.options:
                 if key not in known:
                     raise ConfigError(f"{game.title} has no seat option {key!r}.")
-        if not isinstance(self.variants, Mapping):
-            raise ConfigError("Variants are a map of names to choices.")
         for seed in (self.seed, self.bot_seed):
-            if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63):
+            if seed is not None and not (is_whole(seed) and 0 <= seed < 2**63):
                 raise ConfigError("A seed is a whole number from 0 to 2**63 - 1.")
         game.make_config(self.players, self.config_seats(), dict(self.variants))
         return game

@@ -90,7 +90,7 @@ class Table:
             self.match.submit(seat, command)
         except IllegalCommand as exc:
             return str(exc)
-        except Exception:  # a command the game cannot even read: it changed nothing
+        except Exception:  # noqa: BLE001 - a command the rules cannot even read (they may raise anything): it changed nothing
             return "This game has no such command."
         self.changed(cut=False)
         return None

@@ -342,8 +342,8 @@ def test_the_command_line_takes_counts_open() -> None:
 
 
 def test_the_new_game_screen_offers_both_variants(tmp_path: Path) -> None:
-    from tests.tui_helpers import run_async, screen_text, settle
     from screens.app import CabinetApp
+    from tests.tui_helpers import run_async, screen_text, settle
 
     @run_async
     async def check() -> None:

@@ -497,11 +497,11 @@ def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
     import asyncio
 
     from core.engine import ALL
+    from screens.app import CabinetApp
     from screens.replay import ReplayScreen
     from tests.tui_helpers import screen_text
-    from screens.app import CabinetApp
-from tui.start import Start
     from tui.session import start_save
+    from tui.start import Start
 
     for seed in range(40):
         m = solo_match("chirac", seed=seed)

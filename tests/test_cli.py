@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from cabinet.main import main
 from table import Table
 from tests.tui_helpers import agent_jean_match
-from cabinet.main import main
 from tui.session import start_save
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -629,11 +629,11 @@ def test_any_record_edited_and_framed_again_ends_in_a_sentence_or_a_sound_game(t
 async def through_the_screens(save_dir: Path, path: Path) -> None:
     """The Load screen lists the directory; the save opens in the replay and in the game
     (or is one sentence), and their keys are pressed; nothing raises."""
+    from screens.app import CabinetApp
     from screens.play import PlayScreen
     from screens.replay import ReplayScreen
     from screens.save_list import SaveListScreen, open_save
     from tests.tui_helpers import settle
-    from screens.app import CabinetApp
 
     app = CabinetApp(save_dir=save_dir, bot_delay=0)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -25,13 +25,13 @@ import screens.games
 import tests.toygame
 from core.games import catalogue, get_game
 from saves import load
+from screens.app import CabinetApp
 from screens.boards import board_for
 from screens.games import board_class, boards, stylesheets
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
 from screens.rules import rules_document, rules_text
 from tests.tui_helpers import run_async, screen_text, settle
-from screens.app import CabinetApp
 from tui.widgets import Board, GameOver
 
 RULES_INIT = '''"""Toy Cards: a hand of two, play a card or gamble (a test's game)."""

@@ -22,12 +22,12 @@ from core.engine import ALL
 from net.client import HallClient, JoinError, RemoteTable
 from net.hall import BOT_NICENESS, BotPool, Hall
 from net.protocol import Address
+from screens.app import CabinetApp
 from screens.lobby import LobbyScreen, NewTableScreen, match_from_log
 from screens.play import PlayScreen
 from table import Table
 from tests.random_games import strings
 from tests.tui_helpers import screen_text
-from screens.app import CabinetApp
 from tui.start import Start
 
 STEP = 10.0

@@ -146,8 +146,8 @@ def test_cabinet_serve_keeps_its_tables_in_the_store_it_is_given(tmp_path: Path,
 
 
 def test_cabinet_serve_refuses_a_store_it_cannot_use(tmp_path: Path, capsys) -> None:
-    from tests.test_cli import exit_code
     from cabinet.main import main
+    from tests.test_cli import exit_code
 
     assert exit_code(["serve", "--data", str(tmp_path), "--store", str(tmp_path / "dir")]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (

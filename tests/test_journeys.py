@@ -14,6 +14,7 @@ import pytest
 
 from core.games import all_games, get_game
 from saves import list_saves, load
+from screens.app import CabinetApp
 from screens.join import JoinScreen
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
@@ -24,7 +25,6 @@ from screens.save_list import SaveListScreen
 from table import Table
 from table.bots import bot_for
 from tests.tui_helpers import run_async, screen_text, settle
-from screens.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver, ScoreSheetDialog
 

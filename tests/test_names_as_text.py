@@ -21,9 +21,11 @@ from typing import Any
 
 import pytest
 
+from cabinet.main import main
 from core.engine import NAME_MAX, ConfigError, Match, make_header, name_refusal, printable
 from core.games import get_game
 from saves import SaveWriter, load
+from screens.app import CabinetApp
 from screens.lobby import LobbyScreen
 from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
@@ -32,10 +34,8 @@ from screens.save_list import SaveListScreen
 from table import Table
 from tests.terminal import CABINET, Terminal
 from tests.tui_helpers import app_for, run_async, screen_text, settle
-from screens.app import CabinetApp
-from tui.start import Start
-from cabinet.main import main
 from tui.session import new_match, start_save
+from tui.start import Start
 from tui.widgets import Curtain, GameOver
 
 #: what a name may hold, and how each is shown: as it is, but for the escape sequence's

@@ -20,10 +20,10 @@ from net.client import JoinError, RemoteTable
 from net.protocol import Address
 from net.server import GameServer, load_or_make_codes
 from saves import SaveWriter, load
+from screens.app import CabinetApp
 from screens.play import PlayScreen
 from tests.test_remote_robustness import norm
 from tests.tui_helpers import run_async, screen_text
-from screens.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import GameOver, ScoreSheetDialog
 

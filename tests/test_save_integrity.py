@@ -21,13 +21,13 @@ import pytest
 
 from saves import SaveError, SaveNotWritable, SaveWriter, list_saves, load, save_dir, verify
 from saves import format as fmt
+from screens.app import CabinetApp
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
 from table import Table
 from tests.test_saves import craft, finished_save, new_match, one_sentence, record_offsets, records_of, step
 from tests.toygame import GAMES
 from tests.tui_helpers import agent_jean_match, run_async, settle
-from screens.app import CabinetApp
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from cabinet.main import main
 from table import Table
 from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_cli import exit_code, in_play_save, start_of
 from tests.tui_helpers import agent_jean_match
-from cabinet.main import main
 from tui.session import start_save
 
 ROOT = Path(__file__).resolve().parent.parent

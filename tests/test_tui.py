@@ -15,6 +15,7 @@ from core.bots import choose_safely
 from core.engine import ALL, Bot
 from core.games import all_games
 from saves import load
+from screens.app import CabinetApp
 from screens.games.agent_jean.board import AgentJeanBoard, HandRow
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
@@ -24,7 +25,6 @@ from screens.rules import RulesScreen
 from table import Table
 from table.bots import BotTurn, think
 from tests.tui_helpers import NAMES, agent_jean_match, play_app, run_async, screen_text, settle
-from screens.app import CabinetApp
 from tui.session import start_save
 from tui.widgets import Curtain, GameOver, ScoreSheetDialog
 

@@ -12,12 +12,12 @@ from core.games import get_game
 from core.games.edgar_lucien import cards as GAME_CARDS
 from core.games.edgar_lucien import fosko
 from saves import load
+from screens.app import CabinetApp
 from screens.games.edgar_lucien.board import CONDITION_NAME, CONDITION_SHORT, EdgarLucienBoard, map_text
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
 from table import Table
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
-from screens.app import CabinetApp
 from tui.session import new_match, start_save
 from tui.widgets import Curtain, GameOver
 

@@ -181,8 +181,8 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
     from textual.widgets._footer import FooterKey
 
     from net.client import RemoteTable
-    from tests.test_remote import hosted, join, serve, until
     from screens.app import CabinetApp
+    from tests.test_remote import hosted, join, serve, until
     from tui.widgets import ChoiceList
 
     writer, codes = hosted(tmp_path, "ministeres", 2, 2, seed=3)
@@ -267,8 +267,8 @@ async def test_a_spectator_sees_the_tokens_and_no_column_of_cards_it_does_not_ha
     hand and the others' are hidden, so there is no "Your cards (sum)" column (it was a
     column of zeros); a seat's player still has it."""
     from net.client import RemoteTable
-    from tests.test_remote import hosted, serve, until
     from screens.app import CabinetApp
+    from tests.test_remote import hosted, serve, until
 
     names = list(cards.MINISTRY_NAMES.values())
     writer, codes = hosted(tmp_path, "ministeres", 3, 1, seed=21)  # Ada, away: the table waits for her

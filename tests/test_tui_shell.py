@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from screens.app import CabinetApp
 from screens.menu import MainMenu
 from screens.play import PlayScreen
 from table import Table
 from tests.tui_helpers import play_app, run_async, screen_text, settle
-from screens.app import CabinetApp
 from tui.widgets import HistoryPanel
 
 
@@ -153,8 +153,8 @@ async def test_a_game_in_play_replayed_from_the_command_line_stays_public(tmp_pa
     from core.engine import PUBLIC
     from screens.replay import ReplayScreen
     from tests.tui_helpers import agent_jean_match
-    from tui.start import Start
     from tui.session import start_save
+    from tui.start import Start
 
     match = agent_jean_match(humans=1, players=2, seed=3)
     writer = start_save(tmp_path, match, durable=False)

@@ -9,8 +9,8 @@ from textual.pilot import Pilot
 from core.games import get_game
 from saves import SaveWriter
 from screens.app import CabinetApp
-from tui.start import Start
 from tui.session import new_match, start_save
+from tui.start import Start
 
 GAME = get_game("agent-jean")
 NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa"]
