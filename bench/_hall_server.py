@@ -26,10 +26,18 @@ from tui.serve import TAKE_OVER_EVERY, of_database  # noqa: E402
 async def serve(data: str, url: str, names: list[str]) -> None:
     bots = BotPool()
     bots.unusable = True  # no bot seats here; no worker to leave behind when this process is killed
+
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    hall = Hall(Path(data), bot_delay=0.0, **of_database(PostgresStore(url)), bots=bots, take_over_every=TAKE_OVER_EVERY, log=log)
+    hall = Hall(
+        Path(data),
+        bot_delay=0.0,
+        **of_database(PostgresStore(url)),
+        bots=bots,
+        take_over_every=TAKE_OVER_EVERY,
+        log=log,
+    )
     await hall.start()
     tokens = {name: hall.open_session(name) for name in names}
     print(json.dumps({"socket": str(hall.socket_path), "tokens": tokens}), flush=True)

@@ -43,8 +43,10 @@ def main() -> None:
         else:
             shared += 1
     line = ", ".join(f"seat {s + 1} {wins[s]}" for s in range(args.players))
-    print(f"{args.players} players, {args.games} games, seed {args.seed}, {args.level}, {variants or 'defaults'}: "
-          f"{line}, shared {shared}")
+    print(
+        f"{args.players} players, {args.games} games, seed {args.seed}, {args.level}, {variants or 'defaults'}: "
+        f"{line}, shared {shared}"
+    )
 
 
 if __name__ == "__main__":

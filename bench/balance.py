@@ -44,8 +44,7 @@ def tables() -> dict[str, tuple[int, ...]]:
     """Every game the registry finds and the player counts it is played at: each from
     two (a solo mode has no seats to compare) to its most."""
     return {
-        game_id: tuple(range(max(2, game.min_players), game.max_players + 1))
-        for game_id, game in all_games().items()
+        game_id: tuple(range(max(2, game.min_players), game.max_players + 1)) for game_id, game in all_games().items()
     }
 
 
@@ -63,7 +62,14 @@ def play(job: tuple[str, int, str, int, int, dict[str, str]]) -> tuple[tuple[int
 
 
 def row(
-    game_id: str, players: int, level: str, games: int, seed: int, variants: dict[str, str], pool, by_start: bool = False
+    game_id: str,
+    players: int,
+    level: str,
+    games: int,
+    seed: int,
+    variants: dict[str, str],
+    pool,
+    by_start: bool = False,
 ) -> str:
     rng = derive_rng(seed, "balance", game_id, players)
     jobs = [(game_id, players, level, rng.getrandbits(48), rng.getrandbits(48), variants) for _ in range(games)]
@@ -111,12 +117,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="games a row")
     parser.add_argument("--seed", type=int, default=21)
     parser.add_argument("--jobs", type=int, default=1, help="games played at once, in N processes")
-    parser.add_argument("--only", action="append", default=[], metavar="GAME[:PLAYERS]",
-                        help="these rows only (repeatable)")
-    parser.add_argument("--variant", action="append", default=[], metavar="GAME:K=V",
-                        help="a variant for one game's rows (repeatable)")
-    parser.add_argument("--starts", action="store_true",
-                        help="under each row, how each starting district did (Edgar & Lucien)")
+    parser.add_argument(
+        "--only", action="append", default=[], metavar="GAME[:PLAYERS]", help="these rows only (repeatable)"
+    )
+    parser.add_argument(
+        "--variant", action="append", default=[], metavar="GAME:K=V", help="a variant for one game's rows (repeatable)"
+    )
+    parser.add_argument(
+        "--starts", action="store_true", help="under each row, how each starting district did (Edgar & Lucien)"
+    )
     args = parser.parse_args(argv)
     variants: dict[str, dict[str, str]] = {}
     for item in args.variant:
@@ -130,12 +139,17 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             wanted.append((game_id, players))
     pool = concurrent.futures.ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
-    print("| game | players | level | variants | games | seat wins % (seat 1 / 2 / ...) | shared | moves "
-          "| most over fair share, points (±2 s.e.) | time |")
+    print(
+        "| game | players | level | variants | games | seat wins % (seat 1 / 2 / ...) | shared | moves "
+        "| most over fair share, points (±2 s.e.) | time |"
+    )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     try:
         for game_id, players in wanted:
-            print(row(game_id, players, args.level, args.games, args.seed, variants.get(game_id, {}), pool, args.starts), flush=True)
+            print(
+                row(game_id, players, args.level, args.games, args.seed, variants.get(game_id, {}), pool, args.starts),
+                flush=True,
+            )
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)

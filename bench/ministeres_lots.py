@@ -69,7 +69,9 @@ def main() -> int:
         else:
             wins[winners[0]] += 1
         scored = next(e for e in reversed(match.events) if e["t"] == "GameScored")
-        decided[decided_by(scored["scores"], scored["tokens"], match.state.hands, list(winners), match.state.tiebreak)] += 1
+        decided[
+            decided_by(scored["scores"], scored["tokens"], match.state.hands, list(winners), match.state.tiebreak)
+        ] += 1
         lot, who = None, set()
         for ev in match.events:
             t = ev["t"]
@@ -88,8 +90,10 @@ def main() -> int:
             elif t == "PaymentDefaulted":
                 lots[(C.kind(lot), "defaulted")] += 1
     n = args.games
-    print(f"{n} games of Ministères, {args.players} players, levels {','.join(levels)}, seed {args.seed}"
-          + (f", variants {variants}" if variants else ""))
+    print(
+        f"{n} games of Ministères, {args.players} players, levels {','.join(levels)}, seed {args.seed}"
+        + (f", variants {variants}" if variants else "")
+    )
     seats = " / ".join(f"seat {s + 1} {wins[s]}" for s in range(args.players))
     print(f"  wins: {seats} / shared {shared} ({100 * shared / n:.1f}%)")
     print("  decided by: " + ", ".join(f"{k} {v}" for k, v in decided.most_common()))
@@ -103,14 +107,20 @@ def main() -> int:
         if not all_:
             continue
         avg = sum(prices[kind]) / won if won else 0
-        print(f"    {kind:12} {all_:5}: won {won} ({100 * won / all_:.1f}%, of which {default} not paid), "
-              f"nobody bid {unsold} ({100 * unsold / all_:.1f}%); average winning bid {avg:.2f}")
+        print(
+            f"    {kind:12} {all_:5}: won {won} ({100 * won / all_:.1f}%, of which {default} not paid), "
+            f"nobody bid {unsold} ({100 * unsold / all_:.1f}%); average winning bid {avg:.2f}"
+        )
     unsold_all = sum(c for (k, r), c in lots.items() if r in ("unsold", "to opener"))
-    print(f"    all          {total:5}: nobody bid {unsold_all} ({100 * unsold_all / total:.1f}%), "
-          f"not paid {sum(c for (k, r), c in lots.items() if r == 'defaulted')}")
+    print(
+        f"    all          {total:5}: nobody bid {unsold_all} ({100 * unsold_all / total:.1f}%), "
+        f"not paid {sum(c for (k, r), c in lots.items() if r == 'defaulted')}"
+    )
     won = sum(bidders.values())
-    print("  lots won, by how many players bid: "
-          + ", ".join(f"{k}: {v} ({100 * v / won:.0f}%)" for k, v in sorted(bidders.items())))
+    print(
+        "  lots won, by how many players bid: "
+        + ", ".join(f"{k}: {v} ({100 * v / won:.0f}%)" for k, v in sorted(bidders.items()))
+    )
     return 0
 
 

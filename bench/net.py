@@ -464,7 +464,14 @@ async def client_worker() -> None:
         tables = await asyncio.gather(*(join(p, c) for p, c in job["games"]), return_exceptions=True)
         failed = [repr(t) for t in tables if isinstance(t, BaseException)]
         tables = [t for t in tables if not isinstance(t, BaseException)]
-        say({"ready": True, "join_s": time.perf_counter() - t_join, "join_failed": failed[:3], "join_failures": len(failed)})
+        say(
+            {
+                "ready": True,
+                "join_s": time.perf_counter() - t_join,
+                "join_failed": failed[:3],
+                "join_failures": len(failed),
+            }
+        )
 
         window = [float("inf"), float("inf")]
         samples: list[float] = []
@@ -838,8 +845,13 @@ async def bench_crowd(crowd: int, rounds: int, quiet: float, watching: float, tm
     noise = LoopNoise()
     loop.set_exception_handler(noise)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, str(Path(__file__).resolve()), "--crowd-worker",
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=2**26, cwd=ROOT,
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--crowd-worker",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=2**26,
+        cwd=ROOT,
     )
     assert proc.stdin is not None and proc.stdout is not None
 
@@ -851,9 +863,21 @@ async def bench_crowd(crowd: int, rounds: int, quiet: float, watching: float, tm
             raise RuntimeError("the crowd worker died")
         return json.loads(line)
 
-    out: dict[str, Any] = {"quiet": [], "joining": [], "watching": [], "took": [], "latency": [], "failures": 0,
-                           "failed": [], "frames_per_join": [], "cpu_quiet": [], "cpu_joining": [], "moves_per_s": [],
-                           "ended": 0, "hung": 0}
+    out: dict[str, Any] = {
+        "quiet": [],
+        "joining": [],
+        "watching": [],
+        "took": [],
+        "latency": [],
+        "failures": 0,
+        "failed": [],
+        "frames_per_join": [],
+        "cpu_quiet": [],
+        "cpu_joining": [],
+        "moves_per_s": [],
+        "ended": 0,
+        "hung": 0,
+    }
     try:
         for k in range(rounds):
             server = make_server("ministeres", seed + k, tmp, players=2)
@@ -939,7 +963,9 @@ def print_crowd(r: dict[str, Any], crowd: int, rounds: int) -> None:
         f"the spectators' process while they joined: {', '.join(f'{c * 100:.0f}%' for c in r['crowd_cpu'])}"
     )
     if r["hung"]:
-        print(f"   {r['hung']} acknowledgements not seen within {RT_TIMEOUT:.0f} s: counted as {RT_TIMEOUT:.0f} s, and the round's play stopped")
+        print(
+            f"   {r['hung']} acknowledgements not seen within {RT_TIMEOUT:.0f} s: counted as {RT_TIMEOUT:.0f} s, and the round's play stopped"
+        )
     if r["ended"]:
         print(f"   ({r['ended']} of the {rounds} games ended before their round did: fewer acknowledgements)")
     if r["noise"]:
@@ -1003,7 +1029,10 @@ def main(argv: list[str] | None = None) -> int:
     async def figure1(tmp: Path) -> list[dict[str, Any]]:
         noise = LoopNoise()
         asyncio.get_running_loop().set_exception_handler(noise)
-        out = [await bench_round_trip(g, blocks, per_block, tmp, seed) for seed, g in ((1, "agent-jean"), (2, "ministeres"))]
+        out = [
+            await bench_round_trip(g, blocks, per_block, tmp, seed)
+            for seed, g in ((1, "agent-jean"), (2, "ministeres"))
+        ]
         if noise.count:
             print(f"   (event loop reported {noise.count} exceptions: {noise.kinds})")
         return out
@@ -1023,8 +1052,12 @@ def main(argv: list[str] | None = None) -> int:
                     f"echo payload {r['payload']} B"
                 )
                 g, e = r["game_rt"], r["echo_rt"]
-                print(f"     game server   {ms(med(g))}   (p95 {ms(pct(g, 0.95))}, p99 {ms(pct(g, 0.99))}, max {ms(max(g))})")
-                print(f"     msgpack echo  {ms(med(e))}   (p95 {ms(pct(e, 0.95))}, p99 {ms(pct(e, 0.99))}, max {ms(max(e))})")
+                print(
+                    f"     game server   {ms(med(g))}   (p95 {ms(pct(g, 0.95))}, p99 {ms(pct(g, 0.99))}, max {ms(max(g))})"
+                )
+                print(
+                    f"     msgpack echo  {ms(med(e))}   (p95 {ms(pct(e, 0.95))}, p99 {ms(pct(e, 0.99))}, max {ms(max(e))})"
+                )
                 print(f"     ratio         {r['ratio']:.2f}x")
                 q1, q3 = r["paired_iqr"]
                 print(
@@ -1038,7 +1071,6 @@ def main(argv: list[str] | None = None) -> int:
                 )
             print()
         if 2 in figures:
-
             print(
                 f"2. Games held by one server process: N L'Agent Jean! games of {PLAYERS} human seats, clients in a "
                 f"second process, a move every {THINK[0]}-{THINK[1]} s of think time per game; {warm:.1f} s warm-up, "
@@ -1063,7 +1095,9 @@ def main(argv: list[str] | None = None) -> int:
                 steps.append(args.cap)
             gc.collect()
             t0 = time.perf_counter()
-            caps = asyncio.run(bench_capacity(steps, warm, measure, Path(tmp), 7, print_capacity_row, refine=not args.steps))
+            caps = asyncio.run(
+                bench_capacity(steps, warm, measure, Path(tmp), 7, print_capacity_row, refine=not args.steps)
+            )
             took2 = time.perf_counter() - t0
             ok = [r for r in caps if held(r)]
             over = sorted(r["n"] for r in caps if not held(r))
@@ -1114,7 +1148,9 @@ def main(argv: list[str] | None = None) -> int:
             print_crowd(crowd, args.crowd, rounds)
             print(f"   ({time.perf_counter() - t0:.0f} s)")
             print()
-    print(f"load average at the end: {os.getloadavg()[0]:.2f}; peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    print(
+        f"load average at the end: {os.getloadavg()[0]:.2f}; peak RSS of this process {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
+    )
     print(f"bench run took {time.perf_counter() - t_all:.0f} s")
     return 0
 

@@ -147,7 +147,9 @@ async def seat_player(server: Server, table: Table, name: str, run: Run, rng: ra
             table.in_flight += 1
 
 
-async def bench(servers: list[Server], tables: int, warm: float, seed: int, cluster: Path, down: float) -> tuple[list[Table], Run]:
+async def bench(
+    servers: list[Server], tables: int, warm: float, seed: int, cluster: Path, down: float
+) -> tuple[list[Table], Run]:
     rng = random.Random(seed)
     run = Run()
     made: list[Table] = []
@@ -158,7 +160,8 @@ async def bench(servers: list[Server], tables: int, warm: float, seed: int, clus
         asyncio.get_running_loop().create_task(
             seat_player(servers[(table.home + s) % 2], table, f"p{2 * i + s}", run, random.Random(rng.random()))
         )
-        for i, table in enumerate(made) for s in (0, 1)
+        for i, table in enumerate(made)
+        for s in (0, 1)
     ]
     began = time.monotonic()
     await asyncio.sleep(warm)
@@ -197,14 +200,24 @@ def said(server: Server) -> tuple[int, int, int, int, tuple[str, int]]:
     back = sum(line.startswith("Connected again to ") for line in lines)
     # a table's own lines name it ("[k7f3mb] ..."): the same thing said every second would not
     common_line = Counter(line for line in lines if not line.startswith("[")).most_common(1)
-    return text.count("Traceback"), text.count("Unhandled exception"), lost, back, (common_line[0] if common_line else ("", 0))
+    return (
+        text.count("Traceback"),
+        text.count("Unhandled exception"),
+        lost,
+        back,
+        (common_line[0] if common_line else ("", 0)),
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=40)
-    parser.add_argument("--warm", type=float, default=10.0, help="seconds of play before the restart, and after the recovery")
-    parser.add_argument("--down", type=float, default=0.0, help="seconds the database stays stopped (0: pg_ctl restart)")
+    parser.add_argument(
+        "--warm", type=float, default=10.0, help="seconds of play before the restart, and after the recovery"
+    )
+    parser.add_argument(
+        "--down", type=float, default=0.0, help="seconds the database stays stopped (0: pg_ctl restart)"
+    )
     parser.add_argument("--seed", type=int, default=31)
     args = parser.parse_args(argv)
     names = [f"p{i}" for i in range(2 * args.tables)]
@@ -223,33 +236,47 @@ def main(argv: list[str] | None = None) -> int:
     stuck = [t for t in playing if t.first_move_after is None]
     reopened = [t.reopened_after for t in made if t.reopened_after is not None]
     lost = sum(t.lost for t in made)
-    print(f"\n{args.tables} tables, {2 * args.tables} players (one of each table on each server); the database {how} "
-          f"after {run.restarted_at:.1f} s, back {run.back_at - run.restarted_at:.2f} s later")
-    print(f"  moves answered: {len(before)} before the restart, {len(after)} in as long a window after every table went on")
+    print(
+        f"\n{args.tables} tables, {2 * args.tables} players (one of each table on each server); the database {how} "
+        f"after {run.restarted_at:.1f} s, back {run.back_at - run.restarted_at:.2f} s later"
+    )
+    print(
+        f"  moves answered: {len(before)} before the restart, {len(after)} in as long a window after every table went on"
+    )
     print(f"  move latency before: p50 {ms(med(before))}, p95 {ms(pct(before, 0.95))}")
     if after:
         print(f"  move latency after:  p50 {ms(med(after))}, p95 {ms(pct(after, 0.95))}")
     away = run.back_at - run.restarted_at
     if gone_on:
-        print(f"  every table moving again, from the restart issued: median {med(gone_on):.2f} s, p95 {pct(gone_on, 0.95):.2f} s, "
-              f"the last {max(gone_on):.2f} s; from the database back: the last {max(gone_on) - away:.2f} s "
-              f"(goal <= {GOAL_RESUMED:.0f} s, every table; with the player's {THINK[0]}-{THINK[1]} s of thought)")
+        print(
+            f"  every table moving again, from the restart issued: median {med(gone_on):.2f} s, p95 {pct(gone_on, 0.95):.2f} s, "
+            f"the last {max(gone_on):.2f} s; from the database back: the last {max(gone_on) - away:.2f} s "
+            f"(goal <= {GOAL_RESUMED:.0f} s, every table; with the player's {THINK[0]}-{THINK[1]} s of thought)"
+        )
     if reopened:
-        print(f"  (seats joined again by players whose connection ended: {len(reopened)}, "
-              f"after a median of {med(reopened):.2f} s, the last {max(reopened):.2f} s)")
-    print(f"  tables that did not move again within 60 s: {len(stuck)}; finished before: {len(made) - len(playing)}; "
-          f"moving in the window after: {sum(t.moves_after > 0 for t in made)}, finished by its end: {sum(t.done for t in made)}")
+        print(
+            f"  (seats joined again by players whose connection ended: {len(reopened)}, "
+            f"after a median of {med(reopened):.2f} s, the last {max(reopened):.2f} s)"
+        )
+    print(
+        f"  tables that did not move again within 60 s: {len(stuck)}; finished before: {len(made) - len(playing)}; "
+        f"moving in the window after: {sum(t.moves_after > 0 for t in made)}, finished by its end: {sum(t.done for t in made)}"
+    )
     for table in stuck:
         print(f"  table {table.id} (opened on server {table.home}) did not move again; the servers said of it:")
         for i, lines in enumerate(logs):
             print("".join(f"    {i}: {line}\n" for line in lines if line.startswith(f"[{table.id}]")), end="")
     print(f"  events shown to a player and missing when it joined again: {lost} (goal 0)")
-    print(f"  moves in flight when a connection ended (may be lost; made again): {sum(t.in_flight for t in made)}; "
-          f"moves a follower could not pass on meanwhile (made again): {sum(t.refused for t in made)}")
+    print(
+        f"  moves in flight when a connection ended (may be lost; made again): {sum(t.in_flight for t in made)}; "
+        f"moves a follower could not pass on meanwhile (made again): {sum(t.refused for t in made)}"
+    )
     for i, (tracebacks, unhandled, lost_lines, back_lines, (line, times)) in enumerate(printed):
-        print(f"  server {i} printed: {tracebacks} tracebacks, {unhandled} unhandled exceptions; "
-              f"'Lost the connection' {lost_lines}x, 'Connected again' {back_lines}x; "
-              f"its line printed most often, {times}x: {line[:90]!r}")
+        print(
+            f"  server {i} printed: {tracebacks} tracebacks, {unhandled} unhandled exceptions; "
+            f"'Lost the connection' {lost_lines}x, 'Connected again' {back_lines}x; "
+            f"its line printed most often, {times}x: {line[:90]!r}"
+        )
         if lost_lines != 1 or back_lines != 1:
             print("".join(f"    {line}\n" for line in logs[i] if not line.startswith("[")), end="")
     clean = all(t == u == 0 and lo == ba == 1 for t, u, lo, ba, _ in printed)

@@ -37,7 +37,9 @@ from net.protocol import Address  # noqa: E402
 THINK = (0.2, 0.6)  # seconds a scripted player thinks before a move
 
 
-async def player(server: Server, name: str, table_id: str, until: float, rng: random.Random, latencies: list[float]) -> None:
+async def player(
+    server: Server, name: str, table_id: str, until: float, rng: random.Random, latencies: list[float]
+) -> None:
     """One scripted player at its seat until ``until`` (or the game's end)."""
     remote = RemoteTable(Address(path=Path(server.socket)), token=server.tokens[name], table_id=table_id)
     await remote.connect(timeout=30)
@@ -93,11 +95,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# bench/relay.py: {machine()}; {tree()}")
     with two_servers(names) as servers:
         holder, relayed = asyncio.run(bench(servers, args.tables, args.seconds, args.seed))
-    print(f"\n{args.tables} tables held by server 0, {args.seconds:.0f} s of play; a player of each table on each server")
+    print(
+        f"\n{args.tables} tables held by server 0, {args.seconds:.0f} s of play; a player of each table on each server"
+    )
     print(f"  on the holder:      {len(holder)} moves, p50 {ms(med(holder))}, p95 {ms(pct(holder, 0.95))}")
     print(f"  through the other:  {len(relayed)} moves, p50 {ms(med(relayed))}, p95 {ms(pct(relayed, 0.95))}")
     if holder and relayed:
-        print(f"  ratio, other / holder: p50 {med(relayed) / med(holder):.2f}x, p95 {pct(relayed, 0.95) / pct(holder, 0.95):.2f}x")
+        print(
+            f"  ratio, other / holder: p50 {med(relayed) / med(holder):.2f}x, p95 {pct(relayed, 0.95) / pct(holder, 0.95):.2f}x"
+        )
     return 0
 
 

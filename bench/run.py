@@ -129,9 +129,7 @@ def run_child(script: Path, env: dict[str, str]) -> tuple[float, float]:
     children run one at a time, so the growth of RUSAGE_CHILDREN is this one's."""
     cpu0 = _children_cpu()
     t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     elapsed = time.perf_counter() - t0
     cpu = _children_cpu() - cpu0
     if proc.returncode != 0 or proc.stdout.strip() != "shown":
@@ -355,7 +353,10 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
         (f"replay: Match + evolve x {len(match.events)}", replay),
         (f"checkpoint digests x {len(states)}", digests),
         ("saves.load as a whole (sealed: folded)", lambda: saves.load(path, fixtures.GAMES)),
-        ("  the same, every move decided again (a copied save, verify)", lambda: saves.load(path, fixtures.GAMES, rederive=True)),
+        (
+            "  the same, every move decided again (a copied save, verify)",
+            lambda: saves.load(path, fixtures.GAMES, rederive=True),
+        ),
         ("game.view", lambda: game.view(match.state, viewer)),
         ("history_lines", lambda: Table(match).history(viewer)),
     ]
@@ -474,7 +475,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   {label}, {reps} runs each:")
         print(f"     cabinet        {ms(med(s['cabinet']))}   ({spread(s['cabinet'])})")
         print(f"     bare Textual   {ms(med(s['bare']))}   ({spread(s['bare'])})")
-        print(f"     ratio          {s['ratio']:.2f}x   goal <= {GOAL_STARTUP}x   {verdict(s['ratio'] <= GOAL_STARTUP)}")
+        print(
+            f"     ratio          {s['ratio']:.2f}x   goal <= {GOAL_STARTUP}x   {verdict(s['ratio'] <= GOAL_STARTUP)}"
+        )
         q1, q3 = s["paired_iqr"]
         print(
             f"     cross-checks: median of the {reps} side-by-side ratios {s['paired']:.2f}x "
@@ -511,7 +514,9 @@ def main(argv: list[str] | None = None) -> int:
             )
             print(f"     load + view + history   {ms(med(o['cabinet']))}   ({spread(o['cabinet'])})")
             print(f"     msgpack alone           {ms(med(o['msgpack']))}   ({spread(o['msgpack'])})")
-            print(f"     ratio                   {o['ratio']:.2f}x   goal <= {GOAL_OPEN}x   {verdict(o['ratio'] <= GOAL_OPEN)}")
+            print(
+                f"     ratio                   {o['ratio']:.2f}x   goal <= {GOAL_OPEN}x   {verdict(o['ratio'] <= GOAL_OPEN)}"
+            )
             print(
                 f"     cross-checks: median of the side-by-side ratios {o['paired']:.2f}x; CPU time "
                 f"{ms(med(o['cabinet_cpu']))} against {ms(med(o['msgpack_cpu']))}, {o['ratio_cpu']:.2f}x"
@@ -535,10 +540,14 @@ def main(argv: list[str] | None = None) -> int:
             f"   {label}: {st['events']} events, snapshot every {st['snapshot_every']}; "
             f"{st['calls']} calls in {r_step} runs{fold}"
         )
-        print(f"     state_at(n-1)   {ms(med(st['step']))} mean per call (median of runs); p99 {ms(st['p99'])}, max {ms(st['max'])}")
+        print(
+            f"     state_at(n-1)   {ms(med(st['step']))} mean per call (median of runs); p99 {ms(st['p99'])}, max {ms(st['max'])}"
+        )
         print(f"     one evolve      {ms(med(st['evolve']))} (mean over the whole log)")
         ok = med(st["step"]) < GOAL_STEP_MS / 1000 and st["p99"] < GOAL_STEP_MS / 1000
-        print(f"     ratio           {st['ratio']:.1f}x one evolve   goal < {GOAL_STEP_MS:.0f} ms (mean and p99)   {verdict(ok)}")
+        print(
+            f"     ratio           {st['ratio']:.1f}x one evolve   goal < {GOAL_STEP_MS:.0f} ms (mean and p99)   {verdict(ok)}"
+        )
     print()
     print(f"bench run took {time.perf_counter() - t_all:.0f} s")
     return 0

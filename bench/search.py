@@ -129,7 +129,9 @@ def main(argv: list[str] | None = None) -> int:
     ]
     t_all = time.perf_counter()
     print(f"Search bot, {args.budget} moves simulated a position, one decision in {every} of an easy-bot game")
-    print(f"{'game':<20}{'players':>8}{'positions':>10}{'iter/s':>9}{'moves/s':>9}{'evolve':>10}{'iteration/evolve':>18}")
+    print(
+        f"{'game':<20}{'players':>8}{'positions':>10}{'iter/s':>9}{'moves/s':>9}{'evolve':>10}{'iteration/evolve':>18}"
+    )
     for gid, game, players in tables:
         found = positions(game, players, 7, every)
         per_iteration, per_move = iteration_seconds(game, found, args.budget)

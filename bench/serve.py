@@ -266,7 +266,9 @@ class Pty:
 
     def start(self) -> Pty:
         self.t_spawn = time.perf_counter()
-        self.proc = ptyprocess.PtyProcess.spawn(self.argv, env=self.env, dimensions=(ROWS, COLS), cwd=str(self.cwd) if self.cwd else None)
+        self.proc = ptyprocess.PtyProcess.spawn(
+            self.argv, env=self.env, dimensions=(ROWS, COLS), cwd=str(self.cwd) if self.cwd else None
+        )
         LIVE.add(self)
         self.fd = self.proc.fd
         os.set_blocking(self.fd, False)
@@ -452,7 +454,9 @@ class Server:
     log lines (its stderr, where the server's log goes), each with the time it was read, and
     kept in a file beside its data with whatever else it wrote (``errors``)."""
 
-    def __init__(self, data: Path, env: dict[str, str], bot_delay: float = 0.0, sessions: int = 200, per_key: int = 4) -> None:
+    def __init__(
+        self, data: Path, env: dict[str, str], bot_delay: float = 0.0, sessions: int = 200, per_key: int = 4
+    ) -> None:
         self.data, self.env = data, env
         self.argv = [
             sys.executable, "-m", "cabinet", "serve", "--listen", "127.0.0.1:0", "--data", str(data),
@@ -467,14 +471,21 @@ class Server:
         self.data.mkdir(parents=True, exist_ok=True)
         self.stderr = open(self.data.parent / f"{self.data.name}.stderr", "w")  # noqa: SIM115 - closed in stop()
         self.proc = await asyncio.create_subprocess_exec(
-            *self.argv, cwd=ROOT, env=self.env, stdout=self.stderr, stderr=asyncio.subprocess.PIPE, start_new_session=True
+            *self.argv,
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.stderr,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
         )
         SERVERS.append(self)
         self.reader = asyncio.get_running_loop().create_task(self._read())
         deadline = time.monotonic() + WAIT
         while not self.port:
             if self.proc.returncode is not None or time.monotonic() > deadline:
-                raise RuntimeError("cabinet serve did not start:\n" + "\n".join(text for _, text in self.lines) + self.errors())
+                raise RuntimeError(
+                    "cabinet serve did not start:\n" + "\n".join(text for _, text in self.lines) + self.errors()
+                )
             await asyncio.sleep(0.02)
         return self
 
@@ -574,7 +585,13 @@ def ssh_argv(port: int, key: Path, name: str, *command: str) -> list[str]:
 
 def terminal_env(home: Path, **more: str) -> dict[str, str]:
     """A player's terminal: none of this shell's environment (no agent, no config)."""
-    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8", **more}
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        **more,
+    }
 
 
 def player(port: int, keys: Path, name: str) -> Pty:
@@ -590,7 +607,9 @@ def local_env(tmp: Path) -> dict[str, str]:
     """The local `cabinet`'s terminal: a bytecode cache under ``tmp`` (as bench/run.py), an
     empty save directory; and this tree's Cabinet, should the console script's be another."""
     env = terminal_env(tmp, CABINET_SAVE_DIR=str(tmp / "local-saves"), PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
-    found = subprocess.run([sys.executable, "-c", "import tui; print(tui.__file__)"], cwd="/", capture_output=True, text=True, env=env)
+    found = subprocess.run(
+        [sys.executable, "-c", "import tui; print(tui.__file__)"], cwd="/", capture_output=True, text=True, env=env
+    )
     if Path(found.stdout.strip()).resolve().parent.parent != ROOT:
         env["PYTHONPATH"] = str(ROOT)
     return env
@@ -632,8 +651,10 @@ async def start_ssh(server: Server, keys: Path, name: str) -> dict[str, float]:
     login = server.line_after(t0, rf"^{name} logged in")
     started = server.line_after(t0, rf"^{name} from .*session started")
     return {
-        "frame": frame - t0, "first_byte": p.first_byte - t0,
-        "login": (login or float("nan")) - t0, "started": (started or float("nan")) - t0,
+        "frame": frame - t0,
+        "first_byte": p.first_byte - t0,
+        "login": (login or float("nan")) - t0,
+        "started": (started or float("nan")) - t0,
     }
 
 
@@ -667,7 +688,7 @@ async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
                 lambda: start_ssh(server, keys, "starter"),
                 lambda: start_probe(server, keys, "starter"),
             ]
-            for j in (range(3) if i % 2 == 0 else range(2, -1, -1)):
+            for j in range(3) if i % 2 == 0 else range(2, -1, -1):
                 got = await sides[j]()
                 (local, remote, probe)[j].append(got)  # type: ignore[attr-defined]
     finally:
@@ -676,14 +697,16 @@ async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
     sf = [r["frame"] for r in remote]
     paired = sorted(s / lo for s, lo in zip(sf, lf, strict=True))
     return {
-        "local": lf, "ssh": sf, "ratio": med(sf) / med(lf), "paired": med(paired),
+        "local": lf,
+        "ssh": sf,
+        "ratio": med(sf) / med(lf),
+        "paired": med(paired),
         "local_first_byte": med([r["first_byte"] for r in local]),
         "ssh_login": med([r["login"] for r in remote]),
         "ssh_started": med([r["started"] for r in remote]),
         "ssh_first_byte": med([r["first_byte"] for r in remote]),
         "probe": med(probe),
     }
-
 
 
 # -- 2 and 3. tables made by keys, moves paced like humans ------------------------------------------
@@ -775,7 +798,9 @@ async def make_tables(server: Server, keys: Path, load: Load, tables: int, prefi
     for first in range(0, tables, wave):
         pairs = []
         for i in range(first, min(tables, first + wave)):
-            pairs.append((player(server.port, keys, f"{prefix}{i:02d}a"), player(server.port, keys, f"{prefix}{i:02d}b")))
+            pairs.append(
+                (player(server.port, keys, f"{prefix}{i:02d}a"), player(server.port, keys, f"{prefix}{i:02d}b"))
+            )
         t0 = time.perf_counter()
         for a, b in pairs:
             a.start()
@@ -1037,13 +1062,15 @@ async def bench_load(tmp: Path, quick: bool, figures: set[int]) -> dict[str, Any
                 t0 = time.perf_counter()
                 await make_bot_tables(server, keys, load, BOT_TABLES, "bot")
                 out["bot_setup"] = time.perf_counter() - t0
-                tasks += [asyncio.ensure_future(play_bot(load, p, random.Random(f"bot{k}"))) for k, p in enumerate(load.bots)]
+                tasks += [
+                    asyncio.ensure_future(play_bot(load, p, random.Random(f"bot{k}"))) for k, p in enumerate(load.bots)
+                ]
                 globals()["PACE"] = FIG3_PACE  # the human tables' pace in figure 3's windows
                 out["windows"] = []
                 pairs = FIG3_PAIRS if not quick else 1
                 length = FIG3 if not quick else FIG3_QUICK
                 for k in range(pairs):
-                    for busy in ((False, True) if k % 2 == 0 else (True, False)):
+                    for busy in (False, True) if k % 2 == 0 else (True, False):
                         name = f"{'busy' if busy else 'idle'}{k}"
                         if busy:
                             load.bots_on = True
@@ -1253,7 +1280,14 @@ async def hostile_arrives(server: Server, keys: Path) -> tuple[Hostile, dict[str
     claimed = h.size()
     deadline = time.monotonic() + WAIT
     while True:
-        line = next((text for when, text in server.lines if when >= t0 and re.match(rf"{HOSTILE} from .*session started", text)), None)
+        line = next(
+            (
+                text
+                for when, text in server.lines
+                if when >= t0 and re.match(rf"{HOSTILE} from .*session started", text)
+            ),
+            None,
+        )
         if line is not None:
             break
         if h.eof or time.monotonic() > deadline:
@@ -1267,7 +1301,12 @@ async def hostile_arrives(server: Server, keys: Path) -> tuple[Hostile, dict[str
     with contextlib.suppress(RuntimeError):
         await h.until(lambda: h.answered and not h.urgent, "the question about synchronized output", timeout=10.0)
     h.flood()  # ssh has its terminal in raw mode by now: nothing is echoed, every byte is a key
-    return h, {"claimed": claimed, "given": (int(found.group(1)), int(found.group(2))), "pid": int(found.group(3)), "t0": t0}
+    return h, {
+        "claimed": claimed,
+        "given": (int(found.group(1)), int(found.group(2))),
+        "pid": int(found.group(3)),
+        "t0": t0,
+    }
 
 
 async def hostile_leaves(server: Server, h: Hostile, pid: int) -> float:
@@ -1380,10 +1419,16 @@ GOAL_HOSTILE = 1.2  # figure 4: the honest p95 with the hostile session, x witho
 
 
 def report_start(s: dict[str, Any], reps: int) -> None:
-    print(f"1. From the start to the first frame, fresh process in a pty of {COLS}x{ROWS}, {reps} runs each, alternated (medians)")
-    print(f"     local cabinet to its menu   {ms(med(s['local']))}   (min {ms(min(s['local']))}, max {ms(max(s['local']))})")
+    print(
+        f"1. From the start to the first frame, fresh process in a pty of {COLS}x{ROWS}, {reps} runs each, alternated (medians)"
+    )
+    print(
+        f"     local cabinet to its menu   {ms(med(s['local']))}   (min {ms(min(s['local']))}, max {ms(max(s['local']))})"
+    )
     print(f"     ssh to the lobby            {ms(med(s['ssh']))}   (min {ms(min(s['ssh']))}, max {ms(max(s['ssh']))})")
-    print(f"     ratio                       {s['ratio']:.2f}x   goal <= {GOAL_START}x   {verdict(s['ratio'] <= GOAL_START)}")
+    print(
+        f"     ratio                       {s['ratio']:.2f}x   goal <= {GOAL_START}x   {verdict(s['ratio'] <= GOAL_START)}"
+    )
     print(f"     cross-check: median of the side-by-side ratios {s['paired']:.2f}x")
     print(
         f"     where the ssh side's time goes: logged in at {ms(s['ssh_login'])} (ssh true, handshake and a refused "
@@ -1391,7 +1436,6 @@ def report_start(s: dict[str, Any], reps: int) -> None:
         f"lobby {ms(med(s['ssh']))};"
     )
     print(f"       the local cabinet's first byte at {ms(s['local_first_byte'])}, its menu {ms(med(s['local']))}")
-
 
 
 def rt_line(r: dict[str, Any]) -> str:
@@ -1428,7 +1472,9 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         f"2. {n} SSH sessions, {HUMAN_TABLES} tables of {GAME} for 2 made by keys (set up in {r['setup']:.0f} s; "
         f"10 logins at once reach their lobbies in {', '.join(f'{x:.1f}' for x in r['logins'])} s)"
     )
-    print(f"   a move every {r['pace'][0]:g}-{r['pace'][1]:g} s at each table, {FIG2 if not quick else FIG2_QUICK:.0f} s measured:")
+    print(
+        f"   a move every {r['pace'][0]:g}-{r['pace'][1]:g} s at each table, {FIG2 if not quick else FIG2_QUICK:.0f} s measured:"
+    )
     f2 = r["fig2"]
     ok = bool(f2["rt"]) and pct(f2["rt"], 0.95) < GOAL_RT
     print(f"     key press to the other seat's screen   {rt_line(f2)}")
@@ -1448,9 +1494,13 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         res = r[f"fig2_{key}"]
         if key == "auct":
             late = f"{r['auctions_after']} tables not yet" if r["auctions_after"] else "every table"
-            print(f"   later, {late} in its auctions (after {r['auctions_reached']:.0f} s more of play), a move every {pace[0]:g}-{pace[1]:g} s, {length * (FIG2 if not quick else FIG2_QUICK):.0f} s measured:")
+            print(
+                f"   later, {late} in its auctions (after {r['auctions_reached']:.0f} s more of play), a move every {pace[0]:g}-{pace[1]:g} s, {length * (FIG2 if not quick else FIG2_QUICK):.0f} s measured:"
+            )
         else:
-            print(f"   then a move every {pace[0]:g}-{pace[1]:g} s at each table (a bidder's pace), {length * (FIG2 if not quick else FIG2_QUICK):.0f} s measured:")
+            print(
+                f"   then a move every {pace[0]:g}-{pace[1]:g} s at each table (a bidder's pace), {length * (FIG2 if not quick else FIG2_QUICK):.0f} s measured:"
+            )
         ok = bool(res["rt"]) and pct(res["rt"], 0.95) < GOAL_RT
         print(f"     key press to the other seat's screen   {rt_line(res)}")
         print(f"     goal p95 < {ms(GOAL_RT)}   {verdict(ok)}")
@@ -1475,10 +1525,14 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         print(f"            {usage_line(use, n + BOT_TABLES)}")
     if idle and busy:
         pi, pb = pct(idle, 0.95), pct(busy, 0.95)
-        print(f"     all idle windows: p95 {ms(pi)} ({len(idle)} moves); all busy windows: p95 {ms(pb)} ({len(busy)} moves); ratio {pb / pi:.2f}x")
+        print(
+            f"     all idle windows: p95 {ms(pi)} ({len(idle)} moves); all busy windows: p95 {ms(pb)} ({len(busy)} moves); ratio {pb / pi:.2f}x"
+        )
         print(f"     goal: the same p95, under {ms(GOAL_RT)}   {verdict(pb < GOAL_RT)} (busy p95 {ms(pb)})")
     m = r["memory3"]
-    print(f"     memory with {m['sessions']} sessions: helpers (bot pool) {m['helpers']} processes, {m['helpers_pss'] / 1024:.0f} MiB PSS")
+    print(
+        f"     memory with {m['sessions']} sessions: helpers (bot pool) {m['helpers']} processes, {m['helpers_pss'] / 1024:.0f} MiB PSS"
+    )
     if r["log_errors"] or "Traceback" in r["stderr"]:
         print("   the server said:", r["log_errors"], r["stderr"][-500:])
 
@@ -1535,7 +1589,10 @@ def report_hostile(r: dict[str, Any], quick: bool) -> None:
                 f"since its start); gone {w['gone']:.1f} s after its ssh was killed"
                 + ("" if w["alive"] else "; ITS SSH HAD ENDED")
             )
-            print("               drawn on its screen: " + ", ".join(f"{what} {w['seen'][mark]} times" for mark, what in HOSTILE_SEES.items()))
+            print(
+                "               drawn on its screen: "
+                + ", ".join(f"{what} {w['seen'][mark]} times" for mark, what in HOSTILE_SEES.items())
+            )
     without = [x for w in r["windows"] if not w["hostile"] for x in w["rt"]["rt"]]
     with_ = [x for w in r["windows"] if w["hostile"] for x in w["rt"]["rt"]]
     if without and with_:
@@ -1602,13 +1659,41 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter windows, fewer runs (a rough look)")
     ap.add_argument("--figures", default="1,2,3,4", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load) or 4")
-    ap.add_argument("--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})")
-    ap.add_argument("--pace", default=f"{PACE[0]:g},{PACE[1]:g}", help=f"LO,HI: s between two moves at a human table, uniform (default {PACE[0]:g},{PACE[1]:g})")
-    ap.add_argument("--bot-pace", default=None, help="LO,HI: s the player at a bot's table takes to answer in figure 3 (default: --pace; 0,0: at once)")
-    ap.add_argument("--auction-pace", default=f"{AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g}", help=f"LO,HI: s between two moves in figure 2's second window of the auctions (default {AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g})")
-    ap.add_argument("--fig3-pace", default=None, help="LO,HI: s between two moves at the human tables during figure 3 (default: --pace)")
-    ap.add_argument("--bot-tables", type=int, default=BOT_TABLES, help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})")
-    ap.add_argument("--fig4-tables", type=int, default=HOSTILE_TABLES, help=f"honest tables of figure 4, two sessions each (default {HOSTILE_TABLES})")
+    ap.add_argument(
+        "--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})"
+    )
+    ap.add_argument(
+        "--pace",
+        default=f"{PACE[0]:g},{PACE[1]:g}",
+        help=f"LO,HI: s between two moves at a human table, uniform (default {PACE[0]:g},{PACE[1]:g})",
+    )
+    ap.add_argument(
+        "--bot-pace",
+        default=None,
+        help="LO,HI: s the player at a bot's table takes to answer in figure 3 (default: --pace; 0,0: at once)",
+    )
+    ap.add_argument(
+        "--auction-pace",
+        default=f"{AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g}",
+        help=f"LO,HI: s between two moves in figure 2's second window of the auctions (default {AUCTION_PACE[0]:g},{AUCTION_PACE[1]:g})",
+    )
+    ap.add_argument(
+        "--fig3-pace",
+        default=None,
+        help="LO,HI: s between two moves at the human tables during figure 3 (default: --pace)",
+    )
+    ap.add_argument(
+        "--bot-tables",
+        type=int,
+        default=BOT_TABLES,
+        help=f"tables against a hard bot in figure 3 (default {BOT_TABLES})",
+    )
+    ap.add_argument(
+        "--fig4-tables",
+        type=int,
+        default=HOSTILE_TABLES,
+        help=f"honest tables of figure 4, two sessions each (default {HOSTILE_TABLES})",
+    )
     args = ap.parse_args(argv)
 
     def seconds(option: str, text: str, zero: bool = False) -> tuple[float, float]:
@@ -1619,13 +1704,23 @@ def main(argv: list[str] | None = None) -> int:
                 return lo, hi
         except ValueError:
             pass
-        ap.error(f"{option} takes LO,HI in seconds, {'0 <=' if zero else '0 <'} LO <= HI (e.g. {'0,0' if zero else '3,6'})")
+        ap.error(
+            f"{option} takes LO,HI in seconds, {'0 <=' if zero else '0 <'} LO <= HI (e.g. {'0,0' if zero else '3,6'})"
+        )
 
     pace = seconds("--pace", args.pace)
     bot_pace = pace if args.bot_pace is None else seconds("--bot-pace", args.bot_pace, zero=True)
     auction_pace = seconds("--auction-pace", args.auction_pace)
     fig3_pace = pace if args.fig3_pace is None else seconds("--fig3-pace", args.fig3_pace)
-    globals().update(HUMAN_TABLES=args.tables, BOT_TABLES=args.bot_tables, HOSTILE_TABLES=args.fig4_tables, PACE=pace, BOT_PACE=bot_pace, AUCTION_PACE=auction_pace, FIG3_PACE=fig3_pace)
+    globals().update(
+        HUMAN_TABLES=args.tables,
+        BOT_TABLES=args.bot_tables,
+        HOSTILE_TABLES=args.fig4_tables,
+        PACE=pace,
+        BOT_PACE=bot_pace,
+        AUCTION_PACE=auction_pace,
+        FIG3_PACE=fig3_pace,
+    )
     loop = asyncio.new_event_loop()
     task = loop.create_task(amain(args))
     for sig in (signal.SIGTERM, signal.SIGHUP):

@@ -64,7 +64,10 @@ def bench_append(store, directory: Path, moves: int, seed: int) -> dict[str, lis
         table += 1
         table_seed = rng.getrandbits(32)
         controllers = [{"kind": "human"}] * PLAYERS
-        sides = {name: new_match(game, PLAYERS, controllers=controllers, seed=table_seed, bot_seed=table_seed) for name in times}
+        sides = {
+            name: new_match(game, PLAYERS, controllers=controllers, seed=table_seed, bot_seed=table_seed)
+            for name in times
+        }
         writers = [
             SaveWriter(directory / f"t{table}.cab", sides["files"]),
             SaveWriter(store.hold(f"t{table}"), sides["postgresql"]),
@@ -99,12 +102,15 @@ def bench_open(store, directory: Path, reps: int) -> dict[str, list[float]]:
     in_db = load(store.source("long"), fixtures.GAMES)
     assert in_db.sealed and in_db.match.events == loaded.match.events
     events = len(loaded.match.events)
-    opens = {"files": lambda: load(path, fixtures.GAMES), "postgresql": lambda: load(store.source("long"), fixtures.GAMES)}
+    opens = {
+        "files": lambda: load(path, fixtures.GAMES),
+        "postgresql": lambda: load(store.source("long"), fixtures.GAMES),
+    }
     # the bytes alone (what differs between the two sides), for where the time goes
     reads = {"files": path.read_bytes, "postgresql": lambda: store.read("long")}
     times: dict[str, list[float]] = {"files": [], "postgresql": [], "read files": [], "read postgresql": []}
     for i in range(reps):
-        for name in (("files", "postgresql") if i % 2 == 0 else ("postgresql", "files")):
+        for name in ("files", "postgresql") if i % 2 == 0 else ("postgresql", "files"):
             for prefix, calls in (("", opens), ("read ", reads)):
                 gc.collect()
                 t0 = time.perf_counter()
@@ -133,7 +139,9 @@ def main(argv: list[str] | None = None) -> int:
             store = open_store(base)
             (version,) = store.conn.execute("SHOW server_version").fetchone()
             (fsync,) = store.conn.execute("SHOW fsync").fetchone()
-            print(f"# PostgreSQL {version} on a Unix socket, fsync {fsync}, synchronous_commit on; files fsynced a move")
+            print(
+                f"# PostgreSQL {version} on a Unix socket, fsync {fsync}, synchronous_commit on; files fsynced a move"
+            )
             try:
                 append = bench_append(store, saves_dir, moves, args.seed)
                 opened = bench_open(store, saves_dir, reps)
@@ -157,8 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"   PostgreSQL: median {ms(med(d))} (min {ms(min(d))}, max {ms(max(d))})")
     print(f"   PostgreSQL / file: {ratio:.2f}x (goal <= {GOAL_OPEN:.0f}x): {verdict(ratio <= GOAL_OPEN)}")
     rf, rd = opened["read files"], opened["read postgresql"]
-    print(f"   of which reading the log's {int(opened['bytes'][0]) // 1024} KiB: file {ms(med(rf))}, "
-          f"PostgreSQL {ms(med(rd))} ({med(rd) / med(rf):.1f}x); the rest (checks, decoding, fold) is the same code")
+    print(
+        f"   of which reading the log's {int(opened['bytes'][0]) // 1024} KiB: file {ms(med(rf))}, "
+        f"PostgreSQL {ms(med(rd))} ({med(rd) / med(rf):.1f}x); the rest (checks, decoding, fold) is the same code"
+    )
     return 0
 
 

@@ -86,8 +86,13 @@ def start_server(data: Path, url: str, names: list[str]) -> Server:
     data.mkdir(parents=True, exist_ok=True)
     log = data.parent / f"{data.name}.log"
     with open(log, "w") as stderr:
-        proc = subprocess.Popen([sys.executable, str(BENCH / "_hall_server.py"), str(data), url, *names],
-                                cwd=ROOT, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        proc = subprocess.Popen(
+            [sys.executable, str(BENCH / "_hall_server.py"), str(data), url, *names],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
     assert proc.stdout is not None
     hello = json.loads(proc.stdout.readline())
     return Server(proc, hello["socket"], hello["tokens"], log)
@@ -123,7 +128,9 @@ async def lobby(server: Server, name: str) -> tuple[HallClient, asyncio.Task[Non
 async def open_table(server: Server, first: str, second: str) -> str:
     """A 2-player L'Agent Jean! table opened by ``first`` and started by ``second`` on ``server``."""
     a, a_task = await lobby(server, first)
-    created = await a.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0}, timeout=30)
+    created = await a.request(
+        {"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0}, timeout=30
+    )
     b, b_task = await lobby(server, second)
     sat = await b.request({"t": "sit", "table": created["table"], "seat": 1}, timeout=30)
     assert created["ok"] and sat["ok"] and sat["started"], (created, sat)
@@ -156,7 +163,12 @@ async def seat_player(servers: list[Server], table: Table, name: str, run: Run, 
                 if message.get("t") != "update":
                     continue
                 remote.apply(message)
-                if first and run.killed_at is not None and table.resumed_with is None and server is servers[1 - table.home]:
+                if (
+                    first
+                    and run.killed_at is not None
+                    and table.resumed_with is None
+                    and server is servers[1 - table.home]
+                ):
                     table.resumed_with = len(remote.events)
                     table.reopened_after = time.monotonic() - run.killed_at
                 first = False
@@ -192,8 +204,13 @@ async def bench(servers: list[Server], tables: int, warm: float, seed: int, kill
     for t in range(tables):
         home = t % 2
         made.append(Table(await open_table(servers[home], f"p{2 * t}", f"p{2 * t + 1}"), home))
-    players = [asyncio.get_running_loop().create_task(seat_player(servers, table, f"p{2 * i + s}", run, random.Random(rng.random())))
-               for i, table in enumerate(made) for s in (0, 1)]
+    players = [
+        asyncio.get_running_loop().create_task(
+            seat_player(servers, table, f"p{2 * i + s}", run, random.Random(rng.random()))
+        )
+        for i, table in enumerate(made)
+        for s in (0, 1)
+    ]
     began = time.monotonic()
     await asyncio.sleep(warm)
     for table in made:
@@ -220,14 +237,17 @@ async def bench(servers: list[Server], tables: int, warm: float, seed: int, kill
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=200)
-    parser.add_argument("--warm", type=float, default=20.0, help="seconds of play before the kill, and after the recovery")
+    parser.add_argument(
+        "--warm", type=float, default=20.0, help="seconds of play before the kill, and after the recovery"
+    )
     parser.add_argument("--seed", type=int, default=19)
     args = parser.parse_args(argv)
     names = [f"p{i}" for i in range(2 * args.tables)]
     print(f"# bench/takeover.py: {machine()}; {tree()}")
     with two_servers(names) as servers:
-        made, run = asyncio.run(bench(servers, args.tables, args.warm, args.seed,
-                                      lambda: servers[0].proc.send_signal(signal.SIGKILL)))
+        made, run = asyncio.run(
+            bench(servers, args.tables, args.warm, args.seed, lambda: servers[0].proc.send_signal(signal.SIGKILL))
+        )
 
     before = [s for when, s in run.latencies if when < run.killed_at]
     after = [s for when, s in run.latencies if when > run.recovered]
@@ -237,24 +257,36 @@ def main(argv: list[str] | None = None) -> int:
     stuck = [t for t in dead if t.first_move_after is None and not t.done]
     reopened = [t.reopened_after for t in dead if t.reopened_after is not None]
     lost = sum(max(0, t.acked_at_kill - t.resumed_with) for t in dead if t.resumed_with is not None)
-    print(f"\n{args.tables} tables, {2 * args.tables} players; server 0 killed after {run.killed_at:.1f} s with {len(dead)} tables")
-    print(f"  moves answered: {len(before)} before the kill, {len(after)} in as long a window after every table went on")
+    print(
+        f"\n{args.tables} tables, {2 * args.tables} players; server 0 killed after {run.killed_at:.1f} s with {len(dead)} tables"
+    )
+    print(
+        f"  moves answered: {len(before)} before the kill, {len(after)} in as long a window after every table went on"
+    )
     print(f"  move latency before: p50 {ms(med(before))}, p95 {ms(pct(before, 0.95))}")
     if after:
-        print(f"  move latency after:  p50 {ms(med(after))}, p95 {ms(pct(after, 0.95))} (one server for all the tables)")
+        print(
+            f"  move latency after:  p50 {ms(med(after))}, p95 {ms(pct(after, 0.95))} (one server for all the tables)"
+        )
     if gone_on:
-        print(f"  the dead server's tables went on after: median {med(gone_on):.2f} s, p95 {pct(gone_on, 0.95):.2f} s, "
-              f"the last {max(gone_on):.2f} s (goal <= {GOAL_RESUMED:.0f} s, every table)")
+        print(
+            f"  the dead server's tables went on after: median {med(gone_on):.2f} s, p95 {pct(gone_on, 0.95):.2f} s, "
+            f"the last {max(gone_on):.2f} s (goal <= {GOAL_RESUMED:.0f} s, every table)"
+        )
     if reopened:
-        print(f"  (open again on the other server after: median {med(reopened):.2f} s, the last {max(reopened):.2f} s, "
-              f"through a follower until it takes the table over; the first move then waits for the takeover "
-              f"and its player's {THINK[0]:.0f}-{THINK[1]:.0f} s of thought)")
+        print(
+            f"  (open again on the other server after: median {med(reopened):.2f} s, the last {max(reopened):.2f} s, "
+            f"through a follower until it takes the table over; the first move then waits for the takeover "
+            f"and its player's {THINK[0]:.0f}-{THINK[1]:.0f} s of thought)"
+        )
     print(f"  tables that did not go on within 60 s: {len(stuck)}; finished before the kill: {len(finished)}")
     print(f"  events acknowledged before the kill and not in the log taken over: {lost} (goal 0)")
     flying = [t for t in dead if t.in_flight_at_kill and t.resumed_with is not None]
     kept = sum(1 for t in flying if t.resumed_with > t.acked_at_kill)
-    print(f"  moves in flight at the kill (sent, not answered): {len(flying)}; of those, in the log taken over: {kept} "
-          f"(the others lost; their players move again)")
+    print(
+        f"  moves in flight at the kill (sent, not answered): {len(flying)}; of those, in the log taken over: {kept} "
+        f"(the others lost; their players move again)"
+    )
     ok = not stuck and gone_on and max(gone_on) <= GOAL_RESUMED and lost == 0
     print(f"  verdict: {'PASS' if ok else 'FAIL'}")
     return 0

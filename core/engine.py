@@ -97,8 +97,10 @@ def name_refusal(name: Any, seat: int) -> str | None:
     if len(name) > NAME_MAX:
         return f"{whose} has {len(name):,} characters; a name has {NAME_MAX} at most."
     if not all(_shows(ch) for ch in name):
-        return (f"{whose} has a character that is not text (a control character or an escape "
-                "sequence); a name is printable text only.")
+        return (
+            f"{whose} has a character that is not text (a control character or an escape "
+            "sequence); a name is printable text only."
+        )
     return None
 
 
@@ -414,7 +416,9 @@ class Outcome:
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> Outcome:
-        return cls(tuple(data["winners"]), str(data["reason"]), tuple(data.get("scores", ())), str(data.get("victor") or ""))
+        return cls(
+            tuple(data["winners"]), str(data["reason"]), tuple(data.get("scores", ())), str(data.get("victor") or "")
+        )
 
 
 def outcome_text(match: Match, why: bool = True) -> str:
@@ -508,9 +512,7 @@ class Game:
                 names = ", ".join(known) or "none"
                 raise ConfigError(f"{self.title} has no variant {key!r} (variants: {names}).")
             if value not in known[key].choices:
-                raise ConfigError(
-                    f"Variant {key} takes {', '.join(known[key].choices)}, not {value!r}."
-                )
+                raise ConfigError(f"Variant {key} takes {', '.join(known[key].choices)}, not {value!r}.")
         full = {v.key: chosen.get(v.key, v.default) for v in self.variants}
         seat_list = [dict(s) for s in seats] + [{} for _ in range(players - len(seats))]
         if len(seat_list) != players:

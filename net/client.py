@@ -80,7 +80,9 @@ class RemoteTable(SeatLog):
             welcome = await asyncio.wait_for(self.receive(), timeout)
         except (TimeoutError, ProtocolError, OSError) as exc:
             await self.close()
-            raise JoinError(f"The host at {self.address} did not answer as a Cabinet game: {exc or 'no answer'}.") from None
+            raise JoinError(
+                f"The host at {self.address} did not answer as a Cabinet game: {exc or 'no answer'}."
+            ) from None
         if welcome is None or welcome["t"] != "welcome":
             await self.close()
             message = (welcome or {}).get("message") or "the host closed the connection"
@@ -140,6 +142,7 @@ class RemoteTable(SeatLog):
         if isinstance(n, int) and isinstance(view, dict) and 0 <= n <= len(self.events):
             self.keep(n, view)
         return self.look_back(self.looking)
+
 
 class RemoteFeed:
     """A table joined over the network, as a table screen is fed (``table.feed``): the server's
@@ -228,7 +231,9 @@ class RemoteFeed:
     def leave(self) -> str | None:
         self.close()
         if isinstance(self.remote.seat, int) and self.remote.outcome is None:
-            again = "Open it again from the lobby." if self.remote.token is not None else "Join again with the same code."
+            again = (
+                "Open it again from the lobby." if self.remote.token is not None else "Join again with the same code."
+            )
             return f"You left; the game waits for you. {again}"
         return None
 

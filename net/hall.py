@@ -193,8 +193,13 @@ class Table:
 
     def record(self) -> dict[str, Any]:
         return {
-            "id": self.id, "game": self.game, "players": self.players, "seats": self.seats,
-            "variants": self.variants, "created_by": self.created_by, "created": self.created,
+            "id": self.id,
+            "game": self.game,
+            "players": self.players,
+            "seats": self.seats,
+            "variants": self.variants,
+            "created_by": self.created_by,
+            "created": self.created,
         }
 
     @classmethod
@@ -203,8 +208,12 @@ class Table:
         if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats):
             raise ValueError("seats")
         return cls(
-            id=str(data["id"]), game=str(data["game"]), players=int(data["players"]), seats=seats,
-            variants=dict(data.get("variants") or {}), created_by=str(data.get("created_by") or ""),
+            id=str(data["id"]),
+            game=str(data["game"]),
+            players=int(data["players"]),
+            seats=seats,
+            variants=dict(data.get("variants") or {}),
+            created_by=str(data.get("created_by") or ""),
             created=float(data.get("created") or 0.0),
         )
 
@@ -249,19 +258,30 @@ class Table:
             labels = []
             if game is not None:
                 labels = [opt.label_of(seat[opt.key]) for opt in game.seat_options if opt.key in seat]
-            seats.append({
-                "kind": seat.get("kind", "human"),
-                "user": seat.get("user"),
-                "level": seat.get("level"),
-                "name": seat.get("user") or (bot_name(i) if seat.get("kind") == "bot" else None),
-                "label": ", ".join(labels),
-                "away": i in away,
-            })
+            seats.append(
+                {
+                    "kind": seat.get("kind", "human"),
+                    "user": seat.get("user"),
+                    "level": seat.get("level"),
+                    "name": seat.get("user") or (bot_name(i) if seat.get("kind") == "bot" else None),
+                    "label": ", ".join(labels),
+                    "away": i in away,
+                }
+            )
         return {
-            "id": self.id, "game": self.game, "title": game.title if game else self.game,
-            "players": self.players, "state": self.state(), "seats": seats, "active": active,
-            "moves": moves, "created_by": self.created_by, "created": self.created, "updated": self.updated,
-            "variants": self.variants, "outcome": (outcome or {}).get("text"),
+            "id": self.id,
+            "game": self.game,
+            "title": game.title if game else self.game,
+            "players": self.players,
+            "state": self.state(),
+            "seats": seats,
+            "active": active,
+            "moves": moves,
+            "created_by": self.created_by,
+            "created": self.created,
+            "updated": self.updated,
+            "variants": self.variants,
+            "outcome": (outcome or {}).get("text"),
         }
 
 
@@ -418,7 +438,9 @@ class Hall:
         start those left full and not started (``start_stalled``); the tables taken.  A table
         another hall takes first is left to it."""
         taken = await self.start_stalled()
-        orphans = [t for t in await self.offloop.call(self.store.unheld) if t not in self.tables and t not in self.left_out]
+        orphans = [
+            t for t in await self.offloop.call(self.store.unheld) if t not in self.tables and t not in self.left_out
+        ]
         records = dict(await self.offloop.call(self.store.lobby)) if orphans else {}
         for table_id in orphans:
             if table_id in self.tables:
@@ -577,17 +599,26 @@ class Hall:
                 self.trouble(f"[{table.id}] The other servers cannot be told who is here: {exc.strerror or exc}.")
 
         def presence(seat: int, here: bool) -> None:
-            self.presence_lane.push(functools.partial(self.cluster.seat_here, table.id, seat, self.news.pid, here), told)
+            self.presence_lane.push(
+                functools.partial(self.cluster.seat_here, table.id, seat, self.news.pid, here), told
+            )
 
         return {
-            "bot_delay": self.bot_delay, "log": log, "on_send": sent, "limits": Limits.derive(table.players),
+            "bot_delay": self.bot_delay,
+            "log": log,
+            "on_send": sent,
+            "limits": Limits.derive(table.players),
             "on_presence": presence,
         }
 
     def serve_table(self, table: Table, writer: SaveWriter) -> None:
         writer.on_error = lambda sentence: self.save_failed(table, sentence)
         table.server = GameServer(
-            writer, {}, think=self.bots.think, on_change=lambda: self.changed(table), **self.options(table),
+            writer,
+            {},
+            think=self.bots.think,
+            on_change=lambda: self.changed(table),
+            **self.options(table),
         )
         table.server.begin()
         self.unpublished.add(table.id)
@@ -664,10 +695,17 @@ class Hall:
                 table = self.tables.get(table_id) or self.followers.get(table_id)
                 if table is not None:
                     await self.seen_seated(table)
-            elif kind == "answer" and message.get("hall") == self.news.pid and isinstance(table_id, str) and table_id in self.followers:
+            elif (
+                kind == "answer"
+                and message.get("hall") == self.news.pid
+                and isinstance(table_id, str)
+                and table_id in self.followers
+            ):
                 server = self.followers[table_id].server
                 if isinstance(server, Follower):
-                    server.answered(int(message.get("number", -1)), str(message.get("kind")), str(message.get("message")))
+                    server.answered(
+                        int(message.get("number", -1)), str(message.get("kind")), str(message.get("message"))
+                    )
             elif kind == "listening":  # heard again after a while: this hall has a new name, and missed news
                 for table in [*self.tables.values(), *self.followers.values()]:
                     if table.server is not None and table.server.on_presence is not None:
@@ -795,7 +833,9 @@ class Hall:
         if table.ended is not None:
             return table
         try:
-            server = await Follower.open(self.cluster, self.offloop, table_id, lambda: self.news.pid, **self.options(table))
+            server = await Follower.open(
+                self.cluster, self.offloop, table_id, lambda: self.news.pid, **self.options(table)
+            )
         except SaveError as exc:
             if not self.cluster.reachable:
                 raise  # its log cannot be read just now: it is not the table's doing
@@ -884,7 +924,14 @@ class Hall:
         for number, hall, (kind, message) in answers:
             if kind != "error" and save.lost:
                 kind, message = "error", NOT_SAVED  # played, not saved: the table goes on from its log without it
-            notice = {"t": "answer", "hall": hall, "table": table.id, "number": number, "kind": kind, "message": message}
+            notice = {
+                "t": "answer",
+                "hall": hall,
+                "table": table.id,
+                "number": number,
+                "kind": kind,
+                "message": message,
+            }
             self.publishing.push(functools.partial(self.cluster.notify, notice), told)
 
     async def start_table(self, table: Table) -> None:
@@ -966,8 +1013,10 @@ class Hall:
                     return
             if table is None or table.server is None:
                 sentence = (
-                    "There is no such table." if table is None
-                    else "That table is over: replay it from the lobby." if table.ended is not None
+                    "There is no such table."
+                    if table is None
+                    else "That table is over: replay it from the lobby."
+                    if table.ended is not None
                     else "That table has not started: it waits for players."
                 )
                 writer.write(pack({"t": "bye", "message": sentence}))
@@ -1056,7 +1105,8 @@ class Hall:
             raise Refused(str(exc)) from None
         players, variants = spec.players, spec.variants
         seats: list[dict[str, Any]] = [
-            {"kind": BOT, "level": spec.level(game, seat), **seat.options} if seat.kind == BOT
+            {"kind": BOT, "level": spec.level(game, seat), **seat.options}
+            if seat.kind == BOT
             else {"kind": HUMAN, "user": None, **seat.options}
             for seat in spec.seats
         ]
@@ -1067,7 +1117,9 @@ class Hall:
         table_id = new_table_id()
         while table_id in self.tables or table_id in taken or table_id in self.elsewhere or table_id in self.creating:
             table_id = new_table_id()
-        table = Table(table_id, game.id, players, seats, {str(k): str(v) for k, v in variants.items()}, name, time.time())
+        table = Table(
+            table_id, game.id, players, seats, {str(k): str(v) for k, v in variants.items()}, name, time.time()
+        )
         self.creating.add(table_id)
         self.log(f"[{table.id}] {name} opens a table of {game.title} for {players}.")
         try:

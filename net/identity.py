@@ -171,7 +171,10 @@ class FileIdentities(Identities):
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = {
             "format": FORMAT,
-            "players": {c.name: {"key": c.key, "since": c.since} for c in sorted(self.claims.values(), key=lambda c: c.name.lower())},
+            "players": {
+                c.name: {"key": c.key, "since": c.since}
+                for c in sorted(self.claims.values(), key=lambda c: c.name.lower())
+            },
         }
         fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix="." + self.path.name + ".")  # mode 0600
         try:
@@ -238,4 +241,3 @@ class StoredIdentities(Identities):
             return None  # free, and only asked about
         known = self.claims[name.lower()] = Claim(*held)
         return None if known.key == key_fingerprint else f"The name {known.name} belongs to another key."
-

@@ -72,8 +72,13 @@ class Follower(GameServer):
     are sent to.  Made with :meth:`open` (which reads the log off the loop)."""
 
     def __init__(
-        self, cluster: Cluster, offloop: Offloop, table: str, hall: Callable[[], int],
-        records: list[tuple[int, bytes, bytes]], **options: Any,
+        self,
+        cluster: Cluster,
+        offloop: Offloop,
+        table: str,
+        hall: Callable[[], int],
+        records: list[tuple[int, bytes, bytes]],
+        **options: Any,
     ) -> None:
         super().__init__(None, {}, match=rebuild(table, records), **options)
         self.cluster = cluster
@@ -93,7 +98,9 @@ class Follower(GameServer):
         self.reading = asyncio.Lock()
 
     @classmethod
-    async def open(cls, cluster: Cluster, offloop: Offloop, table: str, hall: Callable[[], int], **options: Any) -> Follower:
+    async def open(
+        cls, cluster: Cluster, offloop: Offloop, table: str, hall: Callable[[], int], **options: Any
+    ) -> Follower:
         """The follower of ``table``, its log read.  Raises SaveError."""
         records = await offloop.call(cluster.records_after, table, -1)
         return cls(cluster, offloop, table, hall, records, **options)
@@ -178,7 +185,9 @@ class Follower(GameServer):
             try:
                 follow(self.match, records)
             except Exception:  # noqa: BLE001 - moves the rules cannot apply fail them anywhere: one sentence
-                raise SaveError(f"table {self.table_id} cannot be followed: its log holds what the rules cannot apply.") from None
+                raise SaveError(
+                    f"table {self.table_id} cannot be followed: its log holds what the rules cannot apply."
+                ) from None
         if not records:
             return
         self.seq = records[-1][0]

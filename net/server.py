@@ -240,7 +240,9 @@ def peer_key(sock: socket.socket, peer: Any) -> str:
 async def bind_tcp(host: str, port: int) -> list[socket.socket]:
     """Listening sockets on every address ``host`` names (all on one port, if ``port`` is 0)."""
     loop = asyncio.get_running_loop()
-    infos = await loop.getaddrinfo(host, port, family=socket.AF_UNSPEC, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    infos = await loop.getaddrinfo(
+        host, port, family=socket.AF_UNSPEC, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )
     seen: set[tuple[int, Any]] = set()
     bound: list[socket.socket] = []
     first: OSError | None = None
@@ -361,7 +363,9 @@ async def machine_addresses(family: int) -> list[str]:
         found.append(outbound)
     loop = asyncio.get_running_loop()
     with contextlib.suppress(OSError, asyncio.TimeoutError, UnicodeError):
-        infos = await asyncio.wait_for(loop.getaddrinfo(socket.gethostname(), None, family=family, type=socket.SOCK_STREAM), 2.0)
+        infos = await asyncio.wait_for(
+            loop.getaddrinfo(socket.gethostname(), None, family=family, type=socket.SOCK_STREAM), 2.0
+        )
         for *_, address in infos:
             ip = ipaddress.ip_address(address[0].split("%")[0])
             if not (ip.is_unspecified or ip.is_loopback or ip.is_link_local) and str(ip) not in found:
@@ -411,7 +415,9 @@ class Budget:
 class Connection:
     """One client: its seat (``PUBLIC`` for a spectator) and how far it has been told."""
 
-    def __init__(self, server: GameServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: str = "") -> None:
+    def __init__(
+        self, server: GameServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: str = ""
+    ) -> None:
         self.server = server
         self.reader = reader
         self.writer = writer
@@ -518,7 +524,9 @@ class GameServer:
         self.bot_delay = bot_delay
         #: the bots, thought of in a thread by default; ``cabinet serve`` gives worker
         #: processes, so that no table's bots hold up another's.  None: another server runs them
-        self.runner: BotRunner | None = BotRunner(self.table, think or think_in_thread, bot_delay, said=lambda line: self.log(line))
+        self.runner: BotRunner | None = BotRunner(
+            self.table, think or think_in_thread, bot_delay, said=lambda line: self.log(line)
+        )
         #: told whenever what the table shows changes (a move, a seat's coming or going)
         self.on_change = on_change
         #: told when a seat's player is connected here (True) and no more (False)
@@ -691,7 +699,10 @@ class GameServer:
         conn.abort()
         self.release(conn)
         if conn.seat is None:
-            self.refused(f"Closed a connection that had not said hello, to make room: {reason}.", ("connection closed to make room", "connections closed to make room"))
+            self.refused(
+                f"Closed a connection that had not said hello, to make room: {reason}.",
+                ("connection closed to make room", "connections closed to make room"),
+            )
 
     def closing(self, conn: Connection) -> None:
         """``conn`` is being closed: if it is not a seat's, it counts as such until it is."""
@@ -726,7 +737,10 @@ class GameServer:
                 return "This game takes no spectators.", kind
             return f"This game has as many spectators as it takes ({limits.spectators}); try again later.", kind
         if self.shared() > limits.connections:
-            return "The host is full; try again later.", ("spectator refused: the host was full", "spectators refused: the host was full")
+            return "The host is full; try again later.", (
+                "spectator refused: the host was full",
+                "spectators refused: the host was full",
+            )
         if self.watchers_by_key[conn.key] >= limits.per_address:
             return (
                 f"Too many spectators from your address ({limits.per_address} at most); try again later.",
@@ -821,7 +835,8 @@ class GameServer:
         if hello.get("watch") is True or watching:
             if self.watch_code is not None and not watching:
                 conn.close(
-                    "This game's spectators need the watch code the host printed." if code is None
+                    "This game's spectators need the watch code the host printed."
+                    if code is None
                     else "That watch code is not this game's."
                 )
                 return False

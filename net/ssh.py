@@ -292,7 +292,11 @@ class AllowList:
                 raise OSError(exc.errno or errno.EIO, f"{self.path} cannot be read ({exc.strerror or exc})") from None
             self._stamp = None
             return
-        lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.lstrip().startswith("#")]
+        lines = [
+            (n, line)
+            for n, line in enumerate(text.splitlines(), 1)
+            if line.strip() and not line.lstrip().startswith("#")
+        ]
         if not lines:
             self.keys = None  # emptied: nobody gets in
             self.log(f"{self.path} lists no key: nobody can log in.")
@@ -304,7 +308,9 @@ class AllowList:
             try:
                 asyncssh.import_authorized_keys(line)
             except ValueError:
-                self.log(f"{self.path}, line {n}: not a public key Cabinet can read ({shown(line.strip(), 30)}); it is skipped.")
+                self.log(
+                    f"{self.path}, line {n}: not a public key Cabinet can read ({shown(line.strip(), 30)}); it is skipped."
+                )
             else:
                 kept.append(line)
         if kept:
@@ -400,24 +406,51 @@ def terminal_size(cols: int, rows: int) -> tuple[int, int]:
 
 #: the client's terminal modes (RFC 4254, 8) that a pty has: control characters...
 _CHARS = {
-    asyncssh.PTY_VINTR: "VINTR", asyncssh.PTY_VQUIT: "VQUIT", asyncssh.PTY_VERASE: "VERASE",
-    asyncssh.PTY_VKILL: "VKILL", asyncssh.PTY_VEOF: "VEOF", asyncssh.PTY_VEOL: "VEOL",
-    asyncssh.PTY_VEOL2: "VEOL2", asyncssh.PTY_VSTART: "VSTART", asyncssh.PTY_VSTOP: "VSTOP",
-    asyncssh.PTY_VSUSP: "VSUSP", asyncssh.PTY_VREPRINT: "VREPRINT", asyncssh.PTY_WERASE: "VWERASE",
-    asyncssh.PTY_VLNEXT: "VLNEXT", asyncssh.PTY_VDISCARD: "VDISCARD",
+    asyncssh.PTY_VINTR: "VINTR",
+    asyncssh.PTY_VQUIT: "VQUIT",
+    asyncssh.PTY_VERASE: "VERASE",
+    asyncssh.PTY_VKILL: "VKILL",
+    asyncssh.PTY_VEOF: "VEOF",
+    asyncssh.PTY_VEOL: "VEOL",
+    asyncssh.PTY_VEOL2: "VEOL2",
+    asyncssh.PTY_VSTART: "VSTART",
+    asyncssh.PTY_VSTOP: "VSTOP",
+    asyncssh.PTY_VSUSP: "VSUSP",
+    asyncssh.PTY_VREPRINT: "VREPRINT",
+    asyncssh.PTY_WERASE: "VWERASE",
+    asyncssh.PTY_VLNEXT: "VLNEXT",
+    asyncssh.PTY_VDISCARD: "VDISCARD",
 }
 #: ...and flags, with the index of their word in termios.tcgetattr's list
 _FLAGS = {
-    asyncssh.PTY_IGNPAR: (0, "IGNPAR"), asyncssh.PTY_PARMRK: (0, "PARMRK"), asyncssh.PTY_INPCK: (0, "INPCK"),
-    asyncssh.PTY_ISTRIP: (0, "ISTRIP"), asyncssh.PTY_INLCR: (0, "INLCR"), asyncssh.PTY_IGNCR: (0, "IGNCR"),
-    asyncssh.PTY_ICRNL: (0, "ICRNL"), asyncssh.PTY_IXON: (0, "IXON"), asyncssh.PTY_IXANY: (0, "IXANY"),
-    asyncssh.PTY_IXOFF: (0, "IXOFF"), asyncssh.PTY_IMAXBEL: (0, "IMAXBEL"), asyncssh.PTY_IUTF8: (0, "IUTF8"),
-    asyncssh.PTY_OPOST: (1, "OPOST"), asyncssh.PTY_ONLCR: (1, "ONLCR"), asyncssh.PTY_OCRNL: (1, "OCRNL"),
-    asyncssh.PTY_ONOCR: (1, "ONOCR"), asyncssh.PTY_ONLRET: (1, "ONLRET"),
-    asyncssh.PTY_ISIG: (3, "ISIG"), asyncssh.PTY_ICANON: (3, "ICANON"), asyncssh.PTY_ECHO: (3, "ECHO"),
-    asyncssh.PTY_ECHOE: (3, "ECHOE"), asyncssh.PTY_ECHOK: (3, "ECHOK"), asyncssh.PTY_ECHONL: (3, "ECHONL"),
-    asyncssh.PTY_NOFLSH: (3, "NOFLSH"), asyncssh.PTY_TOSTOP: (3, "TOSTOP"), asyncssh.PTY_IEXTEN: (3, "IEXTEN"),
-    asyncssh.PTY_ECHOCTL: (3, "ECHOCTL"), asyncssh.PTY_ECHOKE: (3, "ECHOKE"),
+    asyncssh.PTY_IGNPAR: (0, "IGNPAR"),
+    asyncssh.PTY_PARMRK: (0, "PARMRK"),
+    asyncssh.PTY_INPCK: (0, "INPCK"),
+    asyncssh.PTY_ISTRIP: (0, "ISTRIP"),
+    asyncssh.PTY_INLCR: (0, "INLCR"),
+    asyncssh.PTY_IGNCR: (0, "IGNCR"),
+    asyncssh.PTY_ICRNL: (0, "ICRNL"),
+    asyncssh.PTY_IXON: (0, "IXON"),
+    asyncssh.PTY_IXANY: (0, "IXANY"),
+    asyncssh.PTY_IXOFF: (0, "IXOFF"),
+    asyncssh.PTY_IMAXBEL: (0, "IMAXBEL"),
+    asyncssh.PTY_IUTF8: (0, "IUTF8"),
+    asyncssh.PTY_OPOST: (1, "OPOST"),
+    asyncssh.PTY_ONLCR: (1, "ONLCR"),
+    asyncssh.PTY_OCRNL: (1, "OCRNL"),
+    asyncssh.PTY_ONOCR: (1, "ONOCR"),
+    asyncssh.PTY_ONLRET: (1, "ONLRET"),
+    asyncssh.PTY_ISIG: (3, "ISIG"),
+    asyncssh.PTY_ICANON: (3, "ICANON"),
+    asyncssh.PTY_ECHO: (3, "ECHO"),
+    asyncssh.PTY_ECHOE: (3, "ECHOE"),
+    asyncssh.PTY_ECHOK: (3, "ECHOK"),
+    asyncssh.PTY_ECHONL: (3, "ECHONL"),
+    asyncssh.PTY_NOFLSH: (3, "NOFLSH"),
+    asyncssh.PTY_TOSTOP: (3, "TOSTOP"),
+    asyncssh.PTY_IEXTEN: (3, "IEXTEN"),
+    asyncssh.PTY_ECHOCTL: (3, "ECHOCTL"),
+    asyncssh.PTY_ECHOKE: (3, "ECHOKE"),
 }
 
 
@@ -505,7 +538,13 @@ class PtyChild:
     # -- output --------------------------------------------------------------------------
 
     def _read_on(self) -> None:
-        if self.master is not None and not self.reading and not self.paused and self.throttle_handle is None and not self.silent:
+        if (
+            self.master is not None
+            and not self.reading
+            and not self.paused
+            and self.throttle_handle is None
+            and not self.silent
+        ):
             self.loop.add_reader(self.master, self._readable)
             self.reading = True
 
@@ -863,7 +902,10 @@ class _Door(asyncssh.SSHServer):
         return 0
 
     def broken(self, where: str, exc: Exception) -> None:
-        self.front.refused(f"Internal error in {where} for {self!r}: {exc!r}; the connection is closed.", ("internal error", "internal errors"))
+        self.front.refused(
+            f"Internal error in {where} for {self!r}: {exc!r}; the connection is closed.",
+            ("internal error", "internal errors"),
+        )
         self.end()
 
     def end(self, reason: str | None = None) -> None:
@@ -898,7 +940,10 @@ class _Door(asyncssh.SSHServer):
         if not self.logged_in:
             self.log_refusals()  # a client that does not ask keyboard-interactive: never told
         if was_pending and exc is not None:
-            self.front.refused(f"Lost {self!r} before it logged in: {shown(str(exc), 80)}", ("connection lost before login", "connections lost before login"))
+            self.front.refused(
+                f"Lost {self!r} before it logged in: {shown(str(exc), 80)}",
+                ("connection lost before login", "connections lost before login"),
+            )
 
     @guarded()
     def login_expired(self) -> None:
@@ -931,7 +976,9 @@ class _Door(asyncssh.SSHServer):
         return bool(self.refusals) and not self.refusals_told
 
     @guarded(False)
-    def get_kbdint_challenge(self, username: str, lang: str, submethods: str) -> tuple[str, str, str, list[tuple[str, bool]]] | bool:
+    def get_kbdint_challenge(
+        self, username: str, lang: str, submethods: str
+    ) -> tuple[str, str, str, list[tuple[str, bool]]] | bool:
         if not self.refusals:
             return False
         self.log_refusals()
@@ -959,12 +1006,16 @@ class _Door(asyncssh.SSHServer):
         if valid_name(username) is not None:
             return False  # told at begin_auth
         if front.allow is not None and not front.allow.admits(key, self.address):
-            self.refusals.setdefault(NOT_LISTED, ("login refused: a key not on the list", "logins refused: keys not on the list"))
+            self.refusals.setdefault(
+                NOT_LISTED, ("login refused: a key not on the list", "logins refused: keys not on the list")
+            )
             return False
         fingerprint = key.get_fingerprint("sha256")
         why = await front.ask_names(username, fingerprint, False)
         if why is not None:
-            self.refusals.setdefault(why, ("login refused: a name held by another key", "logins refused: names held by other keys"))
+            self.refusals.setdefault(
+                why, ("login refused: a name held by another key", "logins refused: names held by other keys")
+            )
             return False
         self.key = fingerprint
         return True
@@ -984,11 +1035,16 @@ class _Door(asyncssh.SSHServer):
     async def auth_completed(self) -> None:
         """The name claimed (off the event loop: asyncssh opens no session before this returns)."""
         front = self.front
-        why = "Cabinet takes public keys only." if self.key is None else await front.ask_names(self.name, self.key, True)
+        why = (
+            "Cabinet takes public keys only." if self.key is None else await front.ask_names(self.name, self.key, True)
+        )
         if self.gone:
             return  # the connection went while the name was claimed
         if why is not None:  # the name was claimed by another key meanwhile
-            front.refused(f"Refused {self!r}: {why}", ("login refused: a name held by another key", "logins refused: names held by other keys"))
+            front.refused(
+                f"Refused {self!r}: {why}",
+                ("login refused: a name held by another key", "logins refused: names held by other keys"),
+            )
             self.end(why)
             return
         self.logged_in = True
@@ -1011,7 +1067,10 @@ class _Door(asyncssh.SSHServer):
     def no_session(self) -> None:
         self.timer = None
         if self.live == 0:
-            self.front.refused(f"Closed {self!r}: it opened no terminal session.", ("connection closed without a session", "connections closed without a session"))
+            self.front.refused(
+                f"Closed {self!r}: it opened no terminal session.",
+                ("connection closed without a session", "connections closed without a session"),
+            )
             self.end(NO_TERMINAL)
 
     # -- what it asks for -------------------------------------------------------------------
@@ -1020,7 +1079,10 @@ class _Door(asyncssh.SSHServer):
     def session_requested(self) -> tuple[asyncssh.SSHServerChannel, _Session] | bool:  # type: ignore[type-arg]
         limit = self.front.limits.sessions_per_key
         if len(self.sessions) >= limit:  # channels, with a child or not yet
-            self.front.refused(f"Refused a session to {self!r}: {per_key(limit)}", ("session refused by the per-key limit", "sessions refused by the per-key limit"))
+            self.front.refused(
+                f"Refused a session to {self!r}: {per_key(limit)}",
+                ("session refused by the per-key limit", "sessions refused by the per-key limit"),
+            )
             raise asyncssh.ChannelOpenError(asyncssh.OPEN_ADMINISTRATIVELY_PROHIBITED, per_key(limit))
         session = _Session(self)
         self.sessions.add(session)
@@ -1030,7 +1092,9 @@ class _Door(asyncssh.SSHServer):
         return chan, session
 
     def forwarding(self, what: str) -> None:
-        self.front.refused(f"Refused {what} to {self!r}: Cabinet forwards nothing.", ("forwarding refused", "forwardings refused"))
+        self.front.refused(
+            f"Refused {what} to {self!r}: Cabinet forwards nothing.", ("forwarding refused", "forwardings refused")
+        )
 
     @guarded(False)
     def connection_requested(self, dest_host: str, dest_port: int, orig_host: str, orig_port: int) -> bool:
@@ -1099,7 +1163,10 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         return repr(self.door)
 
     def broken(self, where: str, exc: Exception) -> None:
-        self.front.refused(f"Internal error in {where} for {self!r}: {exc!r}; the session is closed.", ("internal error", "internal errors"))
+        self.front.refused(
+            f"Internal error in {where} for {self!r}: {exc!r}; the session is closed.",
+            ("internal error", "internal errors"),
+        )
         if self.child is not None:
             self.child.hang_up(keep_output=False)
         elif self.chan is not None:
@@ -1143,12 +1210,22 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
             self.door.after_login.append(self.session_started)
             return
         if self.kind == "exec":
-            self.refuse(no_command(self.door.port), f"the command {shown(self.what)!r}", ("command refused", "commands refused"))
+            self.refuse(
+                no_command(self.door.port), f"the command {shown(self.what)!r}", ("command refused", "commands refused")
+            )
         elif self.kind == "subsystem":
             name = shown(self.what, 20)
-            self.refuse(f"Cabinet offers no {name}: connect without -s.", f"the subsystem {name!r}", ("subsystem refused", "subsystems refused"))
+            self.refuse(
+                f"Cabinet offers no {name}: connect without -s.",
+                f"the subsystem {name!r}",
+                ("subsystem refused", "subsystems refused"),
+            )
         elif self.term is None:
-            self.refuse(NO_TERMINAL, "a session without a terminal", ("session refused: no terminal", "sessions refused: no terminal"))
+            self.refuse(
+                NO_TERMINAL,
+                "a session without a terminal",
+                ("session refused: no terminal", "sessions refused: no terminal"),
+            )
         else:
             self.front.open_session(self)
 
@@ -1253,7 +1330,10 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         if self.child is None or self.child.returncode is not None:
             return
         if time.monotonic() - self.last_key >= self.front.limits.idle:
-            self.front.refused(f"Closed the session of {self!r}: idle.", ("session closed for being idle", "sessions closed for being idle"))
+            self.front.refused(
+                f"Closed the session of {self!r}: idle.",
+                ("session closed for being idle", "sessions closed for being idle"),
+            )
             self.end(idle_sentence(self.front.limits.idle, self.front.is_seated(self)))
         else:
             self.watch_idle()
@@ -1459,7 +1539,10 @@ class SSHFront:
             return
         self.doors.add(door)
         if self.pending_by_address[door.address] >= PENDING_PER_ADDRESS:
-            self.drop(self.weakest([d for d in self.pending if d.address == door.address]), f"{PENDING_PER_ADDRESS} at most from one address")
+            self.drop(
+                self.weakest([d for d in self.pending if d.address == door.address]),
+                f"{PENDING_PER_ADDRESS} at most from one address",
+            )
         if len(self.pending) >= PENDING_MAX:
             self.drop(self.weakest(list(self.pending)), f"{PENDING_MAX} at most")
         self.pending[door] = None
@@ -1519,10 +1602,16 @@ class SSHFront:
             session.refuse(STOPPING, "a session", ("session refused: stopping", "sessions refused: stopping"))
             return
         if self.live_by_key[door.key] >= limits.sessions_per_key:
-            session.refuse(per_key(limits.sessions_per_key), "a session", ("session refused by the per-key limit", "sessions refused by the per-key limit"))
+            session.refuse(
+                per_key(limits.sessions_per_key),
+                "a session",
+                ("session refused by the per-key limit", "sessions refused by the per-key limit"),
+            )
             return
         if len(self.live) >= limits.sessions:
-            session.refuse(FULL, "a session", ("session refused: the server was full", "sessions refused: the server was full"))
+            session.refuse(
+                FULL, "a session", ("session refused: the server was full", "sessions refused: the server was full")
+            )
             return
         assert session.chan is not None
         login = Login(
@@ -1537,7 +1626,16 @@ class SSHFront:
             session.home = tempfile.mkdtemp(dir=self.homes, prefix="session-")
             argv, extra = self.child(login)
             env = child_environment(login, dict(extra), session.home)
-            child = PtyChild(argv, env, session.size, session.modes, session.output, session.child_exited, session.input_full, home=session.home)
+            child = PtyChild(
+                argv,
+                env,
+                session.size,
+                session.modes,
+                session.output,
+                session.child_exited,
+                session.input_full,
+                home=session.home,
+            )
         except Exception as exc:  # noqa: BLE001 - the caller's function, the system: this session only
             self.log(f"Could not start a session for {session!r}: {exc!r}")
             self.clear_home(session)
@@ -1553,7 +1651,9 @@ class SSHFront:
             door.timer.cancel()
             door.timer = None
         session.watch_idle()
-        self.log(f"{login.name} from {door.address}: session started ({login.size[0]}x{login.size[1]} {login.term}, pid {child.pid}).")
+        self.log(
+            f"{login.name} from {door.address}: session started ({login.size[0]}x{login.size[1]} {login.term}, pid {child.pid})."
+        )
 
     def watch_cpu(self) -> None:
         """Every CPU_LOOK seconds: a session's program that has spent its CPU budget runs at
@@ -1572,7 +1672,9 @@ class SSHFront:
                 lowest_priority(child.pid)
                 session.typing = Budget(session.typing.rate / DEMOTED_PACE, session.typing.burst / DEMOTED_PACE)
                 child.budget = Budget(child.budget.rate / DEMOTED_PACE, child.budget.burst / DEMOTED_PACE)
-                self.log(f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now, its keys and screen paced {DEMOTED_PACE} times slower.")
+                self.log(
+                    f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now, its keys and screen paced {DEMOTED_PACE} times slower."
+                )
             session.cpu_seen = used
 
     def is_seated(self, session: _Session) -> bool:

@@ -364,7 +364,9 @@ def join_records(records: Iterable[tuple[int, bytes, int, bytes, bytes, bytes]])
     """A log's bytes (preamble and records), as a save file holds them, from
     :class:`StoredRecord`'s fields (a table's rows as they are fetched)."""
     pack = _FRAME.pack
-    return preamble() + b"".join([pack(kind, seq, len(body), crc, link, seal) + body for seq, kind, crc, link, seal, body in records])
+    return preamble() + b"".join(
+        [pack(kind, seq, len(body), crc, link, seal) + body for seq, kind, crc, link, seal, body in records]
+    )
 
 
 #: the bytes a log takes besides its records' bodies: the preamble, and a frame a record
@@ -409,7 +411,9 @@ def private_dir(directory: PathLike) -> Path:
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     # the directory the user named (a flag, the environment, the data directory), so
     # followed if it is a link; not ours to change: left as it is (its files are 0600 all the same)
-    _narrow(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0), stat.S_ISDIR, lambda m: m & 0o700 | 0o700, follow=True)
+    _narrow(
+        directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0), stat.S_ISDIR, lambda m: m & 0o700 | 0o700, follow=True
+    )
     return directory
 
 
@@ -531,7 +535,13 @@ def _whoami() -> dict[str, Any]:
         user = getpass.getuser()
     except (KeyError, OSError):  # no login name (a container, no passwd entry)
         user = ""
-    return {"pid": os.getpid(), "user": user, "host": socket.gethostname(), "command": WRITER_COMMAND, "since": now_iso()}
+    return {
+        "pid": os.getpid(),
+        "user": user,
+        "host": socket.gethostname(),
+        "command": WRITER_COMMAND,
+        "since": now_iso(),
+    }
 
 
 def _holder_sentence(holder: dict[str, Any], name: str) -> str:
@@ -820,7 +830,9 @@ class SaveWriter:
             try:
                 log = FileLog(path)
             except OSError as exc:  # its lock cannot be made: nothing is written unguarded
-                raise SaveNotWritable(f"Cannot save {Path(path).name} in {Path(path).parent}: {_detail(exc)}.") from None
+                raise SaveNotWritable(
+                    f"Cannot save {Path(path).name} in {Path(path).parent}: {_detail(exc)}."
+                ) from None
         self._init(log, match, times, on_error)
         self.durable = durable
         where = f" in {log.path.parent}" if log.path is not None else ""
@@ -855,7 +867,9 @@ class SaveWriter:
             elif path is not None:
                 log = FileLog(path)
             else:
-                raise SaveError(f"{loaded.name} was read from neither a file nor a store: there is nothing to write on.")
+                raise SaveError(
+                    f"{loaded.name} was read from neither a file nor a store: there is nothing to write on."
+                )
         except OSError as exc:  # its lock cannot be made: nothing is written unguarded
             raise _not_writable(loaded.name, exc) from None
         self._init(log, loaded.match, loaded.times, on_error)
@@ -883,7 +897,9 @@ class SaveWriter:
             return
         self._rewrite_all()
 
-    def _init(self, log: Log, match: Match, times: list[str | None] | None, on_error: Callable[[str], None] | None) -> None:
+    def _init(
+        self, log: Log, match: Match, times: list[str | None] | None, on_error: Callable[[str], None] | None
+    ) -> None:
         self._log = log
         #: the save file (None for a table in a database), and how sentences name it
         self.path = log.path
@@ -1226,7 +1242,9 @@ def check_move(m: dict[str, Any], players: int, sealed: bool = False) -> None:
     if "seat" not in m or not (seat is None or (_is_int(seat) and 0 <= seat < players)):
         raise BadRecord("the move record there has no valid seat")
     command = m.get("command", 0)
-    if "command" not in m or not (command is None or (type(command) is dict and (sealed or _plain(command, nodes=256)))):
+    if "command" not in m or not (
+        command is None or (type(command) is dict and (sealed or _plain(command, nodes=256)))
+    ):
         raise BadRecord("the move record there has no valid command")
     if (seat is None) != (command is None):
         raise BadRecord("the move record there has a seat without a command")
@@ -1238,9 +1256,7 @@ def check_move(m: dict[str, Any], players: int, sealed: bool = False) -> None:
 
 
 def check_checkpoint(c: dict[str, Any]) -> None:
-    if not (
-        _CHECKPOINT_FIELDS.issuperset(c) and _is_int(c.get("n")) and c["n"] >= 0 and _text(c.get("digest"), 64)
-    ):
+    if not (_CHECKPOINT_FIELDS.issuperset(c) and _is_int(c.get("n")) and c["n"] >= 0 and _text(c.get("digest"), 64)):
         raise BadRecord("the checkpoint record there is badly formed")
 
 
@@ -1366,7 +1382,8 @@ class _Reader:
         bound = BOUNDS[kind].size
         if length > bound:
             raise self.damaged(
-                offset, f"a {KIND_NAMES[kind]} record there is {length} bytes long, more than any the rules make ({bound})"
+                offset,
+                f"a {KIND_NAMES[kind]} record there is {length} bytes long, more than any the rules make ({bound})",
             )
 
     def next(self, want_body: Callable[[bytes], bool] = lambda kind: True) -> Frame | None:
@@ -1499,7 +1516,12 @@ def _seal_key(source: Source) -> bytes | None:
 
 
 def _kind_of_file(mode: int) -> str:
-    for test, what in ((stat.S_ISFIFO, "a pipe"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):
+    for test, what in (
+        (stat.S_ISFIFO, "a pipe"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
         if test(mode):
             return what
     return "a special file"
@@ -1670,7 +1692,9 @@ def _difference(made: list[engine.Event], recorded: list[engine.Event]) -> str:
     return "its events are not the ones the rules make"
 
 
-def _rederive(match: Match, seat: int | None, command: dict[str, Any] | None, recorded: list[engine.Event]) -> str | None:
+def _rederive(
+    match: Match, seat: int | None, command: dict[str, Any] | None, recorded: list[engine.Event]
+) -> str | None:
     """Decide the move again from the position and the match's RNG and fold it
     when its events are the recorded ones; else the words saying why not."""
     game = match.game
@@ -1755,7 +1779,9 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
         game.make_config(config["players"], config["seats"], config["variants"])
     except Exception as exc:  # noqa: BLE001 - a hostile header may fail the rules' setup anywhere: one sentence
         detail = str(exc).rstrip(".") or type(exc).__name__
-        raise reader.damaged(head.offset, f"the header describes a table {title} cannot set up ({detail[:200]})") from None
+        raise reader.damaged(
+            head.offset, f"the header describes a table {title} cannot set up ({detail[:200]})"
+        ) from None
     players = header["players"]
 
     # Every record's checksum and place first, and the shapes of the small ones,
@@ -1820,7 +1846,11 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             except Exception:  # noqa: BLE001 - a state the rules cannot digest differs from the recorded one
                 mine = None
             if mine != body["digest"]:
-                where = f"at move {index}" if verified_move + 1 >= index else f"between moves {verified_move + 1} and {index}"
+                where = (
+                    f"at move {index}"
+                    if verified_move + 1 >= index
+                    else f"between moves {verified_move + 1} and {index}"
+                )
                 raise SaveError(
                     f"{name} diverges from the rules of this version {where}: "
                     f"the replayed position no longer matches the one saved after event {body['n']}."
@@ -2000,7 +2030,7 @@ def _seat_name(header: dict[str, Any], seat: int | None) -> str:
 
 
 def _summary(title: str, header: dict[str, Any], moves: int, winners: list[int] | None) -> str:
-    """"Title: seats; N moves; in progress." (or "finished, won by ...")."""
+    """ "Title: seats; N moves; in progress." (or "finished, won by ...")."""
     seats = ", ".join(_seat_label(s) for s in header["seats"])
     state = "in progress" if winners is None else f"finished, {_winners_text(header, winners)}"
     return f"{title}: {seats}; {_moves_text(moves)}; {state}."
@@ -2065,7 +2095,9 @@ def export_text(path: Source, games: Mapping[str, Game] | None = None) -> str:
     if outcome is None:
         lines.append(f"In progress after {_moves_text(moves)}")
     else:
-        lines.append(f"Finished after {_moves_text(moves)}: {_winners_text(header, list(outcome.winners))} ({outcome.reason})")
+        lines.append(
+            f"Finished after {_moves_text(moves)}: {_winners_text(header, list(outcome.winners))} ({outcome.reason})"
+        )
     lines.extend(loaded.warnings)
     for index, move in enumerate(match.moves):
         lines.append("")

@@ -462,7 +462,8 @@ class PostgresStore(LogStore):
         """The names of the tables that have a log (and meet ``condition``), oldest first."""
         rows = self._query(
             "SELECT name FROM cabinet.tables t WHERE EXISTS (SELECT 1 FROM cabinet.events e WHERE e.table_id = t.id) "
-            + condition + " ORDER BY created, id",
+            + condition
+            + " ORDER BY created, id",
             params,
         )
         return [name for (name,) in rows]
@@ -561,7 +562,9 @@ class PostgresStore(LogStore):
                     (table, seat, hall),
                 )
             else:
-                conn.execute("DELETE FROM cabinet.seated WHERE table_name = %s AND seat = %s AND hall = %s", (table, seat, hall))
+                conn.execute(
+                    "DELETE FROM cabinet.seated WHERE table_name = %s AND seat = %s AND hall = %s", (table, seat, hall)
+                )
             _tell(conn, {"t": "seated", "table": table})
 
     def seated(self, table: str, besides: int) -> set[int]:
@@ -620,7 +623,9 @@ class PostgresStore(LogStore):
     def put(self, table: str, data: bytes) -> None:
         records = split_records(data)
         with (
-            self._using(self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")) as conn,
+            self._using(
+                self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")
+            ) as conn,
             conn.transaction(),
         ):
             row = conn.execute(
@@ -649,15 +654,20 @@ def _keep_lobby(conn: psycopg.Connection[Any], table: str, record: bytes | None)
 
 
 def _insert(
-    conn: psycopg.Connection[Any], table_id: int, records: list[StoredRecord], copy: bool = False, told: str | None = None
+    conn: psycopg.Connection[Any],
+    table_id: int,
+    records: list[StoredRecord],
+    copy: bool = False,
+    told: str | None = None,
 ) -> None:
     """The records' rows; ``copy`` for many (an import, a rewrite), else one statement (a move),
     which also tells the listening servers ``told`` if given."""
     rows = [(table_id, r.seq, r.kind.decode(), r.crc, r.link, r.seal, r.body) for r in records]
     if copy:
-        with conn.cursor() as cur, cur.copy(
-            "COPY cabinet.events (table_id, seq, kind, crc, link, seal, body) FROM STDIN"
-        ) as out:
+        with (
+            conn.cursor() as cur,
+            cur.copy("COPY cabinet.events (table_id, seq, kind, crc, link, seal, body) FROM STDIN") as out,
+        ):
             for row in rows:
                 out.write_row(row)
         return
@@ -692,7 +702,9 @@ class TableLease(Log):
         self.path = None
         self.broken = False
         self.conn: psycopg.Connection[Any] | None = None
-        with store._using(store.leases, lambda why: SaveError(f"Cannot take {self.name} in {store.where}: {why}.")) as conn:
+        with store._using(
+            store.leases, lambda why: SaveError(f"Cannot take {self.name} in {store.where}: {why}.")
+        ) as conn:
             self._take(conn)
         self.conn = conn
 
@@ -706,9 +718,10 @@ class TableLease(Log):
             self.id: int = row[0]
             # an advisory lock is taken again by the session that holds it: a second
             # writer in this process is refused here, as one in another is by the lock
-            locked = self.id not in store.leased and conn.execute(
-                "SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, self.id)
-            ).fetchone()[0]  # type: ignore[index]  # a SELECT of a function: always one row
+            locked = False
+            if self.id not in store.leased:
+                row = conn.execute("SELECT pg_try_advisory_lock(%s, %s)", (LOCK_SPACE, self.id)).fetchone()
+                locked = bool(row and row[0])  # a SELECT of a function: always one row
             if not locked:
                 found = conn.execute("SELECT holder FROM cabinet.writers WHERE table_id = %s", (self.id,)).fetchone()
                 holder = found[0] if found and isinstance(found[0], dict) else {}
@@ -810,7 +823,9 @@ def _listen(conn: psycopg.Connection[Any]) -> None:
     """A new listening connection: it listens, and the rows of servers gone are cleared (a pid
     is used again in time, by this connection perhaps).  Raises psycopg's errors."""
     conn.execute(f"LISTEN {CHANNEL}")
-    conn.execute("DELETE FROM cabinet.seated WHERE hall = pg_backend_pid() OR hall NOT IN (SELECT pid FROM pg_stat_activity)")
+    conn.execute(
+        "DELETE FROM cabinet.seated WHERE hall = pg_backend_pid() OR hall NOT IN (SELECT pid FROM pg_stat_activity)"
+    )
 
 
 class Listener:

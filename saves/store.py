@@ -148,7 +148,9 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
                 f"{path.name} was made under version {header['rules_version']} of the rules of {title}, "
                 f"and this Cabinet plays version {game.rules_version}."
             )
-    seats = tuple(SeatInfo(str(seat["name"]), str(seat.get("kind") or "human"), seat.get("level")) for seat in header["seats"])
+    seats = tuple(
+        SeatInfo(str(seat["name"]), str(seat.get("kind") or "human"), seat.get("level")) for seat in header["seats"]
+    )
     result = s.result
     return SaveInfo(
         path=path,
@@ -374,7 +376,9 @@ class FileStore(LogStore):
             private_dir(self.directory)
             atomic_write(path, data)
         except OSError as exc:
-            raise SaveError(f"Cannot write {path.name} in {self.directory}: {(exc.strerror or str(exc)).lower()}.") from None
+            raise SaveError(
+                f"Cannot write {path.name} in {self.directory}: {(exc.strerror or str(exc)).lower()}."
+            ) from None
 
 
 def open_store(address: str) -> LogStore:
@@ -398,7 +402,9 @@ def log_bytes(loaded: Loaded, data: bytes) -> bytes:
     return data[: loaded.end]
 
 
-def import_save(path: str | os.PathLike[str], into: LogStore, table: str, games: Mapping[str, Game] | None = None) -> Loaded:
+def import_save(
+    path: str | os.PathLike[str], into: LogStore, table: str, games: Mapping[str, Game] | None = None
+) -> Loaded:
     """Put the save file ``path`` into the store ``into`` as ``table``: the same
     records, byte for byte (their checksums, links and seals), once a load found
     them sound.  Raises :class:`SaveError` (a damaged save, one somebody is
@@ -421,7 +427,9 @@ def import_save(path: str | os.PathLike[str], into: LogStore, table: str, games:
     return loaded
 
 
-def export_table(store: LogStore, table: str, path: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> Loaded:
+def export_table(
+    store: LogStore, table: str, path: str | os.PathLike[str], games: Mapping[str, Game] | None = None
+) -> Loaded:
     """Write ``table`` of ``store`` to the save file ``path`` (made atomically,
     0600): the same records, byte for byte, once a load found them sound.
     Raises :class:`SaveError`, and OSError when the file cannot be written."""

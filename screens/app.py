@@ -59,7 +59,9 @@ class CabinetApp(App[int]):
         what a player typed, a save holds or a host or server sent (a seat's name, a
         file's, a refusal), which must be neither read as markup nor sent to the
         terminal with its control characters."""
-        super().notify(printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout, markup=False)
+        super().notify(
+            printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def on_mount(self) -> None:
         from screens.menu import MainMenu
@@ -182,12 +184,16 @@ class CabinetApp(App[int]):
         if not self.refuse_on_server():
             super().action_screenshot(filename, path)
 
-    def save_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str:
+    def save_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str:
         if self.refuse_on_server():
             return ""
         return super().save_screenshot(filename, path, time_format)
 
-    def deliver_screenshot(self, filename: str | None = None, path: str | None = None, time_format: str | None = None) -> str | None:
+    def deliver_screenshot(
+        self, filename: str | None = None, path: str | None = None, time_format: str | None = None
+    ) -> str | None:
         if self.refuse_on_server():
             return None
         return super().deliver_screenshot(filename, path, time_format)
@@ -219,12 +225,12 @@ class CabinetApp(App[int]):
                 yield command
         game = getattr(screen, "match", None)
         if game is not None and hasattr(screen, "action_where_saved"):
-            yield SystemCommand("Save", "Where this game is saved (every move is saved as it is played)", screen.action_where_saved)
+            yield SystemCommand(
+                "Save", "Where this game is saved (every move is saved as it is played)", screen.action_where_saved
+            )
         if game is not None and hasattr(screen, "action_replay"):
             yield SystemCommand("Replay", "Replay this game from the start", screen.action_replay)
-        yield SystemCommand(
-            "Rules", "The rules of the game", lambda: self.open_rules(game.game.id if game else None)
-        )
+        yield SystemCommand("Rules", "The rules of the game", lambda: self.open_rules(game.game.id if game else None))
         if self.served:
             yield SystemCommand("Lobby", "Leave this screen for the lobby", self.back_to_menu)
         else:

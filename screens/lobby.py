@@ -181,7 +181,10 @@ class LobbyScreen(Screen):
         mine = sum(1 for t in tables if kind_of(t, user) == "your move")
         news = f" · {mine} waiting for your move" if mine else ""
         self.show("#lobby-title", f"Cabinet · {user} · {count} table{'s' if count != 1 else ''}{news}   (Enter opens)")
-        self.show("#lobby-detail", "No tables yet: n opens one (against bots, or with seats for friends)." if not tables else self.detail())
+        self.show(
+            "#lobby-detail",
+            "No tables yet: n opens one (against bots, or with seats for friends)." if not tables else self.detail(),
+        )
         self.refresh_bindings()
 
     @staticmethod
@@ -211,7 +214,10 @@ class LobbyScreen(Screen):
             before = self.known.get(t["id"])
             sits = any(s.get("user") == user for s in t.get("seats") or [])
             if sits and before == "waiting" and kind in ("playing", "your move"):
-                self.notify(f"Your table of {t.get('title')} has started." + (" It is your move." if kind == "your move" else ""))
+                self.notify(
+                    f"Your table of {t.get('title')} has started."
+                    + (" It is your move." if kind == "your move" else "")
+                )
             elif sits and before == "playing" and kind == "your move" and self.app.screen is self:
                 self.notify(f"{t.get('title')}: your move.")
             self.known[t["id"]] = kind
@@ -236,7 +242,9 @@ class LobbyScreen(Screen):
         game = get_game(str(t.get("game")))
         chosen = t.get("variants") or {}
         changed = [v for v in (game.variants if game else ()) if v.listed and chosen.get(v.key, v.default) != v.default]
-        lines.append("Variants: " + "; ".join(f"{v.label} {chosen[v.key]}" for v in changed) if changed else "Rules as written")
+        lines.append(
+            "Variants: " + "; ".join(f"{v.label} {chosen[v.key]}" for v in changed) if changed else "Rules as written"
+        )
         return "   ".join(lines)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -254,9 +262,17 @@ class LobbyScreen(Screen):
         t = self.current()
         user = self.hall.user
         if action == "watch":  # a table of others in play (at one's own, Enter opens one's seat)
-            return t is not None and t.get("state") == "playing" and not any(s.get("user") == user for s in t.get("seats") or [])
+            return (
+                t is not None
+                and t.get("state") == "playing"
+                and not any(s.get("user") == user for s in t.get("seats") or [])
+            )
         if action == "stand":
-            return t is not None and t.get("state") == "waiting" and any(s.get("user") == user for s in t.get("seats") or [])
+            return (
+                t is not None
+                and t.get("state") == "waiting"
+                and any(s.get("user") == user for s in t.get("seats") or [])
+            )
         if action == "replay":
             return t is not None and t.get("state") == "finished"
         return True
@@ -277,13 +293,16 @@ class LobbyScreen(Screen):
             self.open_table(t["id"], watch=not sits)
         elif sits:
             free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
-            self.notify(f"Waiting for {free} more player{'s' if free > 1 else ''}; it starts when every seat is taken (x gives yours up).")
+            self.notify(
+                f"Waiting for {free} more player{'s' if free > 1 else ''}; it starts when every seat is taken (x gives yours up)."
+            )
         else:
             self.take_seat(t)
 
     def take_seat(self, t: dict[str, Any]) -> None:
         free = [s for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user")]
         if len({s.get("label") for s in free}) > 1:
+
             def chosen(seat: int | None) -> None:
                 if seat is not None:
                     self.run_worker(self.sit(t["id"], seat), group="lobby-request")
@@ -320,8 +339,10 @@ class LobbyScreen(Screen):
 
         async def stand() -> None:
             reply = await self.hall.request({"t": "stand", "table": t["id"]})
-            self.notify("You gave your seat up." if reply.get("ok") else str(reply.get("message")),
-                        severity="information" if reply.get("ok") else "error")
+            self.notify(
+                "You gave your seat up." if reply.get("ok") else str(reply.get("message")),
+                severity="information" if reply.get("ok") else "error",
+            )
 
         self.run_worker(stand(), group="lobby-request")
 
@@ -353,8 +374,19 @@ class NewTableScreen(NewGameScreen):
 
     def seat_widgets(self, i: int) -> list[Widget]:
         game = self.game
-        choices = [("You", "you"), ("A player", "human")] + [(f"Bot: {level}", f"bot:{level}") for level in game.bot_levels]
-        return [Select(choices, value="you" if i == 0 else f"bot:{game.default_bot_level}", allow_blank=False, compact=True, id=f"who-{i}", classes="who")]
+        choices = [("You", "you"), ("A player", "human")] + [
+            (f"Bot: {level}", f"bot:{level}") for level in game.bot_levels
+        ]
+        return [
+            Select(
+                choices,
+                value="you" if i == 0 else f"bot:{game.default_bot_level}",
+                allow_blank=False,
+                compact=True,
+                id=f"who-{i}",
+                classes="who",
+            )
+        ]
 
     def action_start(self) -> None:
         seats: list[dict[str, Any]] = []
@@ -372,8 +404,14 @@ class NewTableScreen(NewGameScreen):
         if len(mine) != 1:
             self.notify("Choose one seat for yourself (You), and players or bots for the others.", severity="error")
             return
-        request = {"t": "create", "game": self.game.id, "players": self.players, "seats": seats,
-                   "variants": self.chosen_variants(), "sit": mine[0]}
+        request = {
+            "t": "create",
+            "game": self.game.id,
+            "players": self.players,
+            "seats": seats,
+            "variants": self.chosen_variants(),
+            "sit": mine[0],
+        }
         self.run_worker(self.create(request), exclusive=True)
 
     async def create(self, request: dict[str, Any]) -> None:

@@ -80,10 +80,16 @@ class MainMenu(Screen):
                 skipped.append(str(exc))
                 continue
             for sentence in skipped[:1]:
-                self.notify(f"{sentence} Continuing the game before it.", severity="warning", timeout=self.app.ERROR_TIMEOUT)
+                self.notify(
+                    f"{sentence} Continuing the game before it.", severity="warning", timeout=self.app.ERROR_TIMEOUT
+                )
             open_save(self.app, info.path, replay=False, loaded=loaded)
             return
         if skipped:
-            self.notify(f"{skipped[0]} There is no other unfinished game to continue.", severity="error", timeout=self.app.ERROR_TIMEOUT)
+            self.notify(
+                f"{skipped[0]} There is no other unfinished game to continue.",
+                severity="error",
+                timeout=self.app.ERROR_TIMEOUT,
+            )
             return
         self.notify("There is no unfinished game to continue.")

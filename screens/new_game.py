@@ -46,7 +46,13 @@ class NewGameScreen(Screen):
             yield Static("New game", classes="title")
             with Horizontal(classes="field"):
                 yield Label("Game", classes="label")
-                yield Select([(g.title, gid) for gid, g in self.games.items()], value=self.game.id, allow_blank=False, compact=True, id="game")
+                yield Select(
+                    [(g.title, gid) for gid, g in self.games.items()],
+                    value=self.game.id,
+                    allow_blank=False,
+                    compact=True,
+                    id="game",
+                )
             with Horizontal(classes="field"):
                 yield Label("Players", classes="label")
                 yield Select(self.player_choices(), value=self.players, allow_blank=False, compact=True, id="players")
@@ -78,7 +84,13 @@ class NewGameScreen(Screen):
                 await variants.mount(
                     Horizontal(
                         Label(v.label, classes="label variant"),
-                        Select([(c, c) for c in v.choices], value=v.default, allow_blank=False, compact=True, id=f"variant-{v.key}"),
+                        Select(
+                            [(c, c) for c in v.choices],
+                            value=v.default,
+                            allow_blank=False,
+                            compact=True,
+                            id=f"variant-{v.key}",
+                        ),
                         classes="field",
                         id=f"variant-row-{v.key}",
                     )
@@ -95,7 +107,11 @@ class NewGameScreen(Screen):
                 row.append(
                     Select(
                         [(opt.label_of(c), c) for c in opt.choices],
-                        value=default, allow_blank=False, compact=True, id=f"opt-{opt.key}-{i}", classes="opt",
+                        value=default,
+                        allow_blank=False,
+                        compact=True,
+                        id=f"opt-{opt.key}-{i}",
+                        classes="opt",
                     )
                 )
             await seats.mount(Horizontal(*row, classes="field seat"))
@@ -108,7 +124,10 @@ class NewGameScreen(Screen):
             Select(
                 who_choices(game),
                 value="human" if i == 0 else f"bot:{game.default_bot_level}",
-                allow_blank=False, compact=True, id=f"who-{i}", classes="who",
+                allow_blank=False,
+                compact=True,
+                id=f"who-{i}",
+                classes="who",
             ),
         ]
 

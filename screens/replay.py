@@ -62,7 +62,9 @@ class ReplayScreen(TableScreen):
         Binding("escape,q", "leave", "Leave", key_display="q", priority=True),
     ]
 
-    def __init__(self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False) -> None:
+    def __init__(
+        self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False
+    ) -> None:
         """``at``: the position after that many moves (a move is what a player did);
         None: the end."""
         super().__init__()
@@ -114,7 +116,10 @@ class ReplayScreen(TableScreen):
         if self.position == self.last and match.outcome is not None:
             end = (outcome_text(match, why=False),)
         self.query_one("#status", StatusLine).say(
-            f"Replay · {match.game.title}", f"move {match.moves_within(self.position)}/{match.move_count}", f"{eyes}{auto}", *end
+            f"Replay · {match.game.title}",
+            f"move {match.moves_within(self.position)}/{match.move_count}",
+            f"{eyes}{auto}",
+            *end,
         )
         self.follow_history()
 
@@ -181,7 +186,10 @@ class ReplayScreen(TableScreen):
             if n is None:
                 return
             if not 0 <= n <= self.match.move_count:
-                self.notify(f"This game has {self.match.move_count} moves: go to a move from 0 to {self.match.move_count}.", severity="warning")
+                self.notify(
+                    f"This game has {self.match.move_count} moves: go to a move from 0 to {self.match.move_count}.",
+                    severity="warning",
+                )
                 return
             self.go(self.match.events_after_moves(n))
 

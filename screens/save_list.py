@@ -105,9 +105,7 @@ class SaveListScreen(Screen):
             key = str(info.path)
             self.paths[key] = info.path
             table.add_row(*(cell(text) for text in row), key=key)  # the seats' names and the file's: text
-        self.query_one("#saves-empty", Static).update(
-            plain("" if infos else f"No saves yet in {self.app.save_dir}.")
-        )
+        self.query_one("#saves-empty", Static).update(plain("" if infos else f"No saves yet in {self.app.save_dir}."))
         if infos:
             keys = [str(info.path) for info in infos]
             row = keys.index(chosen) if chosen in keys else min(was, len(keys) - 1)

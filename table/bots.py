@@ -60,7 +60,16 @@ class BotTurn:
 def turn_for(match: Match, seat: int, level: str | None = None) -> BotTurn:
     view, legal, known = bot_inputs(match.game, match.state, seat)
     position = len(match.events)
-    return BotTurn(match.game.id, seat, bot_level(match, seat, level), bot_seed(match, seat, position), position, view, legal, known)
+    return BotTurn(
+        match.game.id,
+        seat,
+        bot_level(match, seat, level),
+        bot_seed(match, seat, position),
+        position,
+        view,
+        legal,
+        known,
+    )
 
 
 def bot_for(match: Match, seat: int, level: str | None = None) -> Bot:

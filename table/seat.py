@@ -65,7 +65,12 @@ class SeatLog:
                 new.append((index, event))
         last = self.moves[-1][0] if self.moves else 0
         for end, seat in update.get("moves") or []:
-            if isinstance(end, int) and end > last and end <= len(self.events) and (seat is None or isinstance(seat, int)):
+            if (
+                isinstance(end, int)
+                and end > last
+                and end <= len(self.events)
+                and (seat is None or isinstance(seat, int))
+            ):
                 self.moves.append((end, seat))
                 last = end
         self.view = update.get("view")

@@ -68,8 +68,12 @@ class TableSpec:
             "game": self.game,
             "players": self.players,
             "seats": [
-                {"kind": seat.kind, **({"level": seat.level} if seat.level else {}),
-                 **({"name": seat.name} if seat.name is not None else {}), **dict(seat.options)}
+                {
+                    "kind": seat.kind,
+                    **({"level": seat.level} if seat.level else {}),
+                    **({"name": seat.name} if seat.name is not None else {}),
+                    **dict(seat.options),
+                }
                 for seat in self.seats
             ],
             "variants": dict(self.variants),
@@ -84,7 +88,12 @@ class TableSpec:
         if not isinstance(plain, dict):
             raise ConfigError("A table is described by a map.")
         seats, players = plain.get("seats"), plain.get("players")
-        if not isinstance(players, int) or isinstance(players, bool) or not isinstance(seats, list) or len(seats) != players:
+        if (
+            not isinstance(players, int)
+            or isinstance(players, bool)
+            or not isinstance(seats, list)
+            or len(seats) != players
+        ):
             raise ConfigError("A table needs a number of players and as many seats.")
         specs = []
         for seat in seats:
@@ -96,7 +105,9 @@ class TableSpec:
             options = {key: value for key, value in seat.items() if key not in ("kind", "level", "name")}
             specs.append(SeatSpec(str(seat.get("kind") or HUMAN), level, name, options))
         variants = plain.get("variants") or {}
-        if not isinstance(variants, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in variants.items()):
+        if not isinstance(variants, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in variants.items()
+        ):
             raise ConfigError("Variants are a map of names to choices.")
         seed, bot_seed = (plain.get("seed"), plain.get("bot_seed")) if seeds else (None, None)
         return cls(str(plain.get("game")), players, specs, variants, seed, bot_seed)
@@ -154,8 +165,7 @@ class TableSpec:
     def controllers(self, game: Game) -> list[dict[str, Any]]:
         seats = list(self.seats) + [SeatSpec() for _ in range(self.players - len(self.seats))]
         return [
-            {"kind": BOT, "level": self.level(game, seat)} if seat.kind == BOT else {"kind": HUMAN}
-            for seat in seats
+            {"kind": BOT, "level": self.level(game, seat)} if seat.kind == BOT else {"kind": HUMAN} for seat in seats
         ]
 
     def build(self, **extra: Any) -> Match:

@@ -66,7 +66,9 @@ def _as_owner(directory: Path) -> list[str]:
 
 def url(host: str | Path, dbname: str = "postgres", user: str = "postgres", port: str | None = None) -> str:
     """A ``postgresql://`` address (a socket's directory is a host to libpq)."""
-    return f"postgresql://{quote(user, safe='')}@/{dbname}?host={quote(str(host), safe='')}" + (f"&port={port}" if port else "")
+    return f"postgresql://{quote(user, safe='')}@/{dbname}?host={quote(str(host), safe='')}" + (
+        f"&port={port}" if port else ""
+    )
 
 
 def _run(prefix: list[str], step: list[str], directory: Path) -> None:
@@ -91,7 +93,11 @@ def start(directory: str | Path, durable: bool = False) -> str:
     os.chmod(directory, 0o755)  # the server's user writes its socket there; we connect through it
     data = directory / "data"
     prefix = _as_owner(directory)
-    _run(prefix, [str(initdb), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"], directory)
+    _run(
+        prefix,
+        [str(initdb), "-D", str(data), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-locale", "--no-sync"],
+        directory,
+    )
     # a Unix socket and no TCP port; in the cluster's own settings, so that a restart keeps them
     settings = {"unix_socket_directories": f"'{directory}'", "listen_addresses": "''", "max_connections": "200"}
     if not durable:
@@ -109,7 +115,11 @@ def _pg_ctl(directory: str | Path, *args: str) -> None:
     directory = Path(directory).resolve()
     prefix = ["runuser", "-u", SYSTEM_USER, "--"] if os.geteuid() == 0 else []
     # the server's output to its log: one left on a pipe of ours would hold it open for ever
-    _run(prefix, [str(found[1]), "-D", str(directory / "data"), "-l", str(directory / "server.log"), "-w", "-t", "60", *args], directory)
+    _run(
+        prefix,
+        [str(found[1]), "-D", str(directory / "data"), "-l", str(directory / "server.log"), "-w", "-t", "60", *args],
+        directory,
+    )
 
 
 def restart(directory: str | Path, mode: str = "fast") -> None:
@@ -133,8 +143,10 @@ def stop(directory: str | Path) -> None:
     directory = Path(directory).resolve()
     if found is not None and (directory / "data" / "postmaster.pid").exists():
         prefix = ["runuser", "-u", SYSTEM_USER, "--"] if os.geteuid() == 0 else []
-        subprocess.run(prefix + [str(found[1]), "-D", str(directory / "data"), "-m", "immediate", "-w", "stop"],
-                       capture_output=True)
+        subprocess.run(
+            prefix + [str(found[1]), "-D", str(directory / "data"), "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+        )
     shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -152,7 +164,9 @@ def cluster() -> str:
     if not _started:
         import atexit
 
-        directory = Path(tempfile.mkdtemp(prefix="cabinet-pg-"))  # not under pytest's 0700 temp: the server's user enters it
+        directory = Path(
+            tempfile.mkdtemp(prefix="cabinet-pg-")
+        )  # not under pytest's 0700 temp: the server's user enters it
         try:
             os.environ[ENV_VAR] = start(directory)
         except BaseException:

@@ -59,7 +59,6 @@ def modes_left_on(output: bytes | str) -> list[str]:
     return left
 
 
-
 def stand_in(directory: str) -> None:
     name = os.environ.get("STAND_IN_NAME", "?")
     Path(directory, f"{name}.pid").write_text(str(os.getpid()))
@@ -195,16 +194,32 @@ def keygen(directory: Path, name: str) -> Path:
 
 
 def fingerprint(key: Path) -> str:
-    out = subprocess.run(["ssh-keygen", "-l", "-E", "sha256", "-f", str(key)], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["ssh-keygen", "-l", "-E", "sha256", "-f", str(key)], check=True, capture_output=True, text=True
+    ).stdout
     return out.split()[1]
 
 
 def client_env(home: Path, **more: str) -> dict[str, str]:
     """The ssh client's environment: none of the tester's (no agent, no config)."""
-    return {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "TERM": "xterm-256color", "LANG": "C.UTF-8", **more}
+    return {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(home),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        **more,
+    }
 
 
-def ssh_args(port: int, key: Path | list[Path], user: str, *extra: str, tty: bool = True, command: list[str] | None = None, batch: bool = True) -> list[str]:
+def ssh_args(
+    port: int,
+    key: Path | list[Path],
+    user: str,
+    *extra: str,
+    tty: bool = True,
+    command: list[str] | None = None,
+    batch: bool = True,
+) -> list[str]:
     """``batch``: as a script runs ssh (BatchMode); else as a player does, which is the
     only way to hear why a login was refused: ssh in BatchMode skips keyboard-interactive,
     where the server says it (see net.ssh's _Door.kbdint_auth_supported)."""
@@ -218,11 +233,25 @@ def ssh_args(port: int, key: Path | list[Path], user: str, *extra: str, tty: boo
     ]  # fmt: skip
 
 
-def run_ssh(port: int, key: Path | list[Path], user: str, *extra: str, home: Path, tty: bool = True, command: list[str] | None = None, timeout: float = WAIT, batch: bool = True) -> subprocess.CompletedProcess[str]:
+def run_ssh(
+    port: int,
+    key: Path | list[Path],
+    user: str,
+    *extra: str,
+    home: Path,
+    tty: bool = True,
+    command: list[str] | None = None,
+    timeout: float = WAIT,
+    batch: bool = True,
+) -> subprocess.CompletedProcess[str]:
     """ssh to its end, with nothing to read on its stdin; its output and status."""
     return subprocess.run(
         ssh_args(port, key, user, *extra, tty=tty, command=command, batch=batch),
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=client_env(home), timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=client_env(home),
+        timeout=timeout,
     )
 
 
@@ -235,7 +264,17 @@ class Front:
         self.pids = root / "pids"
         self.pids.mkdir(parents=True, exist_ok=True)
         self.config = root / "front.json"
-        self.config.write_text(json.dumps({"data": str(self.data), "pids": str(self.pids), "allow": str(allow) if allow else None, "limits": limits, "unseated": unseated or []}))
+        self.config.write_text(
+            json.dumps(
+                {
+                    "data": str(self.data),
+                    "pids": str(self.pids),
+                    "allow": str(allow) if allow else None,
+                    "limits": limits,
+                    "unseated": unseated or [],
+                }
+            )
+        )
         self.lines: list[str] = []
         self.lock = threading.Lock()
         self.proc: subprocess.Popen[str] | None = None
@@ -272,7 +311,9 @@ class Front:
         try:
             return until(lambda: self.find(pattern, start), timeout, f"the front printing {pattern!r}")
         except AssertionError:
-            raise AssertionError(f"no line {pattern!r} from the front; it printed:\n" + "\n".join(self.lines) + "\n" + self.errors()) from None
+            raise AssertionError(
+                f"no line {pattern!r} from the front; it printed:\n" + "\n".join(self.lines) + "\n" + self.errors()
+            ) from None
 
     def errors(self) -> str:
         with open(self.root / "front.stderr") as f:
@@ -327,7 +368,17 @@ def gone(pid: int) -> bool:
 class Player:
     """``ssh -tt`` at a terminal of ``rows`` x ``cols``, under pexpect."""
 
-    def __init__(self, front: Front, key: Path | list[Path], user: str, *extra: str, rows: int = 24, cols: int = 80, batch: bool = True, **env: str) -> None:
+    def __init__(
+        self,
+        front: Front,
+        key: Path | list[Path],
+        user: str,
+        *extra: str,
+        rows: int = 24,
+        cols: int = 80,
+        batch: bool = True,
+        **env: str,
+    ) -> None:
         import pexpect
 
         self.pexpect = pexpect
@@ -343,7 +394,9 @@ class Player:
         try:
             self.child.expect(pattern, timeout=timeout)
         except (self.pexpect.TIMEOUT, self.pexpect.EOF) as exc:
-            raise AssertionError(f"{pattern!r} not seen ({type(exc).__name__}); the client showed:\n{self.child.before}") from None
+            raise AssertionError(
+                f"{pattern!r} not seen ({type(exc).__name__}); the client showed:\n{self.child.before}"
+            ) from None
         return self.child.match
 
     def send_line(self, text: str) -> None:

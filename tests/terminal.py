@@ -82,6 +82,7 @@ def draw_whole_frames(pending: bytearray, in_frame: bool, draw: Callable[[bytes]
         del pending[:cut]
     return in_frame
 
+
 #: a pause between two keys, as a quick typist leaves; it also keeps a lone
 #: Esc from being read as the start of the next key's escape sequence
 KEY_GAP = 0.06
@@ -91,7 +92,12 @@ class Terminal:
     """``cabinet ARGS`` in a pty of ``rows`` x ``cols``, with its screen."""
 
     def __init__(
-        self, args: list[str], save_dir: Path, rows: int = 24, cols: int = 80, program: str | Path = CABINET,
+        self,
+        args: list[str],
+        save_dir: Path,
+        rows: int = 24,
+        cols: int = 80,
+        program: str | Path = CABINET,
         env: dict[str, str] | None = None,
     ) -> None:
         self.program = str(program)  # ``cabinet``, or ``ssh`` to a ``cabinet serve``
@@ -112,7 +118,9 @@ class Terminal:
 
     def start(self) -> Terminal:
         env = dict(os.environ)
-        env.update(TERM="xterm-256color", CABINET_SAVE_DIR=str(self.save_dir), COLUMNS=str(self.cols), LINES=str(self.rows))
+        env.update(
+            TERM="xterm-256color", CABINET_SAVE_DIR=str(self.save_dir), COLUMNS=str(self.cols), LINES=str(self.rows)
+        )
         for name in ("NO_COLOR", "TEXTUAL", "TEXTUAL_DRIVER"):
             env.pop(name, None)
         env.update(self.extra_env)
@@ -190,7 +198,9 @@ class Terminal:
 
     def healthy(self) -> None:
         """The program runs and no traceback was ever written."""
-        assert b"Traceback" not in self.raw and "Traceback" not in self.screen_text(), self.report("A traceback appeared")
+        assert b"Traceback" not in self.raw and "Traceback" not in self.screen_text(), self.report(
+            "A traceback appeared"
+        )
         assert self.alive(), self.report("The program is no longer running")
 
     def wait_until(self, condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
@@ -220,6 +230,7 @@ class Terminal:
 
     def wait_line(self, *parts: str, timeout: float = 30.0) -> str:
         """Wait until one screen line holds all ``parts``; that line."""
+
         def found() -> bool:
             return any(all(p in line for p in parts) for line in self.lines())
 
@@ -266,6 +277,10 @@ class Terminal:
             if time.monotonic() > deadline:
                 raise AssertionError(self.report(f"The program did not end within {timeout:.0f} s"))
         self.child.close()
-        assert b"Traceback" not in self.raw, self.report("A traceback appeared on the way out:\n" + self.raw.decode("utf-8", "replace")[-3000:])
-        self.exit_status = self.child.exitstatus if self.child.exitstatus is not None else -(self.child.signalstatus or 0)
+        assert b"Traceback" not in self.raw, self.report(
+            "A traceback appeared on the way out:\n" + self.raw.decode("utf-8", "replace")[-3000:]
+        )
+        self.exit_status = (
+            self.child.exitstatus if self.child.exitstatus is not None else -(self.child.signalstatus or 0)
+        )
         return self.exit_status

@@ -312,7 +312,6 @@ def test_later_rounds_stacked_for_tests_are_forgotten() -> None:
     assert deals[0] != deals[1]
 
 
-
 # -- 4. play goes on from a determinized state -------------------------------------------
 
 

@@ -68,7 +68,6 @@ def check_views(s: State, event: dict) -> None:
     assert all("hand_cards" in p and "reserve_cards" in p for p in full["players"])
 
 
-
 def play_game(players: int, seed: int, young: bool, bonus: str, deep: bool) -> Match:
     config = GAME.make_config(players, variants={"young": "on" if young else "off", "bonus": bonus})
     match = Match.new(GAME, make_header(GAME, config, seed))
@@ -78,7 +77,6 @@ def play_game(players: int, seed: int, young: bool, bonus: str, deep: bool) -> M
 def check_event(state: State, event: dict) -> None:
     check_cards(state)
     check_views(state, event)
-
 
 
 def check_outcome(match: Match) -> None:

@@ -151,8 +151,21 @@ def test_seat_options_and_table_in_view() -> None:
     match = new_match(3, hands=(["G8"], ["Y12"], ["G11"]))
     view = GAME.view(match.state, 1)
     assert set(view) >= {
-        "seat", "round", "turn", "phase", "active", "leader", "order", "plan_top", "plan_count",
-        "effects", "table", "hand", "players", "last_round", "winners",
+        "seat",
+        "round",
+        "turn",
+        "phase",
+        "active",
+        "leader",
+        "order",
+        "plan_top",
+        "plan_count",
+        "effects",
+        "table",
+        "hand",
+        "players",
+        "last_round",
+        "winners",
     }
     assert (view["seat"], view["round"], view["turn"], view["phase"]) == (1, 1, 1, "play")
     assert view["plan_count"] == 23
@@ -473,8 +486,9 @@ def test_brioche_with_jean_still_last() -> None:
 
 
 def test_accomplice_rule_lasts_one_turn() -> None:
-    match = new_match(3, hands=(["G8", "G1"], ["Y1", "G2"], ["G3", "G16"]), top=("plan:06", "plan:07"),
-                      variants={"young": "on"})
+    match = new_match(
+        3, hands=(["G8", "G1"], ["Y1", "G2"], ["G3", "G16"]), top=("plan:06", "plan:07"), variants={"young": "on"}
+    )
     assert won(play(match, "G8", "Y1", "G3"))["seat"] == 2
     assert GAME.view(match.state, 0)["effects"] == []
     assert won(play(match, "G16", "G1", "G2"))["seat"] == 2  # highest again
@@ -510,9 +524,26 @@ def test_bonus_amounts_of_both_variants() -> None:
 # players end with no green, no yellow and the same plan points: both get the
 # green bonus and, tied for the most yellows with none, both the penalty.
 TIE_PILE = [
-    "plan:01", "plan:02", "plan:07", "plan:08", "plan:11", "plan:12",
-    "plan:15", "plan:16", "plan:19", "plan:20", "plan:05", "plan:06",  # Miette is turn 12
-    "plan:03", "plan:04", "plan:09", "plan:10", "plan:13", "plan:14", "plan:17", "plan:18",
+    "plan:01",
+    "plan:02",
+    "plan:07",
+    "plan:08",
+    "plan:11",
+    "plan:12",
+    "plan:15",
+    "plan:16",
+    "plan:19",
+    "plan:20",
+    "plan:05",
+    "plan:06",  # Miette is turn 12
+    "plan:03",
+    "plan:04",
+    "plan:09",
+    "plan:10",
+    "plan:13",
+    "plan:14",
+    "plan:17",
+    "plan:18",
 ]
 
 
@@ -545,8 +576,15 @@ def play_script(match: Match, cards: tuple[list[str], list[str]]) -> list[dict]:
 def new_tie_match(bonus: str = "rulebook") -> Match:
     agents = ("jean", "bulle")
     later = [{"actions": deal(*tie_cards(False)), "plans": TIE_PILE}]
-    return new_match(2, agents, hands=tie_cards(True), top=tuple(TIE_PILE), leader=0, later=later,
-                     variants={"young": "on", "bonus": bonus})
+    return new_match(
+        2,
+        agents,
+        hands=tie_cards(True),
+        top=tuple(TIE_PILE),
+        leader=0,
+        later=later,
+        variants={"young": "on", "bonus": bonus},
+    )
 
 
 def test_tied_round_gives_both_a_medal_and_the_next_round_to_the_last_turn_winner() -> None:
@@ -615,8 +653,15 @@ def test_a_single_second_medal_wins_the_game() -> None:
     seat0, seat1 = tie_cards(False)
     seat0[0], seat1[0] = "G1", "G2"
     later = [{"actions": deal(seat0, seat1), "plans": TIE_PILE}]
-    match = new_match(2, ("jean", "bulle"), hands=tie_cards(True), top=tuple(TIE_PILE), leader=0, later=later,
-                      variants={"young": "on"})
+    match = new_match(
+        2,
+        ("jean", "bulle"),
+        hands=tie_cards(True),
+        top=tuple(TIE_PILE),
+        leader=0,
+        later=later,
+        variants={"young": "on"},
+    )
     play_script(match, tie_cards(True))
     events = play_script(match, (seat0, seat1))
     (scored,) = of(events, "RoundScored")

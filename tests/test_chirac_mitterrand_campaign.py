@@ -221,7 +221,28 @@ OLD_GAME_COMMANDS = json.loads(
 
 #: the position after each of those commands, as main's code recorded it (a save's checkpoints
 #: hold such positions: a field added to the state would make every old save diverge at once)
-OLD_GAME_STATES = ["6390031f772e0ed1", "0934653958c2f815", "243bf77ff6014fcd", "dcb4ea223028ab42", "e6f04bb11874d671", "c312d8044d44698c", "533ecbf71df7a8ff", "9e5f5f244e3c7d82", "e2771d4aeec685fb", "527aec2f54012bed", "e067b2331e895321", "cd47fe450dfe573e", "623a1ceb9d8f03ec", "b61cdccb68191c11", "9909bffd7c215def", "4f5fc2f54cecee33", "b8db651069f908e3", "9eafcafadc47ab09", "bc018d207604b227", "da7dd1635f059476"]
+OLD_GAME_STATES = [
+    "6390031f772e0ed1",
+    "0934653958c2f815",
+    "243bf77ff6014fcd",
+    "dcb4ea223028ab42",
+    "e6f04bb11874d671",
+    "c312d8044d44698c",
+    "533ecbf71df7a8ff",
+    "9e5f5f244e3c7d82",
+    "e2771d4aeec685fb",
+    "527aec2f54012bed",
+    "e067b2331e895321",
+    "cd47fe450dfe573e",
+    "623a1ceb9d8f03ec",
+    "b61cdccb68191c11",
+    "9909bffd7c215def",
+    "4f5fc2f54cecee33",
+    "b8db651069f908e3",
+    "9eafcafadc47ab09",
+    "bc018d207604b227",
+    "da7dd1635f059476",
+]
 
 
 def digested(state) -> dict:

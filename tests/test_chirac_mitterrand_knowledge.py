@@ -37,9 +37,7 @@ TABLES = [
 DEALS = (0, 1, 2)
 
 
-def new_match(
-    players: int, candidate: str, seed: int, arranged: dict | None = None, level: str = "standard"
-) -> Match:
+def new_match(players: int, candidate: str, seed: int, arranged: dict | None = None, level: str = "standard") -> Match:
     config = GAME.make_config(players, [{"candidate": candidate}], {"solo": level})
     extra = {"arranged": arranged} if arranged else {}
     return Match.new(GAME, make_header(GAME, config, seed, **extra))
@@ -253,6 +251,4 @@ def test_stacked_campaign_draws_are_dropped_and_a_later_draw_is_random() -> None
 def test_redo_changes_nothing(players: int) -> None:
     for s in positions(*next(t for t in TABLES if t[0] == players))[::3]:
         known = GAME.observe(s, 0)
-        assert GAME.determinize(known, 0, random.Random(5), redo=True) == GAME.determinize(
-            known, 0, random.Random(5)
-        )
+        assert GAME.determinize(known, 0, random.Random(5), redo=True) == GAME.determinize(known, 0, random.Random(5))

@@ -92,7 +92,6 @@ def check_views(s: State, event: dict) -> None:
     assert "hands" in full and "pile_cards" in full
 
 
-
 def play_game(players: int, seed: int, candidate: str, deep: bool, level: str = "standard") -> Match:
     seats = [{"candidate": candidate}]  # seat 0 picks; in a two-player game seat 1 gets the other
     config = GAME.make_config(players, seats, {"solo": level})
@@ -103,7 +102,6 @@ def play_game(players: int, seed: int, candidate: str, deep: bool, level: str = 
 def check_event(state, event: dict) -> None:
     check_cards(state)
     check_views(state, event)
-
 
 
 def check_outcome(match: Match) -> None:

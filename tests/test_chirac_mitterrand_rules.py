@@ -41,9 +41,7 @@ def arranged(chirac=(), mitterrand=(), discard=None, campaign=()) -> dict:
     return {"chirac": ch, "mitterrand": mi, "discard": list(discard), "campaign": [list(d) for d in campaign]}
 
 
-def new_match(
-    stack: dict | None = None, seed: int = 1, seats: list[dict] | None = None, cards: str = "first"
-) -> Match:
+def new_match(stack: dict | None = None, seed: int = 1, seats: list[dict] | None = None, cards: str = "first") -> Match:
     """A two-player match; ``cards`` is the set of Electoral Campaign cards (the
     scripted tests below were written for the first set, which old saves play)."""
     config = GAME.make_config(2, seats or [{"name": "Jacques"}, {"name": "François"}], {"campaign": cards})
@@ -158,8 +156,18 @@ def test_seats_choose_their_candidates() -> None:
 
 
 MONTHS = [
-    "January", "February", "March", "April", "May", "June",
-    "July", "August", "September", "October", "November", "December",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
 ]
 
 
@@ -280,8 +288,6 @@ def test_tokens_move_right_for_chirac_and_left_for_mitterrand() -> None:
     assert push(4, CHIRAC, 4) is None and push(4, MITTERRAND, 4) == 3 and push(-4, MITTERRAND, 4) is None
 
 
-
-
 def test_a_coloured_action_belongs_to_its_candidate() -> None:
     m = new_match(arranged(chirac=["ev:05", "ev:08", "ev:10"], mitterrand=["ev:13", "ev:11", "ev:16"]))
     with pytest.raises(IllegalCommand, match="Mitterrand's own: only Mitterrand"):
@@ -398,7 +404,10 @@ def test_an_empty_discard_pile_loses_the_bonus() -> None:
     mine = ["ev:23", "ev:04", "ev:06", "ev:17", "ev:07", "ev:12", "ev:19", "ev:18", "ev:20"]
     mine += [c for c in C.EVENT_IDS if c not in theirs + mine]
     stack = {"chirac": mine, "mitterrand": theirs, "campaign": [["cp:09", "cp:01", "cp:02"]]}
-    m = Match.new(GAME, make_header(GAME, GAME.make_config(1, [{"candidate": "chirac"}], {"campaign": "first"}), 5, arranged=stack))
+    m = Match.new(
+        GAME,
+        make_header(GAME, GAME.make_config(1, [{"candidate": "chirac"}], {"campaign": "first"}), 5, arranged=stack),
+    )
     m.submit(0, {"t": "PlayCard", "card": "ev:23", "action": 1, "remove": "ev:04", "under": ["ev:06"]})
     m.submit(0, {"t": "PlayCard", "card": "ev:17", "action": 1, "remove": "ev:07", "under": ["ev:12"]})
     assert view(m)["media"] == "chirac" and view(m)["rows"]["courage"] == 4

@@ -317,7 +317,9 @@ def test_when_the_automaton_wins_the_game_says_so_and_the_save_keeps_it(tmp_path
 
     older = new_save_path(tmp_path, GAME.id)
     with monkeypatch.context() as patch:
-        patch.setattr(Outcome, "to_plain", lambda o: {"winners": list(o.winners), "reason": o.reason, "scores": list(o.scores)})
+        patch.setattr(
+            Outcome, "to_plain", lambda o: {"winners": list(o.winners), "reason": o.reason, "scores": list(o.scores)}
+        )
         SaveWriter(older, m).close()
     assert load(older).match.outcome == m.outcome
     assert "does not follow" not in verify(older) and "diverges" not in verify(older)
@@ -461,7 +463,22 @@ def test_against_the_hard_automaton_the_bot_weighs_the_draw_its_own_action_gives
 OLD_SOLO_COMMANDS = json.loads(
     r"""[[0, {"t": "PlayCard", "card": "ev:15", "action": 0, "under": ["ev:17"], "remove": "ev:04"}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:12", "action": 0, "under": ["ev:08"], "remove": "ev:07", "choices": ["integrity"]}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:23", "action": 1, "under": ["ev:01"], "remove": "ev:22"}], [0, {"t": "Allow"}], [0, {"t": "Campaign", "apply": "cp:11", "remove": "cp:06", "quality": "courage"}], [0, {"t": "PlayCard", "card": "ev:09", "action": 0, "under": ["ev:16"], "remove": "ev:10"}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:19", "action": 0, "under": ["ev:20"], "remove": "ev:14"}], [0, {"t": "Allow"}], [0, {"t": "PlayCard", "card": "ev:17", "action": 1, "under": ["ev:08"], "remove": "ev:13"}], [0, {"t": "Campaign", "apply": "cp:15", "remove": "cp:12", "quality": "courage"}], [0, {"t": "PlayCard", "card": "ev:16", "action": 1, "under": ["ev:01"], "remove": "ev:20", "choices": ["courage"]}]]"""
 )
-OLD_SOLO_STATES = ["7a6c7716e67a38c6", "460496440d787d52", "44f085be6127739e", "421bb47c49792f7d", "a1a7329b257e4792", "9f6719ba76b70c17", "e940a3b30ad516af", "86645babf68382ce", "8e1ea6755f69abef", "cb84fdce55e90209", "370e6ee6bbb5b29a", "a3b449ecae85afd4", "e76c51809352bfe9", "86b6315b5b7074b0"]
+OLD_SOLO_STATES = [
+    "7a6c7716e67a38c6",
+    "460496440d787d52",
+    "44f085be6127739e",
+    "421bb47c49792f7d",
+    "a1a7329b257e4792",
+    "9f6719ba76b70c17",
+    "e940a3b30ad516af",
+    "86645babf68382ce",
+    "8e1ea6755f69abef",
+    "cb84fdce55e90209",
+    "370e6ee6bbb5b29a",
+    "a3b449ecae85afd4",
+    "e76c51809352bfe9",
+    "86b6315b5b7074b0",
+]
 OLD_SOLO_DIGEST = "33d0816dba58751545649ae803208f5c777f6ed88502b8f3229c691bd95b24a9"
 
 
@@ -513,7 +530,9 @@ def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
 
     async def status_at(size: tuple[int, int], then: tuple[int, int]) -> tuple[str, str]:
         """The status line at ``size``, and after the terminal is resized to ``then``."""
-        app = CabinetApp(save_dir=tmp_path, start=Start(mode="replay", match=m, path=writer.path, viewer=ALL, locked=True))
+        app = CabinetApp(
+            save_dir=tmp_path, start=Start(mode="replay", match=m, path=writer.path, viewer=ALL, locked=True)
+        )
         async with app.run_test(size=size) as pilot:
             await pilot.pause()
             assert isinstance(app.screen, ReplayScreen)
@@ -528,4 +547,7 @@ def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
     assert narrow.endswith("The automated opponent (François Mitterrand) wins."), narrow
     assert narrow.startswith("everything revealed · "), narrow  # the title and the move give way
     # with 40 columns more, the move comes back (the title, long as it is, still gives way)
-    assert wide == f"move {m.move_count}/{m.move_count} · everything revealed · The automated opponent (François Mitterrand) wins.", wide
+    assert (
+        wide
+        == f"move {m.move_count}/{m.move_count} · everything revealed · The automated opponent (François Mitterrand) wins."
+    ), wide

@@ -83,7 +83,19 @@ def test_a_save_directory_that_cannot_be_made_is_a_usage_error(capsys, tmp_path,
 @pytest.mark.parametrize("before", [True, False])
 def test_the_save_directory_option_is_heard_before_or_after_the_command(capsys, tmp_path, before) -> None:
     option = ["--save-dir", str(tmp_path)]
-    command = ["simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--quiet", "--bot-level", "easy"]
+    command = [
+        "simulate",
+        "agent-jean",
+        "--players",
+        "2",
+        "--games",
+        "1",
+        "--seed",
+        "1",
+        "--quiet",
+        "--bot-level",
+        "easy",
+    ]
     assert main(option + command if before else command + option) == 0
     assert len(list(tmp_path.glob("*.cab"))) == 1
 
@@ -96,8 +108,22 @@ def finished_save(tmp_path: Path) -> Path:
 
 
 def test_simulate_plays_saves_and_sums_up(capsys, tmp_path) -> None:
-    code = main(["simulate", "agent-jean", "--players", "2", "--games", "3", "--seed", "5",
-                 "--bot-level", "easy,random", "--save-dir", str(tmp_path)])
+    code = main(
+        [
+            "simulate",
+            "agent-jean",
+            "--players",
+            "2",
+            "--games",
+            "3",
+            "--seed",
+            "5",
+            "--bot-level",
+            "easy,random",
+            "--save-dir",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0] for line in out[:3]] == ["game 1", "game 2", "game 3"]
@@ -112,14 +138,45 @@ def test_simulate_plays_saves_and_sums_up(capsys, tmp_path) -> None:
     assert len(list(tmp_path.glob("*.cab"))) == 3
     # the same seed gives the same games
     again = tmp_path / "again"
-    main(["simulate", "agent-jean", "--players", "2", "--games", "3", "--seed", "5",
-          "--bot-level", "easy,random", "--save-dir", str(again)])
+    main(
+        [
+            "simulate",
+            "agent-jean",
+            "--players",
+            "2",
+            "--games",
+            "3",
+            "--seed",
+            "5",
+            "--bot-level",
+            "easy,random",
+            "--save-dir",
+            str(again),
+        ]
+    )
     assert capsys.readouterr().out.splitlines()[:3] == out[:3]
 
 
 def test_simulate_plays_the_variants_it_is_given(capsys, tmp_path) -> None:
-    code = main(["simulate", "edgar-lucien", "--players", "2", "--games", "2", "--seed", "3", "--quiet",
-                 "--bot-level", "random", "--variant", "deck=20", "--save-dir", str(tmp_path)])
+    code = main(
+        [
+            "simulate",
+            "edgar-lucien",
+            "--players",
+            "2",
+            "--games",
+            "2",
+            "--seed",
+            "3",
+            "--quiet",
+            "--bot-level",
+            "random",
+            "--variant",
+            "deck=20",
+            "--save-dir",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     assert "levels random,random, deck=20;" in capsys.readouterr().out
     from saves import load
@@ -130,8 +187,23 @@ def test_simulate_plays_the_variants_it_is_given(capsys, tmp_path) -> None:
 def test_simulate_rotates_the_seats_between_levels(capsys, tmp_path) -> None:
     """--rotate: game k seats the levels k places on, so in a 2-player match
     each level plays each seat (each candidate, in 1988) every other game."""
-    code = main(["simulate", "chirac-mitterrand", "--players", "2", "--games", "4", "--seed", "2",
-                 "--bot-level", "random,easy", "--rotate", "--save-dir", str(tmp_path)])
+    code = main(
+        [
+            "simulate",
+            "chirac-mitterrand",
+            "--players",
+            "2",
+            "--games",
+            "4",
+            "--seed",
+            "2",
+            "--bot-level",
+            "random,easy",
+            "--rotate",
+            "--save-dir",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "seats rotated" in out
@@ -179,7 +251,10 @@ def test_replay_of_a_game_in_play_shows_no_hidden_hand(capsys, tmp_path) -> None
         assert exit_code(["replay", str(path), "--as", viewer]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err[0].startswith("usage: cabinet replay")
-        assert err[-1] == "cabinet replay: --as is for a finished game: this one is still in play, and replays as the public sees it"
+        assert (
+            err[-1]
+            == "cabinet replay: --as is for a finished game: this one is still in play, and replays as the public sees it"
+        )
     start = start_of(["replay", str(path)])
     assert start.viewer == PUBLIC and start.locked
     # once the game is over, every seat's eyes and everything revealed
@@ -207,8 +282,14 @@ def test_replay_at_counts_moves(capsys, tmp_path) -> None:
 
 @pytest.mark.parametrize(
     "game_id, players, expected",
-    [("chirac-mitterrand", None, 2), ("chirac-mitterrand", 1, 1), ("agent-jean", None, 2), ("ministeres", None, 2),
-     ("edgar-lucien", None, 2), ("edgar-lucien", 4, 4)],
+    [
+        ("chirac-mitterrand", None, 2),
+        ("chirac-mitterrand", 1, 1),
+        ("agent-jean", None, 2),
+        ("ministeres", None, 2),
+        ("edgar-lucien", None, 2),
+        ("edgar-lucien", 4, 4),
+    ],
 )
 def test_a_new_game_has_its_usual_number_of_players(game_id, players, expected) -> None:
     """1988 without --players is the two-player game; its solo mode only with --players 1."""

@@ -41,10 +41,14 @@ def refusal(result: subprocess.CompletedProcess[str], command: str) -> str:
 
 @pytest.mark.parametrize("game_id", ["agent-jean", "chirac-mitterrand", "edgar-lucien", "ministeres"])
 def test_simulate_verify_export(tmp_path: Path, game_id: str) -> None:
-    played = cabinet(tmp_path, "simulate", game_id, "--players", "2", "--games", "1", "--seed", "4", "--bot-level", "random")
+    played = cabinet(
+        tmp_path, "simulate", game_id, "--players", "2", "--games", "1", "--seed", "4", "--bot-level", "random"
+    )
     assert played.returncode == 0, played.stderr
     first = played.stdout.splitlines()[0]
-    moves = int(re.fullmatch(r"game 1: P[12]-random (?:wins|and P[12]-random share the win) in (\d+) moves \(.*\)", first)[1])
+    moves = int(
+        re.fullmatch(r"game 1: P[12]-random (?:wins|and P[12]-random share the win) in (\d+) moves \(.*\)", first)[1]
+    )
     (save,) = tmp_path.glob("*.cab")
     # no lock left behind; the directory's key seals the saves written there
     assert sorted(p.name for p in tmp_path.iterdir()) == [".cabinet-key", save.name]
@@ -68,7 +72,10 @@ def test_simulate_verify_export(tmp_path: Path, game_id: str) -> None:
 
 def test_a_missing_save_is_a_bad_argument(tmp_path: Path) -> None:
     for command in ("load", "replay", "export", "verify"):
-        assert refusal(cabinet(tmp_path, command, str(tmp_path / "gone.cab")), command) == f"there is no save {tmp_path / 'gone.cab'}"
+        assert (
+            refusal(cabinet(tmp_path, command, str(tmp_path / "gone.cab")), command)
+            == f"there is no save {tmp_path / 'gone.cab'}"
+        )
     assert refusal(cabinet(tmp_path, "play", "agent-jean", "--bot-level", "genius"), "play").startswith(
         "L'Agent Jean! has no bot level 'genius'"
     )
@@ -79,7 +86,11 @@ def test_a_hosted_game_is_one_writer_and_shows_no_hand_in_replay(tmp_path: Path)
     env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
     host = subprocess.Popen(
         [*COMMAND, "host", "chirac-mitterrand", "--names", "Ann,Bob", "--seed", "3", "--listen", "127.0.0.1:0"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         lines = []

@@ -260,8 +260,12 @@ BAD_HEADER_FIELDS: list[tuple[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize(("field", "value"), BAD_HEADER_FIELDS, ids=[f"{f}={str(v)[:12]}" for f, v in BAD_HEADER_FIELDS])
-def test_a_header_field_out_of_its_type_or_bounds_is_one_sentence_everywhere(tmp_path: Path, field: str, value: Any) -> None:
+@pytest.mark.parametrize(
+    ("field", "value"), BAD_HEADER_FIELDS, ids=[f"{f}={str(v)[:12]}" for f, v in BAD_HEADER_FIELDS]
+)
+def test_a_header_field_out_of_its_type_or_bounds_is_one_sentence_everywhere(
+    tmp_path: Path, field: str, value: Any
+) -> None:
     path = tmp_path / "h.cab"
     path.write_bytes(with_header("aj-in-play.cab", lambda h: h.__setitem__(field, value)))
     # the listing checks a header's fields, not whether the game can set up its table
@@ -283,7 +287,12 @@ def cabinet(*args: str, save_dir: Path, dac: bool = True, timeout: float = 120) 
                     raise OSError(ctypes.get_errno(), "prctl")
 
     return subprocess.run(
-        [sys.executable, "-m", "cabinet", *args], capture_output=True, text=True, env=env, timeout=timeout, preexec_fn=limits
+        [sys.executable, "-m", "cabinet", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        preexec_fn=limits,
     )
 
 
@@ -297,12 +306,16 @@ def test_a_bot_seed_that_is_not_a_number_is_refused_by_verify_load_and_host(tmp_
     result = cabinet("verify", str(path), save_dir=tmp_path)
     no_traceback(result)
     assert result.returncode == 1
-    one_sentence(SaveError(result.stdout.strip()), "seed.cab is damaged at byte 14: the header there has a bad bot seed")
+    one_sentence(
+        SaveError(result.stdout.strip()), "seed.cab is damaged at byte 14: the header there has a bad bot seed"
+    )
     for command in (["load", str(path)], ["host", "--resume", str(path), "--listen", "127.0.0.1:0"]):
         result = cabinet(*command, save_dir=tmp_path)
         no_traceback(result)
         assert result.returncode == 1
-        assert result.stderr.strip() == "seed.cab is damaged at byte 14: the header there has a bad bot seed.", result.stderr
+        assert result.stderr.strip() == "seed.cab is damaged at byte 14: the header there has a bad bot seed.", (
+            result.stderr
+        )
 
 
 # -- 8. names: the writer writes only what its reader accepts ------------------------------------
@@ -312,16 +325,33 @@ def long_named(name: str) -> bytes:
     """An L'Agent Jean! game whose first seat is called ``name``, consistent throughout
     (its events name the seats too), framed as a file from elsewhere."""
     game = get_game("agent-jean")
-    match = new_match(game, 2, [{"name": name}, {"name": "Bob"}], [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
-                      seed=4, bot_seed=4)
+    match = new_match(
+        game,
+        2,
+        [{"name": name}, {"name": "Bob"}],
+        [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
+        seed=4,
+        bot_seed=4,
+    )
     records: list[tuple[bytes, Any]] = [(fmt.HEADER, match.header)]
     for move in match.moves:
-        records.append((fmt.MOVE, {"seat": move.seat, "command": move.command,
-                                   "events": match.events[move.start : move.end], "at": "2026-12-06T10:00:00+00:00"}))
+        records.append(
+            (
+                fmt.MOVE,
+                {
+                    "seat": move.seat,
+                    "command": move.command,
+                    "events": match.events[move.start : move.end],
+                    "at": "2026-12-06T10:00:00+00:00",
+                },
+            )
+        )
     return framed(records)
 
 
-@pytest.mark.parametrize("name", ["N" * 65, "N" * (1024 * 1024 // 8), "Ann\x1b[2J", "Ann\nBob"], ids=["65", "128k", "escape", "newline"])
+@pytest.mark.parametrize(
+    "name", ["N" * 65, "N" * (1024 * 1024 // 8), "Ann\x1b[2J", "Ann\nBob"], ids=["65", "128k", "escape", "newline"]
+)
 def test_a_seat_name_over_the_bound_or_with_a_control_character_is_refused(tmp_path: Path, name: str) -> None:
     path = tmp_path / "names.cab"
     path.write_bytes(long_named(name))
@@ -337,8 +367,14 @@ def test_a_name_at_the_bound_is_a_sound_game(tmp_path: Path) -> None:
 
 def test_the_writer_refuses_in_a_sentence_a_save_its_reader_would_refuse(tmp_path: Path) -> None:
     game = get_game("agent-jean")
-    match = new_match(game, 2, [{"name": "N" * (1024 * 1024)}, {"name": "Bob"}],
-                      [{"kind": "human"}, {"kind": "bot", "level": "easy"}], seed=4, bot_seed=4)
+    match = new_match(
+        game,
+        2,
+        [{"name": "N" * (1024 * 1024)}, {"name": "Bob"}],
+        [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
+        seed=4,
+        bot_seed=4,
+    )
     with pytest.raises(fmt.SaveNotWritable) as info:
         SaveWriter(tmp_path / "long.cab", match)
     assert str(info.value) == (
@@ -357,8 +393,17 @@ def bombs() -> dict[str, bytes]:
     header_bomb = with_header("aj-in-play.cab", lambda h: h.__setitem__("arranged", {"x": [[{}] * (MiB // 2)] * 4}))
     records = records_of(BASES["aj-in-play.cab"])
     header, setup = records[0], records[1]
-    moves = [(fmt.MOVE, {"seat": 0, "command": {"t": "PlayCard", "card": "B1"}, "events": [{"t": "Junk", "x": [{}] * 60_000}],
-                         "at": "2026-12-06T10:00:00+00:00"})] * 35
+    moves = [
+        (
+            fmt.MOVE,
+            {
+                "seat": 0,
+                "command": {"t": "PlayCard", "card": "B1"},
+                "events": [{"t": "Junk", "x": [{}] * 60_000}],
+                "at": "2026-12-06T10:00:00+00:00",
+            },
+        )
+    ] * 35
     return {"header": header_bomb, "moves": framed([header, setup, *moves])}
 
 
@@ -392,7 +437,10 @@ def test_each_kind_of_record_is_refused_past_what_the_rules_make_before_it_is_de
         edited = copy.deepcopy(records)
         change(edited[index][1])
         path.write_bytes(framed(edited))
-        with pytest.raises(SaveError, match=rf"^big\.cab is damaged at byte \d+: a {fmt.KIND_NAMES[kind]} record there is \d+ bytes long, more than any the rules make \({fmt.BOUNDS[kind].size}\)\.$"):
+        with pytest.raises(
+            SaveError,
+            match=rf"^big\.cab is damaged at byte \d+: a {fmt.KIND_NAMES[kind]} record there is \d+ bytes long, more than any the rules make \({fmt.BOUNDS[kind].size}\)\.$",
+        ):
             load(path)
 
 
@@ -443,6 +491,7 @@ def test_a_file_larger_than_any_save_is_not_read(tmp_path: Path) -> None:
     with open(path, "wb") as f:
         f.write(BASES["aj-in-play.cab"])
         f.truncate(fmt.MAX_SAVE + 1)  # sparse: no disk is spent
+
     def refused() -> None:
         with pytest.raises(SaveError):
             load(path)
@@ -459,8 +508,14 @@ def test_a_file_larger_than_any_save_is_not_read(tmp_path: Path) -> None:
 def test_a_save_whose_last_seal_alone_is_damaged_is_decided_again_and_said_so(tmp_path: Path) -> None:
     path = tmp_path / "sealed.cab"
     game = get_game("agent-jean")
-    match = new_match(game, 2, [{"name": "Ada"}, {"name": "Bob"}], [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
-                      seed=4, bot_seed=4)
+    match = new_match(
+        game,
+        2,
+        [{"name": "Ada"}, {"name": "Bob"}],
+        [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
+        seed=4,
+        bot_seed=4,
+    )
     with SaveWriter(path, match):
         for _ in range(3):
             seat = match.active()[0]
@@ -558,8 +613,31 @@ nasty = st.one_of(
     st.booleans(),
     st.sampled_from([0, 1, -1, 2, 7, 64, 65, 1000, 2**31, -(2**63), 2**64 - 1]),
     st.sampled_from([float("nan"), float("inf"), 0.5]),
-    st.sampled_from(["", "x", "N" * 64, "N" * 65, "é" * 64, "1" * 5000, "y" * 1024, "y" * 1025, "\x1b[2J", "Ann\nBob",
-                     "[b]Ann[/b]", "\u202eAnn", "P0", "human", "bot", "easy", "hard", "agent-jean", "jean", "B1", "plan:01"]),
+    st.sampled_from(
+        [
+            "",
+            "x",
+            "N" * 64,
+            "N" * 65,
+            "é" * 64,
+            "1" * 5000,
+            "y" * 1024,
+            "y" * 1025,
+            "\x1b[2J",
+            "Ann\nBob",
+            "[b]Ann[/b]",
+            "\u202eAnn",
+            "P0",
+            "human",
+            "bot",
+            "easy",
+            "hard",
+            "agent-jean",
+            "jean",
+            "B1",
+            "plan:01",
+        ]
+    ),
     st.text(max_size=6),
     st.binary(max_size=3),
     st.sampled_from([[], {}, [0], ["B1"], {"t": "Junk"}, {"": {}}, [[]], {"t": 1}]),
@@ -569,7 +647,9 @@ nasty = st.one_of(
 )
 
 #: the fields records have, and a few they do not
-some_key = st.sampled_from(["t", "seat", "name", "kind", "level", "agent", "bot_seed", "seed", "players", "x", "", "n", "at"])
+some_key = st.sampled_from(
+    ["t", "seat", "name", "kind", "level", "agent", "bot_seed", "seed", "players", "x", "", "n", "at"]
+)
 
 
 @st.composite
@@ -611,12 +691,16 @@ def crafted(draw: st.DrawFn) -> tuple[str, bytes]:
     return name, framed(records)
 
 
-CRAFTED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+CRAFTED = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 
 
 @CRAFTED
 @given(crafted())
-def test_any_record_edited_and_framed_again_ends_in_a_sentence_or_a_sound_game(tmp_path: Path, case: tuple[str, bytes]) -> None:
+def test_any_record_edited_and_framed_again_ends_in_a_sentence_or_a_sound_game(
+    tmp_path: Path, case: tuple[str, bytes]
+) -> None:
     name, data = case
     path = tmp_path / name
     path.write_bytes(data)
@@ -664,7 +748,9 @@ SCREEN_CASES: dict[str, bytes | Any] = {
     "long-name.cab": long_named("N" * (1024 * 1024 // 8)),
     "bot-seed.cab": with_header("aj-in-play.cab", lambda h: h.__setitem__("bot_seed", "abc")),
     "1988-bot-seed.cab": with_header("1988-in-play.cab", lambda h: h.__setitem__("bot_seed", [1])),
-    "deep-arranged.cab": with_header("ministeres-in-play.cab", lambda h: h.__setitem__("arranged", {"deck": nested(1000)})),
+    "deep-arranged.cab": with_header(
+        "ministeres-in-play.cab", lambda h: h.__setitem__("arranged", {"deck": nested(1000)})
+    ),
 }
 
 
@@ -684,11 +770,17 @@ typed_names = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zl", "Zp"
 @st.composite
 def named(draw: st.DrawFn) -> tuple[str, bytes]:
     """A game in play, any of the four, its first seat called anything a save may hold."""
-    game_id, players, moves = draw(st.sampled_from([("agent-jean", 3, 5), ("chirac-mitterrand", 2, 3), ("ministeres", 3, 4), ("edgar-lucien", 2, 2)]))
+    game_id, players, moves = draw(
+        st.sampled_from(
+            [("agent-jean", 3, 5), ("chirac-mitterrand", 2, 3), ("ministeres", 3, 4), ("edgar-lucien", 2, 2)]
+        )
+    )
     return f"{game_id}.cab", in_play(game_id, players, moves, seed=draw(st.integers(1, 50)), first=draw(typed_names))
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(st.one_of(crafted(), named()))
 def test_the_screens_show_any_crafted_save_or_say_why_not(tmp_path: Path, case: tuple[str, bytes]) -> None:
     name, data = case

@@ -94,8 +94,11 @@ def test_what_changed_from_the_first_drawing() -> None:
     """A player who knew the first map knows this one: only the metro of the
     4-player side moved; the 2-3 player side is the same in both editions."""
     assert LARGE.districts == LARGE_1.districts and LARGE.borders == LARGE_1.borders
-    assert dict(LARGE.lines) == {"pink": ("lilacs", "tearooms", "quay"), "brown": ("forges", HALL, "boilerworks"),
-                                 "grey": ("docks", "conservatory")}
+    assert dict(LARGE.lines) == {
+        "pink": ("lilacs", "tearooms", "quay"),
+        "brown": ("forges", HALL, "boilerworks"),
+        "grey": ("docks", "conservatory"),
+    }
     assert side_for(2, "1") is side_for(2, "2") is SMALL and side_for(4, "1") is LARGE_1
 
 
@@ -154,8 +157,13 @@ def first_starts(players: int, games: int) -> Counter[str]:
     rng = random.Random(4)
     for _ in range(games):
         config = GAME.make_config(players, [{"name": n} for n in NAMES[:players]])
-        header = make_header(GAME, config, rng.getrandbits(32), [{"kind": "bot", "level": "easy"}] * players,
-                             bot_seed=rng.getrandbits(32))
+        header = make_header(
+            GAME,
+            config,
+            rng.getrandbits(32),
+            [{"kind": "bot", "level": "easy"}] * players,
+            bot_seed=rng.getrandbits(32),
+        )
         match = Match.new(GAME, header)
 
         starts[Table(match).bot_move(0)["district"]] += 1

@@ -120,8 +120,19 @@ def without_program(s: State, seat: int) -> State:
 
 def test_the_positions_cover_every_phase() -> None:
     kinds = Counter(_kind(s) for s in positions())
-    for kind in ("place", "program-0", "program-1", "program-2", "act", "ask-requisition", "ask-intimidate",
-                 "ask-surrender", "ask-yield", "bid", "over"):
+    for kind in (
+        "place",
+        "program-0",
+        "program-1",
+        "program-2",
+        "act",
+        "ask-requisition",
+        "ask-intimidate",
+        "ask-surrender",
+        "ask-yield",
+        "bid",
+        "over",
+    ):
         assert kinds[kind] > 0, kind
     assert {s.players for s in positions()} == {2, 3, 4}
     assert len(positions()) < 800

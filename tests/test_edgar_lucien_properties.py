@@ -158,7 +158,20 @@ def random_command(rng: random.Random, s: State) -> Any:
     n = s.players
     ids = list(s.board.ids) + ["moon"]
     seats = list(range(-1, n + 1))
-    moves = ["stay", "green", "orange", "violet", "cyan", "pink>forges", "brown>hall", "grey>docks", "purple", "", 3, None]
+    moves = [
+        "stay",
+        "green",
+        "orange",
+        "violet",
+        "cyan",
+        "pink>forges",
+        "brown>hall",
+        "grey>docks",
+        "purple",
+        "",
+        3,
+        None,
+    ]
     card = rng.choice([*C.CARD_IDS, "joker"])
     shapes = [
         lambda: {"t": "Nope"},
@@ -211,7 +224,9 @@ def check_illegal(match: Match, rng: random.Random, tries: int = 4) -> None:
         seat = rng.randrange(state.players)
         command = random_command(rng, state)
         legal = GAME.legal(state, seat)
-        if seat in GAME.active(state) and (canonical(command) in legal or (state.phase == "program" and is_accepted_move(command))):
+        if seat in GAME.active(state) and (
+            canonical(command) in legal or (state.phase == "program" and is_accepted_move(command))
+        ):
             GAME.decide(state, seat, command, match.rng())
             continue
         try:
@@ -298,7 +313,10 @@ def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, var
 
 
 VARIANT_SETS = [
-    {"fortunes": f, "deck": d, "start": a} for f in ("hidden", "open") for d in ("15", "20") for a in ("outskirts", "anywhere")
+    {"fortunes": f, "deck": d, "start": a}
+    for f in ("hidden", "open")
+    for d in ("15", "20")
+    for a in ("outskirts", "anywhere")
 ]
 
 
@@ -339,4 +357,3 @@ def test_the_heuristic_bot_beats_the_random_bot() -> None:
 
 def test_the_heuristic_bot_wins_more_than_its_share_against_three_random_bots() -> None:
     assert bot_wins(4, 100) / 100 > 1 / 4
-

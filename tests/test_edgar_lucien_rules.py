@@ -200,8 +200,15 @@ def test_registered_with_its_variants_and_bots() -> None:
 
 def test_the_manigance_deck_and_the_words() -> None:
     assert Counter(C.deck(15)) == {
-        "plan-b": 2, "trafficking": 2, "discredit": 2, "certification": 1, "backer": 2,
-        "popular": 2, "extortion": 1, "remote": 2, "coup": 1,
+        "plan-b": 2,
+        "trafficking": 2,
+        "discredit": 2,
+        "certification": 1,
+        "backer": 2,
+        "popular": 2,
+        "extortion": 1,
+        "remote": 2,
+        "coup": 1,
     }
     extra = Counter(C.deck(20)) - Counter(C.deck(15))
     assert extra == {"plan-b": 1, "discredit": 1, "certification": 1, "extortion": 1, "coup": 1}
@@ -302,7 +309,10 @@ def test_programming_is_simultaneous_and_secret_until_the_reveal() -> None:
     assert [e["t"] for e in events[:3]] == ["Programmed", "ProgramsRevealed", "Moved"]
     moved = of(events, "Moved")
     assert [(e["seat"], e["pawn"], e["to"]) for e in moved] == [
-        (0, "edgar", "promenade"), (0, "lucien", "opera"), (1, "edgar", "lilacs"), (1, "lucien", "docks"),
+        (0, "edgar", "promenade"),
+        (0, "lucien", "opera"),
+        (1, "edgar", "lilacs"),
+        (1, "lucien", "docks"),
     ]
     view = GAME.view(match.state, 0)
     assert view["phase"] == "act" and view["to_act"] == 0
@@ -356,7 +366,10 @@ def test_rulebook_example_30000_robbed_twice_in_one_turn() -> None:
     assert second["amount"] == 10_000
     assert [cogs(match, i) for i in range(3)] == [70_000, 60_000, 0]
     assert (robbery_amount(30_000), robbery_amount(10_000), robbery_amount(50_000), robbery_amount(0)) == (
-        20_000, 10_000, 30_000, 0,
+        20_000,
+        10_000,
+        30_000,
+        0,
     )
 
 
@@ -933,7 +946,10 @@ def test_tax_collection_steel_pays_cogs_ivory_popularity_administration_nothing(
     taxes = of(events, "TaxesCollected")
     assert [t["seat"] for t in taxes] == [0, 1]
     assert {k: taxes[0][k] for k in ("steel", "ivory", "cogs", "popularity")} == {
-        "steel": 1, "ivory": 1, "cogs": 20_000, "popularity": 20,
+        "steel": 1,
+        "ivory": 1,
+        "cogs": 20_000,
+        "popularity": 20,
     }
     assert (cogs(match, 0), pop(match, 0)) == (30_000, 70)
     line = "Tax Collection: Ann collects 20,000 Cogs (1 Steel) and 20 popularity (1 Ivory)."
@@ -1096,13 +1112,47 @@ def test_the_view_has_the_shape_the_screen_draws() -> None:
     match = start("promenade", "docks")
     view = GAME.view(match.state, 0)
     assert set(view) == {
-        "seat", "side", "phase", "period", "turn", "order", "to_act", "first", "governor", "heritage", "owners",
-        "certificates", "deck", "discard", "bank", "needs", "players", "ask", "supported", "bidding",
-        "last_moves", "winner", "reason",
+        "seat",
+        "side",
+        "phase",
+        "period",
+        "turn",
+        "order",
+        "to_act",
+        "first",
+        "governor",
+        "heritage",
+        "owners",
+        "certificates",
+        "deck",
+        "discard",
+        "bank",
+        "needs",
+        "players",
+        "ask",
+        "supported",
+        "bidding",
+        "last_moves",
+        "winner",
+        "reason",
     }
     assert set(view["players"][0]) == {
-        "name", "colour", "cogs", "popularity", "supply", "districts", "edgar", "lucien", "hand", "cards", "used",
-        "certified_this_period", "acted", "programmed", "program", "conditions",
+        "name",
+        "colour",
+        "cogs",
+        "popularity",
+        "supply",
+        "districts",
+        "edgar",
+        "lucien",
+        "hand",
+        "cards",
+        "used",
+        "certified_this_period",
+        "acted",
+        "programmed",
+        "program",
+        "conditions",
     }
     assert view["seat"] == 0 and GAME.view(match.state, PUBLIC)["seat"] is None
     assert GAME.view(match.state, ALL)["seat"] is None

@@ -174,7 +174,12 @@ def test_the_app_loads_every_boards_stylesheet_and_nothing_else_names_a_game(tmp
         if path.suffix in (".py", ".tcss") and (root / "screens" / "games") not in path.parents
     ]
     assert sources
-    naming = {f"{path.relative_to(root)}: {name}" for path in sources for name in names if name in path.read_text(encoding="utf-8")}
+    naming = {
+        f"{path.relative_to(root)}: {name}"
+        for path in sources
+        for name in names
+        if name in path.read_text(encoding="utf-8")
+    }
     assert naming == set()
 
 
@@ -190,7 +195,9 @@ def test_a_game_added_as_two_folders_is_found_by_both_registries(added_game: Pat
 
 
 @run_async
-async def test_a_game_added_as_two_folders_is_offered_styled_and_played_to_its_end(added_game: Path, tmp_path: Path) -> None:
+async def test_a_game_added_as_two_folders_is_offered_styled_and_played_to_its_end(
+    added_game: Path, tmp_path: Path
+) -> None:
     saves = tmp_path / "saves"
     saves.mkdir()
     app = CabinetApp(save_dir=saves, bot_delay=0)

@@ -87,7 +87,9 @@ def leaves(value: Any):
         yield value
 
 
-async def open_hall(data: Path, audit: Audit | None = None, bot_delay: float = 0.0, pool: BotPool | None = None) -> Hall:
+async def open_hall(
+    data: Path, audit: Audit | None = None, bot_delay: float = 0.0, pool: BotPool | None = None
+) -> Hall:
     hall = Hall(data, bot_delay=bot_delay, on_send=audit, bots=pool)
     if audit is not None:
         audit.hall = hall
@@ -151,7 +153,9 @@ def test_two_players_meet_in_the_lobby_and_each_sees_only_their_seat(tmp_path: P
         try:
             ann, ann_task = await lobby_of(hall, "ann")
             bob, bob_task = await lobby_of(hall, "bob")
-            made = await ann.request({"t": "create", "game": game_id, "players": 2, "seats": two_seats(game_id), "variants": {}, "sit": 0})
+            made = await ann.request(
+                {"t": "create", "game": game_id, "players": 2, "seats": two_seats(game_id), "variants": {}, "sit": 0}
+            )
             assert made["ok"] and not made["started"], made
             table_id = made["table"]
             # bob's lobby lists it, waiting, with a free seat
@@ -244,9 +248,37 @@ def test_requests_that_cannot_be_done_say_why(tmp_path: Path) -> None:
             cases = [
                 ({"t": "create", "game": "chess", "players": 2, "seats": [{}, {}], "sit": 0}, "no such game"),
                 ({"t": "create", "game": "agent-jean", "players": 9, "seats": [{}] * 9, "sit": 0}, "played by"),
-                ({"t": "create", "game": "agent-jean", "players": 2, "seats": [{"kind": "bot", "level": "genius"}, {}], "sit": 1}, "no bot level"),
-                ({"t": "create", "game": "agent-jean", "players": 2, "seats": [{"kind": "bot"}, {"kind": "bot"}], "sit": 0}, "seat for yourself"),
-                ({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "variants": {"nope": "x"}, "sit": 0}, "no variant"),
+                (
+                    {
+                        "t": "create",
+                        "game": "agent-jean",
+                        "players": 2,
+                        "seats": [{"kind": "bot", "level": "genius"}, {}],
+                        "sit": 1,
+                    },
+                    "no bot level",
+                ),
+                (
+                    {
+                        "t": "create",
+                        "game": "agent-jean",
+                        "players": 2,
+                        "seats": [{"kind": "bot"}, {"kind": "bot"}],
+                        "sit": 0,
+                    },
+                    "seat for yourself",
+                ),
+                (
+                    {
+                        "t": "create",
+                        "game": "agent-jean",
+                        "players": 2,
+                        "seats": [{}, {}],
+                        "variants": {"nope": "x"},
+                        "sit": 0,
+                    },
+                    "no variant",
+                ),
                 ({"t": "sit", "table": "zzzzzz", "seat": 0}, "no such table"),
                 ({"t": "log", "table": "zzzzzz"}, "no such table"),
                 ({"t": "teleport"}, "Unknown request"),
@@ -254,7 +286,15 @@ def test_requests_that_cannot_be_done_say_why(tmp_path: Path) -> None:
             for request, words in cases:
                 reply = await ann.request(request)
                 assert not reply["ok"] and words in reply["message"], (request, reply)
-            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {"kind": "bot", "level": "easy"}], "sit": 0})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "agent-jean",
+                    "players": 2,
+                    "seats": [{}, {"kind": "bot", "level": "easy"}],
+                    "sit": 0,
+                }
+            )
             assert made["started"]
             reply = await ann.request({"t": "log", "table": made["table"]})
             assert not reply["ok"] and "still in play" in reply["message"]
@@ -272,8 +312,15 @@ async def two_tables_left(hall: Hall) -> tuple[dict[str, Any], dict[str, Any], l
     """ann opens a table against two bots and plays three moves there, opens another that
     waits for a second player, and leaves: both tables' replies, and the first one's events."""
     ann, task = await lobby_of(hall, "ann")
-    versus_bot = await ann.request({"t": "create", "game": "ministeres", "players": 3,
-                                    "seats": [{}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "random"}], "sit": 0})
+    versus_bot = await ann.request(
+        {
+            "t": "create",
+            "game": "ministeres",
+            "players": 3,
+            "seats": [{}, {"kind": "bot", "level": "easy"}, {"kind": "bot", "level": "random"}],
+            "sit": 0,
+        }
+    )
     waiting = await ann.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 1})
     remote = ann.table(versus_bot["table"])
     await remote.connect(timeout=STEP)
@@ -321,8 +368,15 @@ def test_a_move_is_taken_back_against_bots(tmp_path: Path) -> None:
         hall = await open_hall(tmp_path, bot_delay=30.0)
         try:
             ann, task = await lobby_of(hall, "ann")
-            made = await ann.request({"t": "create", "game": "chirac-mitterrand", "players": 2,
-                                      "seats": [{}, {"kind": "bot", "level": "easy"}], "sit": 0})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "chirac-mitterrand",
+                    "players": 2,
+                    "seats": [{}, {"kind": "bot", "level": "easy"}],
+                    "sit": 0,
+                }
+            )
             table = hall.tables[made["table"]]
             remote = ann.table(made["table"])
             await remote.connect(timeout=STEP)
@@ -366,8 +420,15 @@ def test_bots_think_in_worker_processes(tmp_path: Path) -> None:
         hall = await open_hall(tmp_path, pool=pool)
         try:
             ann, task = await lobby_of(hall, "ann")
-            made = await ann.request({"t": "create", "game": "agent-jean", "players": 3,
-                                      "seats": [{"kind": "bot", "level": "normal"}, {}, {"kind": "bot", "level": "easy"}], "sit": 1})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "agent-jean",
+                    "players": 3,
+                    "seats": [{"kind": "bot", "level": "normal"}, {}, {"kind": "bot", "level": "easy"}],
+                    "sit": 1,
+                }
+            )
             table = hall.tables[made["table"]]
             remote = ann.table(made["table"])
             await remote.connect(timeout=STEP)
@@ -377,7 +438,9 @@ def test_bots_think_in_worker_processes(tmp_path: Path) -> None:
             assert pool.pool is not None and any(p.pid != os.getpid() for p in pool.pool._processes.values())
             # and they think after the players' screens are drawn: at a lower priority than the server's
             for worker in pool.pool._processes.values():
-                assert os.getpriority(os.PRIO_PROCESS, worker.pid) == min(19, os.getpriority(os.PRIO_PROCESS, 0) + BOT_NICENESS)
+                assert os.getpriority(os.PRIO_PROCESS, worker.pid) == min(
+                    19, os.getpriority(os.PRIO_PROCESS, 0) + BOT_NICENESS
+                )
             await ann.close()
             await asyncio.wait_for(task, STEP)
         finally:
@@ -386,10 +449,10 @@ def test_bots_think_in_worker_processes(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
-
 def test_bots_still_play_where_their_workers_cannot_start(tmp_path: Path) -> None:
     """A process that cannot start workers (in a Textual app stderr has no file descriptor,
     and the forkserver refuses to start) still has bots that move: in threads, said once."""
+
     class NoWorkers(BotPool):
         def executor(self):
             raise ValueError("bad value(s) in fds_to_keep")
@@ -400,8 +463,15 @@ def test_bots_still_play_where_their_workers_cannot_start(tmp_path: Path) -> Non
         hall = await open_hall(tmp_path, pool=pool)
         try:
             ann, task = await lobby_of(hall, "ann")
-            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2,
-                                      "seats": [{"kind": "bot", "level": "easy"}, {}], "sit": 1})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "agent-jean",
+                    "players": 2,
+                    "seats": [{"kind": "bot", "level": "easy"}, {}],
+                    "sit": 1,
+                }
+            )
             table = hall.tables[made["table"]]
             remote = ann.table(made["table"])
             await remote.connect(timeout=STEP)
@@ -415,6 +485,7 @@ def test_bots_still_play_where_their_workers_cannot_start(tmp_path: Path) -> Non
             await hall.close()
 
     asyncio.run(run())
+
 
 # -- the lobby screen ----------------------------------------------------------------------------
 
@@ -439,9 +510,18 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
         try:
             # another player's table waiting for a second player, and one of theirs in play
             bob, bob_task = await lobby_of(hall, "bob")
-            waiting = await bob.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0})
-            in_play = await bob.request({"t": "create", "game": "ministeres", "players": 2,
-                                         "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+            waiting = await bob.request(
+                {"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0}
+            )
+            in_play = await bob.request(
+                {
+                    "t": "create",
+                    "game": "ministeres",
+                    "players": 2,
+                    "seats": [{}, {"kind": "bot", "level": "random"}],
+                    "sit": 0,
+                }
+            )
             client = HallClient(Address(path=hall.socket_path), hall.open_session("ann"))
             app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=client), bot_delay=0)
             async with app.run_test(size=(80, 24)) as pilot:
@@ -506,7 +586,9 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 await pilot.press("enter")
                 await settle(pilot, lambda: hall.tables[table_id].match.move_count > before, "the move played")
                 # behind a table the lobby's list is not drawn at every listing; back in front it is current
-                await settle(pilot, lambda: (listed(client, table_id) or {}).get("moves", 0) > before, "the move listed")
+                await settle(
+                    pilot, lambda: (listed(client, table_id) or {}).get("moves", 0) > before, "the move listed"
+                )
                 grid = lobby.query_one("DataTable")
                 assert table_id not in grid.rows
                 await pilot.press("q")
@@ -516,7 +598,9 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 assert row[0] in ("▶ Your move", "In play") and row[3] == f"move {listed(client, table_id)['moves']}"
                 await settle(pilot, lambda: len(lobby.shown) == 3, "three tables listed")
                 # x gives up a seat at a waiting table of one's own
-                made = await client.request({"t": "create", "game": "agent-jean", "players": 3, "seats": [{}, {}, {}], "sit": 2})
+                made = await client.request(
+                    {"t": "create", "game": "agent-jean", "players": 3, "seats": [{}, {}, {}], "sit": 2}
+                )
                 await settle(pilot, lambda: made["table"] in [t["id"] for t in lobby.shown], "the new table listed")
                 ids = [t["id"] for t in lobby.shown]
                 lobby.query_one("DataTable").move_cursor(row=ids.index(made["table"]))
@@ -536,6 +620,7 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
 def test_a_table_opened_again_shows_nothing_said_when_it_was_left(tmp_path: Path) -> None:
     """Leaving a table, the lobby says it waits for you; opening it again at once, that
     sentence stays in the lobby: the table shows no "You left"."""
+
     async def run() -> None:
         hall = await open_hall(tmp_path, bot_delay=0.0)
         try:
@@ -544,15 +629,30 @@ def test_a_table_opened_again_shows_nothing_said_when_it_was_left(tmp_path: Path
             async with app.run_test(size=(80, 24), notifications=True) as pilot:  # the toasts drawn
                 await settle(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
                 lobby = app.screen
-                made = await client.request({"t": "create", "game": "agent-jean", "players": 2,
-                                             "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+                made = await client.request(
+                    {
+                        "t": "create",
+                        "game": "agent-jean",
+                        "players": 2,
+                        "seats": [{}, {"kind": "bot", "level": "random"}],
+                        "sit": 0,
+                    }
+                )
                 await settle(pilot, lambda: [t["id"] for t in lobby.shown] == [made["table"]], "the table listed")
                 for _ in range(2):
                     await pilot.press("enter")
-                    await settle(pilot, lambda: isinstance(app.screen, PlayScreen) and "You: ann" in screen_text(app), "the table")
+                    await settle(
+                        pilot,
+                        lambda: isinstance(app.screen, PlayScreen) and "You: ann" in screen_text(app),
+                        "the table",
+                    )
                     assert "You left" not in screen_text(app)
                     await pilot.press("q")
-                    await settle(pilot, lambda: app.screen is lobby and "You left" in screen_text(app), "the lobby saying the table waits")
+                    await settle(
+                        pilot,
+                        lambda: app.screen is lobby and "You left" in screen_text(app),
+                        "the lobby saying the table waits",
+                    )
         finally:
             await hall.close()
 

@@ -17,7 +17,6 @@ import pytest
 from net.hall import Hall
 from saves import load, open_store
 from saves.postgres import PostgresStore
-from tests.pg import pg_cluster, pg_url  # noqa: F401  (the fixtures)
 from tests.test_hall import STEP, lobby_of, play_random, two_tables_left
 from tui.serve import of_database
 
@@ -25,7 +24,9 @@ pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgre
 
 
 async def open_hall(data: Path, address: str, log: list[str] | None = None) -> Hall:
-    hall = Hall(data, bot_delay=0.0, **of_database(PostgresStore(address)), log=(log.append if log is not None else None))
+    hall = Hall(
+        data, bot_delay=0.0, **of_database(PostgresStore(address)), log=(log.append if log is not None else None)
+    )
     await hall.start()
     return hall
 
@@ -62,6 +63,7 @@ def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: P
     """Over files (one server) or a database (another data directory: another machine), the
     same: every table resumed where it was, the same seat for the same name, a waiting table
     closed when its last player stands up; in a database, nothing is left in the data directory."""
+
     async def run() -> None:
         hall = await halls("first")
         versus_bot, waiting, played = await two_tables_left(hall)
@@ -70,7 +72,9 @@ def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: P
             assert not list((tmp_path / "first").rglob("*.cabinet")) and not list((tmp_path / "first").rglob("*.table"))
             store = open_store(halls.url)
             try:
-                assert versus_bot["table"] in store.tables() and waiting["table"] not in store.tables()  # no game yet: no log
+                assert (
+                    versus_bot["table"] in store.tables() and waiting["table"] not in store.tables()
+                )  # no game yet: no log
                 assert {t for t, _ in store.lobby()} >= {versus_bot["table"], waiting["table"]}
                 assert load(store.source(versus_bot["table"])).match.events[: len(played)] == played
             finally:
@@ -81,7 +85,10 @@ def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: P
             resumed = again.tables[versus_bot["table"]]
             assert resumed.match is not None and resumed.match.events[: len(played)] == played
             assert resumed.seat_of("ann") == 0
-            assert again.tables[waiting["table"]].state() == "waiting" and again.tables[waiting["table"]].seat_of("ann") == 1
+            assert (
+                again.tables[waiting["table"]].state() == "waiting"
+                and again.tables[waiting["table"]].seat_of("ann") == 1
+            )
             ann, task = await lobby_of(again, "ann")
             assert {t["id"] for t in ann.tables} >= {versus_bot["table"], waiting["table"]}
             remote = ann.table(versus_bot["table"])
@@ -100,19 +107,31 @@ def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: P
     asyncio.run(run())
 
 
-def test_a_second_hall_does_not_hold_the_tables_the_first_holds_until_it_lets_them_go(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_a_second_hall_does_not_hold_the_tables_the_first_holds_until_it_lets_them_go(
+    tmp_path: Path, pg_url: str
+) -> None:
     async def run() -> None:
         first = await open_hall(tmp_path / "a", pg_url)
         ann, task = await lobby_of(first, "bea")
-        made = await ann.request({"t": "create", "game": "ministeres", "players": 2,
-                                  "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+        made = await ann.request(
+            {
+                "t": "create",
+                "game": "ministeres",
+                "players": 2,
+                "seats": [{}, {"kind": "bot", "level": "random"}],
+                "sit": 0,
+            }
+        )
         assert made["started"]
         log: list[str] = []
         second = await open_hall(tmp_path / "b", pg_url, log)
         try:
             assert made["table"] not in second.tables
-            assert any(line.startswith(f"Table {made['table']} is served by another server: ") and "is playing this game already" in line
-                       for line in log), log
+            assert any(
+                line.startswith(f"Table {made['table']} is served by another server: ")
+                and "is playing this game already" in line
+                for line in log
+            ), log
             assert made["table"] in second.elsewhere  # listed, and served here from the first's log if opened
         finally:
             await close_hall(second)
@@ -129,7 +148,7 @@ def test_a_second_hall_does_not_hold_the_tables_the_first_holds_until_it_lets_th
     asyncio.run(run())
 
 
-def test_cabinet_serve_keeps_its_tables_in_the_store_it_is_given(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_cabinet_serve_keeps_its_tables_in_the_store_it_is_given(tmp_path: Path, pg_url: str) -> None:
     from tests.test_serve import Serve
 
     store = open_store(pg_url)
@@ -184,7 +203,7 @@ asyncio.run(main())
 """
 
 
-def test_when_a_server_dies_another_takes_its_tables_over_from_the_log(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_when_a_server_dies_another_takes_its_tables_over_from_the_log(tmp_path: Path, pg_url: str) -> None:
     import signal
     import subprocess
     import sys
@@ -193,12 +212,18 @@ def test_when_a_server_dies_another_takes_its_tables_over_from_the_log(tmp_path:
     from tests.test_hall import until
 
     root = Path(__file__).resolve().parent.parent
-    dying = subprocess.Popen([sys.executable, "-c", SERVER_THAT_DIES, str(tmp_path / "a"), pg_url],
-                             cwd=root, stdout=subprocess.PIPE, text=True)
+    dying = subprocess.Popen(
+        [sys.executable, "-c", SERVER_THAT_DIES, str(tmp_path / "a"), pg_url],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
 
     async def run() -> None:
         log: list[str] = []
-        survivor = Hall(tmp_path / "b", bot_delay=0.0, **of_database(PostgresStore(pg_url)), log=log.append, take_over_every=0.1)
+        survivor = Hall(
+            tmp_path / "b", bot_delay=0.0, **of_database(PostgresStore(pg_url)), log=log.append, take_over_every=0.1
+        )
         await survivor.start()
         try:
             assert dying.stdout is not None
@@ -274,7 +299,7 @@ async def plays_on(client, table_id: str, seed: int) -> None:
         await remote.close()
 
 
-def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Path, pg_cluster) -> None:  # noqa: F811
+def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Path, pg_cluster) -> None:
     """Two halls, a table held by each. The database restarts: every table is let go (its
     lease went with the restart) and taken over again, and its player plays on, with every
     committed move. The database stops a while: a player who joins a table meanwhile, or asks
@@ -292,15 +317,24 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
         logs: list[list[str]] = [[], []]
         halls: list[Hall] = []
         for name, log in zip("ab", logs, strict=True):
-            hall = Hall(tmp_path / name, bot_delay=0.0, **of_database(PostgresStore(url)), log=log.append, take_over_every=0.1)
+            hall = Hall(
+                tmp_path / name, bot_delay=0.0, **of_database(PostgresStore(url)), log=log.append, take_over_every=0.1
+            )
             await hall.start()
             halls.append(hall)
         try:
             players = []
             for hall, name in zip(halls, ("ann", "bob"), strict=True):
                 client, task = await lobby_of(hall, name)
-                made = await client.request({"t": "create", "game": "agent-jean", "players": 2,
-                                             "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+                made = await client.request(
+                    {
+                        "t": "create",
+                        "game": "agent-jean",
+                        "players": 2,
+                        "seats": [{}, {"kind": "bot", "level": "random"}],
+                        "sit": 0,
+                    }
+                )
                 assert made["started"] and made["table"] in hall.tables
                 players.append((client, task, made["table"]))
                 await plays_on(client, made["table"], len(players))
@@ -323,15 +357,29 @@ def test_halls_on_a_database_that_restarts_or_stops_a_while_play_on(tmp_path: Pa
                 else:
                     marks = [len(log) for log in logs]
                     await asyncio.to_thread(pg_cluster.shut_down)
-                    assert await until(lambda marks=marks: all(any(line.startswith("Lost the connection to ") for line in log[mark:])
-                                                   for log, mark in zip(logs, marks, strict=True)), tries=1500)
-                    assert await until(lambda: not any(table in hall.tables for hall in halls for table in tables), tries=1500)
+                    assert await until(
+                        lambda marks=marks: all(
+                            any(line.startswith("Lost the connection to ") for line in log[mark:])
+                            for log, mark in zip(logs, marks, strict=True)
+                        ),
+                        tries=1500,
+                    )
+                    assert await until(
+                        lambda: not any(table in hall.tables for hall in halls for table in tables), tries=1500
+                    )
                     client = players[0][0]
                     # the issue's traceback: a table opened with the database away ("Unhandled exception
                     # in client_connected_cb", a SaveError out of Hall.follow); now a sentence
                     assert await refused_while_down(client, tables[0]) == f"Could not join: {UNREACHABLE}"
-                    reply = await client.request({"t": "create", "game": "agent-jean", "players": 2,
-                                                  "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+                    reply = await client.request(
+                        {
+                            "t": "create",
+                            "game": "agent-jean",
+                            "players": 2,
+                            "seats": [{}, {"kind": "bot", "level": "random"}],
+                            "sit": 0,
+                        }
+                    )
                     assert not reply["ok"] and reply["message"] == UNREACHABLE, reply
                     await asyncio.to_thread(pg_cluster.start_again)
                 for client, _, table in players:

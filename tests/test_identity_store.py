@@ -9,7 +9,6 @@ import pytest
 
 from net.identity import StoredIdentities
 from saves.store import open_store
-from tests.pg import pg_url  # noqa: F401  (the fixture)
 
 pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
 
@@ -17,7 +16,7 @@ ANN, BOB = "SHA256:ann-key", "SHA256:bob-key"
 
 
 @pytest.fixture
-def two_servers(pg_url):  # noqa: F811
+def two_servers(pg_url):
     """The identities of two server processes on one database (each its own connection)."""
     stores = [open_store(pg_url), open_store(pg_url)]
     yield [StoredIdentities(s) for s in stores]
@@ -71,7 +70,7 @@ def test_two_servers_racing_for_one_name_give_it_to_one_key(two_servers) -> None
         assert all(s.check(name, winner) is None for s in two_servers)
 
 
-def test_a_database_out_of_reach_refuses_the_login_in_a_sentence(pg_url) -> None:  # noqa: F811
+def test_a_database_out_of_reach_refuses_the_login_in_a_sentence(pg_url) -> None:
     store = open_store(pg_url)
     names = StoredIdentities(store)
     assert names.check("cy", ANN) is None

@@ -36,7 +36,9 @@ def table(game_id: str, seed: int, bots: str = "random", humans: int = 1):
     game = get_game(game_id)
     players = max(2, game.min_players)
     controllers = [{"kind": "human"}] * humans + [{"kind": "bot", "level": bots}] * (players - humans)
-    return new_match(game, players, [{"name": n} for n in ("Ada", "Bastien")[:players]], controllers, seed=seed, bot_seed=seed)
+    return new_match(
+        game, players, [{"name": n} for n in ("Ada", "Bastien")[:players]], controllers, seed=seed, bot_seed=seed
+    )
 
 
 def fill_saves(directory: Path) -> dict[str, Path]:
@@ -178,7 +180,9 @@ async def test_every_footer_key_of_each_board(saves, game_id: str) -> None:
     from tui.start import Start
 
     writer = SaveWriter.resume(loaded)
-    app = CabinetApp(save_dir=directory, start=Start(mode="play", match=writer.match, path=writer.path, writer=writer), bot_delay=0.0)
+    app = CabinetApp(
+        save_dir=directory, start=Start(mode="play", match=writer.match, path=writer.path, writer=writer), bot_delay=0.0
+    )
     async with app.run_test(size=SIZE) as pilot:
         await through_dialogs(pilot)
         screen = app.screen
@@ -234,7 +238,9 @@ async def test_each_game_played_to_its_end_by_keyboard_then_replayed(tmp_path: P
     writer = start_save(tmp_path, match, durable=False)
     from tui.start import Start
 
-    app = CabinetApp(save_dir=tmp_path, start=Start(mode="play", match=match, path=writer.path, writer=writer), bot_delay=0.0)
+    app = CabinetApp(
+        save_dir=tmp_path, start=Start(mode="play", match=match, path=writer.path, writer=writer), bot_delay=0.0
+    )
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         for _ in range(5000):

@@ -102,7 +102,6 @@ def check_views(s: State, event: dict) -> None:
     assert sorted(full["favours_known"]) == sorted(s.favours)
 
 
-
 def play_game(players: int, seed: int, variants: dict, deep: bool) -> Match:
     config = GAME.make_config(players, variants=variants)
     match = Match.new(GAME, make_header(GAME, config, seed))
@@ -117,7 +116,6 @@ def pass_often(rng: random.Random, legal: list) -> dict:
 def check_event(state, event: dict) -> None:
     check_cards(state)
     check_views(state, event)
-
 
 
 def check_outcome(match: Match) -> None:

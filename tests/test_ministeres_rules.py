@@ -27,8 +27,14 @@ def stacked(*top: str) -> list[str]:
     return list(top) + [c for c in C.ALL_CARDS if c not in top]
 
 
-def new_match(players: int = 3, top: tuple[str, ...] = (), dealer: int = 0, variants: dict | None = None,
-              favours: list[str] | None = None, seed: int = 1) -> Match:
+def new_match(
+    players: int = 3,
+    top: tuple[str, ...] = (),
+    dealer: int = 0,
+    variants: dict | None = None,
+    favours: list[str] | None = None,
+    seed: int = 1,
+) -> Match:
     seats = [{"name": f"P{i}"} for i in range(players)]
     config = GAME.make_config(players, seats, variants)
     arranged = {"deck": stacked(*top), "dealer": dealer}
@@ -83,8 +89,9 @@ def finish_gifts(match: Match) -> None:
         match.submit(seat, GAME.legal(match.state, seat)[0])
 
 
-def auction_match(to0: list[str], to1: list[str], favours: list[str], variants: dict | None = None,
-                  seed: int = 1) -> Match:
+def auction_match(
+    to0: list[str], to1: list[str], favours: list[str], variants: dict | None = None, seed: int = 1
+) -> Match:
     """A 2-player match at its first auction, with these hands and this Favours order."""
     deck = two_player_gifts(to0, to1, favours)
     config = GAME.make_config(2, [{"name": "Ann"}, {"name": "Bob"}], variants)
@@ -149,7 +156,11 @@ def test_the_108_cards() -> None:
 
 def test_card_info_for_the_screen() -> None:
     assert C.card_info("armee-C") == {
-        "kind": "gouvernement", "ministry": "armee", "ministries": ["armee"], "value": 3, "letter": "C",
+        "kind": "gouvernement",
+        "ministry": "armee",
+        "ministries": ["armee"],
+        "value": 3,
+        "letter": "C",
         "label": "Armée 3·C",
     }
     assert C.card_info("or2-07")["kind"] == "or" and C.card_info("or2-07")["label"] == "Or 2"
@@ -381,7 +392,9 @@ def test_bidding_goes_round_a_pass_is_final_and_the_last_bidder_wins() -> None:
     opener = s.opener
     assert match.active() == (opener,)
     view = GAME.view(s, opener)
-    assert view["auction"]["min_bid"] == 1 and view["auction"]["max_bid"] == bid_cap(s.hands[opener], "gold" if not C.is_or(s.lot) else "cards", "bluff")
+    assert view["auction"]["min_bid"] == 1 and view["auction"]["max_bid"] == bid_cap(
+        s.hands[opener], "gold" if not C.is_or(s.lot) else "cards", "bluff"
+    )
     assert GAME.view(s, (opener + 1) % 3)["auction"]["max_bid"] is None
     bid(match, 1)
     second = (opener + 1) % 3

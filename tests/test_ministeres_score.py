@@ -163,7 +163,9 @@ def test_a_tie_on_points_is_told_with_the_primaire_tokens_under_share() -> None:
         elif len(match.outcome.winners) == 1:
             (w,) = match.outcome.winners
             behind = [f"{s.names[i]}'s {tokens[i]}" for i in top if i != w]
-            assert summary.startswith(f"{s.names[w]} wins: tied on {best} points, {tokens[w]} Primaire tokens to {behind[0]}.")
+            assert summary.startswith(
+                f"{s.names[w]} wins: tied on {best} points, {tokens[w]} Primaire tokens to {behind[0]}."
+            )
             told.add("tokens")
         else:
             assert f"share the victory ({best} points, {tokens[top[0]]} Primaire tokens each)." in summary

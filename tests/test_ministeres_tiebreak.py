@@ -85,7 +85,9 @@ SAME = (
 # cards add up to more (38 to 28): the tokens come first.
 TOKENS = (
     cards_of("architecture", "CDGH") + cards_of("animaux", "CDGH") + ["roi-09", "roi-10", "roi-05"],
-    cards_of("diplomatie", ALL_LETTERS) + cards_of("architecture", "ABEFI") + cards_of("animaux", "ABEFI")
+    cards_of("diplomatie", ALL_LETTERS)
+    + cards_of("architecture", "ABEFI")
+    + cards_of("animaux", "ABEFI")
     + ["roi-01", "roi-13", "roi-11"],
 )
 

@@ -109,7 +109,20 @@ def test_a_new_table_refuses_a_name_too_long_or_not_text(name: str) -> None:
 @pytest.mark.parametrize("name", ["x" * 100_000, "\x1b[31mred"], ids=["long", "escape"])
 def test_the_command_line_refuses_such_a_name_in_one_sentence(command: str, name: str, tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["--save-dir", str(tmp_path), command, "agent-jean", "--players", "2", "--bots", "2", "--names", f"Ann,{name}"])
+        main(
+            [
+                "--save-dir",
+                str(tmp_path),
+                command,
+                "agent-jean",
+                "--players",
+                "2",
+                "--bots",
+                "2",
+                "--names",
+                f"Ann,{name}",
+            ]
+        )
     assert info.value.code == 2
     err = capsys.readouterr().err
     last = err.strip().splitlines()[-1]
@@ -201,9 +214,13 @@ async def test_hot_seat_curtain_names_the_next_player_as_they_are(tmp_path: Path
         assert "\x1b" not in text
 
 
-@pytest.mark.parametrize("game_id, players", [("agent-jean", 4), ("chirac-mitterrand", 2), ("ministeres", 4), ("edgar-lucien", 4)])
+@pytest.mark.parametrize(
+    "game_id, players", [("agent-jean", 4), ("chirac-mitterrand", 2), ("ministeres", 4), ("edgar-lucien", 4)]
+)
 @run_async
-async def test_replays_of_such_a_save_show_the_names_through_every_pair_of_eyes(tmp_path: Path, game_id: str, players: int) -> None:
+async def test_replays_of_such_a_save_show_the_names_through_every_pair_of_eyes(
+    tmp_path: Path, game_id: str, players: int
+) -> None:
     """A save whose seats bear those names: its listing, and its replay everything revealed
     and as each seat saw it, in every game."""
     path = finished(tmp_path, game_id, SAVED[:players])
@@ -289,15 +306,37 @@ class ListedHall:
 @run_async
 async def test_the_lobby_lists_such_names_as_they_are(tmp_path: Path) -> None:
     def seat(name: str, kind: str = "human") -> dict[str, Any]:
-        return {"kind": kind, "user": None if kind == "bot" else name, "level": "easy" if kind == "bot" else None,
-                "name": name, "label": "", "away": False}
+        return {
+            "kind": kind,
+            "user": None if kind == "bot" else name,
+            "level": "easy" if kind == "bot" else None,
+            "name": name,
+            "label": "",
+            "away": False,
+        }
 
     seats = [seat(ODD[0]), seat(ODD[1]), seat(ODD[2], "bot"), seat(ODD[3])]
     tables = [
-        {"id": "t1", "game": "agent-jean", "title": "L'Agent Jean!", "state": "playing", "seats": seats,
-         "active": [0], "moves": 3, "updated": 2.0},
-        {"id": "t2", "game": "agent-jean", "title": "L'Agent Jean!", "state": "finished", "seats": seats,
-         "outcome": f"{ODD[0]} and {ODD[3]} share the victory.", "moves": 90, "updated": 1.0},
+        {
+            "id": "t1",
+            "game": "agent-jean",
+            "title": "L'Agent Jean!",
+            "state": "playing",
+            "seats": seats,
+            "active": [0],
+            "moves": 3,
+            "updated": 2.0,
+        },
+        {
+            "id": "t2",
+            "game": "agent-jean",
+            "title": "L'Agent Jean!",
+            "state": "finished",
+            "seats": seats,
+            "outcome": f"{ODD[0]} and {ODD[3]} share the victory.",
+            "moves": 90,
+            "updated": 1.0,
+        },
     ]
     app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=ListedHall(tables)), bot_delay=0)
     async with app.run_test(size=(160, 24)) as pilot:
@@ -352,11 +391,25 @@ def quit_from_the_menu(term: Terminal) -> int:
 
 
 @at_a_terminal
-@pytest.mark.parametrize("names", ["[/],Bob", "[link=x]Ann[/link],[@click=app.quit]Bob[/]"],
-                         ids=["closing-tag", "link-and-action"])
+@pytest.mark.parametrize(
+    "names", ["[/],Bob", "[link=x]Ann[/link],[@click=app.quit]Bob[/]"], ids=["closing-tag", "link-and-action"]
+)
 def test_cabinet_play_with_such_names_plays_and_ends_with_status_0(names: str, tmp_path: Path) -> None:
     first = names.split(",")[0]
-    args = ["play", "agent-jean", "--players", "2", "--bots", "2", "--bot-level", "random", "--seed", "4", "--names", names]
+    args = [
+        "play",
+        "agent-jean",
+        "--players",
+        "2",
+        "--bots",
+        "2",
+        "--bot-level",
+        "random",
+        "--seed",
+        "4",
+        "--names",
+        names,
+    ]
     with Terminal(args, tmp_path) as term:
         term.wait_line("L'Agent Jean!", f"You: {first}", f"{first}, your move.")
         term.wait_for("Your hand")
@@ -369,9 +422,27 @@ def test_cabinet_play_with_such_names_plays_and_ends_with_status_0(names: str, t
 @at_a_terminal
 def test_a_joiner_of_cabinet_host_with_such_names_plays_and_ends_with_status_0(tmp_path: Path) -> None:
     host = subprocess.Popen(
-        [str(CABINET), "host", "agent-jean", "--players", "2", "--bots", "2", "--bot-level", "random",
-         "--names", "[/],Bob", "--listen", "127.0.0.1:0", "--seed", "4"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "CABINET_SAVE_DIR": str(tmp_path)},
+        [
+            str(CABINET),
+            "host",
+            "agent-jean",
+            "--players",
+            "2",
+            "--bots",
+            "2",
+            "--bot-level",
+            "random",
+            "--names",
+            "[/],Bob",
+            "--listen",
+            "127.0.0.1:0",
+            "--seed",
+            "4",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "CABINET_SAVE_DIR": str(tmp_path)},
     )
     try:
         lines: list[str] = []
@@ -379,7 +450,9 @@ def test_a_joiner_of_cabinet_host_with_such_names_plays_and_ends_with_status_0(t
             line = host.stdout.readline()
             assert line, host.stderr.read()
             lines.append(line.rstrip("\n"))
-        name, _, _, address, code = next(line.split() for line in lines if "cabinet join" in line and "--watch" not in line)
+        name, _, _, address, code = next(
+            line.split() for line in lines if "cabinet join" in line and "--watch" not in line
+        )
         assert name == "[/]:"
         with Terminal(["join", address, code], tmp_path / "joiner") as term:
             term.wait_line("L'Agent Jean!", "You: [/]", "[/], your move.")

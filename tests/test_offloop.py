@@ -156,8 +156,15 @@ def test_a_hall_alone_plays_over_its_local_cluster_and_writes_off_the_loop(tmp_p
         try:
             assert isinstance(hall.cluster, LocalCluster) and isinstance(hall.store, FileStore)
             ann, task = await lobby_of(hall, "ann")
-            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2,
-                                      "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "agent-jean",
+                    "players": 2,
+                    "seats": [{}, {"kind": "bot", "level": "random"}],
+                    "sit": 0,
+                }
+            )
             assert made["ok"] and made["started"]
             remote = ann.table(made["table"])
             await remote.connect(timeout=STEP)

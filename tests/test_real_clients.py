@@ -25,7 +25,9 @@ from tests.ssh_helpers import client_env, keygen, modes_left_on, ssh_args
 from tests.terminal import Terminal
 from tests.test_serve import START, Serve, hand, new_table, play_first_card
 
-pytestmark = pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen: the Debian package openssh-client")
+pytestmark = pytest.mark.skipif(
+    shutil.which("ssh-keygen") is None, reason="needs ssh-keygen: the Debian package openssh-client"
+)
 
 
 def needs(package: str, *programs: str) -> None:
@@ -98,7 +100,22 @@ def test_plink_plays_a_move(tmp_path: Path) -> None:
     subprocess.run(["puttygen", str(key), "-O", "private", "-o", f"{key}.ppk"], check=True, capture_output=True)
     # -batch: a question (an unknown host key) is a failure, not a prompt; the host key is
     # the one the server printed
-    argv = ["plink", "-ssh", "-batch", "-noagent", "-t", "-P", str(serve.port), "-i", f"{key}.ppk", "-hostkey", host_key, "-l", "pat", "127.0.0.1"]
+    argv = [
+        "plink",
+        "-ssh",
+        "-batch",
+        "-noagent",
+        "-t",
+        "-P",
+        str(serve.port),
+        "-i",
+        f"{key}.ppk",
+        "-hostkey",
+        host_key,
+        "-l",
+        "pat",
+        "127.0.0.1",
+    ]
     plays_a_move(serve, program(tmp_path, argv), "pat")
 
 

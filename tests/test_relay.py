@@ -21,7 +21,6 @@ from net.hall import Hall
 from saves import load, open_store
 from saves.postgres import PostgresStore
 from table import Table
-from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_hall import STEP, Audit, listed, lobby_of, play_random, until
 from tui.serve import of_database
 
@@ -73,7 +72,9 @@ async def next_update(remote: RemoteTable, ready=lambda remote: True) -> list[di
             others.append(message)
 
 
-def test_a_table_opened_on_one_hall_is_played_from_both_each_seat_seeing_only_its_own(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_a_table_opened_on_one_hall_is_played_from_both_each_seat_seeing_only_its_own(
+    tmp_path: Path, pg_url: str
+) -> None:
     audits = (Audit(), Audit())
 
     async def run() -> None:
@@ -160,14 +161,21 @@ async def _until_error(remote: RemoteTable) -> dict[str, Any]:
             return message
 
 
-def test_a_move_taken_back_from_another_hall_is_taken_back_everywhere(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_a_move_taken_back_from_another_hall_is_taken_back_everywhere(tmp_path: Path, pg_url: str) -> None:
     async def run() -> None:
         a = await open_hall(tmp_path / "a", pg_url, bot_delay=30.0)  # the take-back comes before the bot's move
         b = await open_hall(tmp_path / "b", pg_url)
         try:
             ann, ann_task = await lobby_of(a, "ann")
-            made = await ann.request({"t": "create", "game": "chirac-mitterrand", "players": 2,
-                                      "seats": [{}, {"kind": "bot", "level": "easy"}], "sit": 0})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "chirac-mitterrand",
+                    "players": 2,
+                    "seats": [{}, {"kind": "bot", "level": "easy"}],
+                    "sit": 0,
+                }
+            )
             assert made["started"] and made["table"] in a.tables
             table_id = made["table"]
             owner = a.tables[table_id].match
@@ -198,7 +206,7 @@ def test_a_move_taken_back_from_another_hall_is_taken_back_everywhere(tmp_path: 
     asyncio.run(run())
 
 
-def test_two_halls_racing_for_the_last_seat_give_it_to_one_player(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_two_halls_racing_for_the_last_seat_give_it_to_one_player(tmp_path: Path, pg_url: str) -> None:
     async def run() -> None:
         a = await open_hall(tmp_path / "a", pg_url)
         b = await open_hall(tmp_path / "b", pg_url)
@@ -211,8 +219,10 @@ def test_two_halls_racing_for_the_last_seat_give_it_to_one_player(tmp_path: Path
             assert await until(lambda: listed(cy, table_id) is not None)
             # both ask at once: whichever comes second finds the seat taken, though its hall
             # had not heard of the first yet
-            replies = await asyncio.gather(bob.request({"t": "sit", "table": table_id, "seat": 1}),
-                                           cy.request({"t": "sit", "table": table_id, "seat": 1}))
+            replies = await asyncio.gather(
+                bob.request({"t": "sit", "table": table_id, "seat": 1}),
+                cy.request({"t": "sit", "table": table_id, "seat": 1}),
+            )
             assert sorted(r["ok"] for r in replies) == [False, True], replies
             refused = next(r for r in replies if not r["ok"])
             assert refused["message"] == "That table has started: watch it instead."
@@ -228,7 +238,7 @@ def test_two_halls_racing_for_the_last_seat_give_it_to_one_player(tmp_path: Path
     asyncio.run(run())
 
 
-def test_a_lobby_record_changed_by_two_processes_at_once_keeps_both_changes(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_a_lobby_record_changed_by_two_processes_at_once_keeps_both_changes(tmp_path: Path, pg_url: str) -> None:
     first, second = open_store(pg_url), open_store(pg_url)
     try:
         first.keep_lobby("race01", msgpack.packb([]))
@@ -284,7 +294,7 @@ asyncio.run(main())
 """
 
 
-def test_when_the_tables_hall_dies_the_player_on_another_hall_plays_on_there(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_when_the_tables_hall_dies_the_player_on_another_hall_plays_on_there(tmp_path: Path, pg_url: str) -> None:
     import signal
     import subprocess
     import sys
@@ -300,8 +310,12 @@ def test_when_the_tables_hall_dies_the_player_on_another_hall_plays_on_there(tmp
             made = await dan.request({"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {}], "sit": 0})
             table_id = made["table"]
             # another server process seats the last player: it holds the table
-            dying = subprocess.Popen([sys.executable, "-c", SERVER_THAT_DIES, str(tmp_path / "a"), pg_url, table_id],
-                                     cwd=root, stdout=subprocess.PIPE, text=True)
+            dying = subprocess.Popen(
+                [sys.executable, "-c", SERVER_THAT_DIES, str(tmp_path / "a"), pg_url, table_id],
+                cwd=root,
+                stdout=subprocess.PIPE,
+                text=True,
+            )
             assert dying.stdout is not None
             assert (await asyncio.to_thread(dying.stdout.readline)).strip() == "started"
             remote = dan.table(table_id)
@@ -312,7 +326,11 @@ def test_when_the_tables_hall_dies_the_player_on_another_hall_plays_on_there(tmp
             dying.send_signal(signal.SIGKILL)
             # the survivor takes the table over; dan's connection is told to join again
             message = await asyncio.wait_for(_bye(remote), STEP)
-            assert message == {"t": "bye", "message": "This table's server changed; you are back at it in a moment.", "come_back": True}
+            assert message == {
+                "t": "bye",
+                "message": "This table's server changed; you are back at it in a moment.",
+                "come_back": True,
+            }
             assert table_id in survivor.tables and table_id not in survivor.followers
             assert f"[{table_id}] taken over from its log." in log
             store = open_store(pg_url)
@@ -350,7 +368,9 @@ async def _bye(remote: RemoteTable) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("moving", [True, False], ids=["found-by-a-move", "found-idle"])
-def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_from_the_new_holder(tmp_path: Path, pg_url: str, moving: bool) -> None:  # noqa: F811
+def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_from_the_new_holder(
+    tmp_path: Path, pg_url: str, moving: bool
+) -> None:
     import psycopg
 
     async def run() -> None:
@@ -360,8 +380,15 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
         b = await open_hall(tmp_path / "b", pg_url, take_over_every=0.1)
         try:
             ann, ann_task = await lobby_of(a, "ann")
-            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2,
-                                      "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "agent-jean",
+                    "players": 2,
+                    "seats": [{}, {"kind": "bot", "level": "random"}],
+                    "sit": 0,
+                }
+            )
             table_id = made["table"]
             remote = ann.table(table_id)
             await remote.connect(timeout=STEP)
@@ -375,7 +402,10 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
             if moving:
                 remote.command(remote.legal[0])  # it cannot be saved: hall a lets the table go
             message = await asyncio.wait_for(_bye(remote), STEP)
-            assert message["message"] == "This table's server changed; you are back at it in a moment." and message["come_back"]
+            assert (
+                message["message"] == "This table's server changed; you are back at it in a moment."
+                and message["come_back"]
+            )
             assert len(remote.events) == shown  # a move that was not saved is never shown played
             if moving:
                 assert any(line.startswith(f"[{table_id}] Could not save table {table_id}: ") for line in log), log
@@ -403,7 +433,7 @@ def test_a_hall_that_loses_a_tables_lease_lets_it_go_and_its_player_plays_on_fro
     asyncio.run(run())
 
 
-def test_a_move_passed_on_that_the_tables_hall_cannot_save_is_to_be_made_again(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_a_move_passed_on_that_the_tables_hall_cannot_save_is_to_be_made_again(tmp_path: Path, pg_url: str) -> None:
     """Bob plays at hall b a table hall a holds; hall a loses its lease (the database ended its
     connection, as a restart does) just before it plays Bob's move: the move cannot be saved,
     so Bob is told to make it again (never "ok" for a move the log will not hold), is never
@@ -460,7 +490,9 @@ def test_a_move_passed_on_that_the_tables_hall_cannot_save_is_to_be_made_again(t
     asyncio.run(run())
 
 
-def test_a_table_left_full_and_not_started_by_a_hall_that_died_is_started_by_another(tmp_path: Path, pg_url: str, monkeypatch) -> None:  # noqa: F811
+def test_a_table_left_full_and_not_started_by_a_hall_that_died_is_started_by_another(
+    tmp_path: Path, pg_url: str, monkeypatch
+) -> None:
     """The hall that seats a table's last player starts it at once; should it die between the
     two, the table would wait for ever, full: after STALLED seconds another hall starts it."""
     import net.hall
@@ -473,7 +505,15 @@ def test_a_table_left_full_and_not_started_by_a_hall_that_died_is_started_by_ano
         b = await open_hall(tmp_path / "b", pg_url, log=log.append, take_over_every=0.1)
         try:
             # what a dead hall left: both seats taken in the lobby record, and no log
-            table = Table("stall1", "agent-jean", 2, [{"kind": "human", "user": "ann"}, {"kind": "human", "user": "bob"}], {}, "ann", 0.0)
+            table = Table(
+                "stall1",
+                "agent-jean",
+                2,
+                [{"kind": "human", "user": "ann"}, {"kind": "human", "user": "bob"}],
+                {},
+                "ann",
+                0.0,
+            )
             b.store.keep_lobby(table.id, msgpack.packb(table.record(), use_bin_type=True))
             assert await until(lambda: "stall1" in b.tables and b.tables["stall1"].server is not None, tries=200)
             assert any("started here" in line for line in log), log

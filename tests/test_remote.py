@@ -361,9 +361,22 @@ async def test_cabinet_host_in_its_own_process_serves_a_whole_game_and_stops_on_
 
     env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cabinet", "host", "chirac-mitterrand", "--players", "2", "--names", "Ada,Bastien",
-        "--listen", "127.0.0.1:0", "--seed", "3",
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+        sys.executable,
+        "-m",
+        "cabinet",
+        "host",
+        "chirac-mitterrand",
+        "--players",
+        "2",
+        "--names",
+        "Ada,Bastien",
+        "--listen",
+        "127.0.0.1:0",
+        "--seed",
+        "3",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
         cwd=Path(__file__).resolve().parent.parent,
     )
     try:

@@ -124,8 +124,10 @@ async def test_connections_that_never_say_hello_cannot_crowd_out_a_player(tmp_pa
         assert len(server.pending) == 3  # a seat's connection is not counted
         await ada.expect_open()
         assert [line for line in lines if "make room" in line] == [
-            ("Closed a connection that had not said hello, to make room: "
-            "the host holds 4 connections at most besides the seats'.")
+            (
+                "Closed a connection that had not said hello, to make room: "
+                "the host holds 4 connections at most besides the seats'."
+            )
         ]
         server.refusals.flush()
         assert lines[-1] == "In the last 3600 s: 8 connections closed to make room."
@@ -254,8 +256,17 @@ def test_cabinet_host_with_watch_code_prints_it_and_resume_keeps_it(tmp_path: Pa
     async def host(*args: str) -> list[str]:
         env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "cabinet", "host", *args, "--listen", "127.0.0.1:0",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=ROOT,
+            sys.executable,
+            "-m",
+            "cabinet",
+            "host",
+            *args,
+            "--listen",
+            "127.0.0.1:0",
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            env=env,
+            cwd=ROOT,
         )
         lines: list[str] = []
         try:
@@ -320,8 +331,14 @@ asyncio.run(main())
 async def test_out_of_descriptors_the_host_says_so_once_and_takes_the_waiting_player_after(tmp_path: Path) -> None:
     failures = 4
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", EXHAUSTED, str(tmp_path), str(failures),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, cwd=ROOT,
+        sys.executable,
+        "-c",
+        EXHAUSTED,
+        str(tmp_path),
+        str(failures),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=ROOT,
     )
     out: list[str] = []
 
@@ -462,7 +479,9 @@ async def test_a_move_builds_one_update_a_seat_whatever_the_crowd(tmp_path: Path
 
 
 @run_async
-async def test_a_crowd_told_a_few_at_a_time_misses_nothing_when_moves_come_meanwhile(tmp_path: Path, monkeypatch) -> None:
+async def test_a_crowd_told_a_few_at_a_time_misses_nothing_when_moves_come_meanwhile(
+    tmp_path: Path, monkeypatch
+) -> None:
     """Spectators are told FAN_OUT a turn of the event loop: two moves in one turn reach the
     players at once, and every spectator gets every event once, in order, whenever its turn comes."""
     monkeypatch.setattr(server_module, "FAN_OUT", 2)

@@ -66,7 +66,7 @@ async def test_the_unix_socket_is_made_private_before_it_is_put_in_place(tmp_pat
         os.umask(old_umask)
     try:
         monkeypatch.undo()
-        (bound, directory_mode, existed), = binds
+        ((bound, directory_mode, existed),) = binds
         assert Path(bound) != path and Path(bound).parent != path.parent  # not at its path...
         assert directory_mode == 0o700 and not existed  # ...but inside a private directory
         assert [r for r in renames if r[1] == str(path)] == [(bound, str(path), 0o600)]  # put in place, 0600
@@ -134,8 +134,15 @@ async def test_a_socket_left_by_a_killed_host_is_replaced_and_a_file_is_not(tmp_
 async def host_process(tmp_path: Path, *args: str) -> asyncio.subprocess.Process:
     env = {**os.environ, "CABINET_SAVE_DIR": str(tmp_path)}
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "cabinet", "host", *args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env, cwd=ROOT,
+        sys.executable,
+        "-m",
+        "cabinet",
+        "host",
+        *args,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+        cwd=ROOT,
     )
 
 
@@ -211,11 +218,17 @@ async def test_join_lines_name_the_machine_s_addresses_loopback_last() -> None:
     hosts, beyond = await server_module.join_hosts(Address(host="0.0.0.0", port=7788), [(socket.AF_INET, "0.0.0.0")])
     assert beyond and hosts[-1] == "127.0.0.1" and "0.0.0.0" not in hosts
     assert all(not h.startswith("127.") for h in hosts[:-1])
-    hosts, beyond = await server_module.join_hosts(Address(host="127.0.0.1", port=7788), [(socket.AF_INET, "127.0.0.1")])
+    hosts, beyond = await server_module.join_hosts(
+        Address(host="127.0.0.1", port=7788), [(socket.AF_INET, "127.0.0.1")]
+    )
     assert hosts == ["127.0.0.1"] and not beyond
-    hosts, beyond = await server_module.join_hosts(Address(host="localhost", port=7788), [(socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")])
+    hosts, beyond = await server_module.join_hosts(
+        Address(host="localhost", port=7788), [(socket.AF_INET, "127.0.0.1"), (socket.AF_INET6, "::1")]
+    )
     assert hosts == ["localhost"] and not beyond
-    hosts, beyond = await server_module.join_hosts(Address(host="192.0.2.7", port=7788), [(socket.AF_INET, "192.0.2.7")])
+    hosts, beyond = await server_module.join_hosts(
+        Address(host="192.0.2.7", port=7788), [(socket.AF_INET, "192.0.2.7")]
+    )
     assert hosts == ["192.0.2.7"] and beyond  # a given address: as given, with the warning
 
 

@@ -447,7 +447,10 @@ async def case_bad_commands(h: Hosted, rng: random.Random) -> None:
         {"t": "command", "command": {"t": "NoSuchCommand"}},
         {"t": "command", "command": {"t": "Done", "x": [1, {"y": None}]}},
         {"t": "command", "command": {**update["legal"][0], "t": "Nope"}},
-        {"t": "command", "command": {k: [v] for k, v in update["legal"][0].items() if k != "t"} | {"t": update["legal"][0]["t"]}},
+        {
+            "t": "command",
+            "command": {k: [v] for k, v in update["legal"][0].items() if k != "t"} | {"t": update["legal"][0]["t"]},
+        },
         {"t": "dance"},
         {"t": "hello", "v": VERSION, "code": h.codes[mover]},
         {"t": "view_at"},
@@ -851,9 +854,7 @@ def test_nobody_is_told_what_their_seat_may_not_know(tmp_path: Path, monkeypatch
         ) -> tuple[Hosted, list[Player]]:
             errors = LoopErrors()
             errors.install()
-            hosted = Hosted(
-                tmp_path, game_id, players, humans, seed, variants=variants, levels=("random", "easy")
-            )
+            hosted = Hosted(tmp_path, game_id, players, humans, seed, variants=variants, levels=("random", "easy"))
             if game_id == "edgar-lucien":
                 hosted.extra_check = edgar_lucien_check
             clients = await play_hosted(hosted, seed, rejoin=k == 1)

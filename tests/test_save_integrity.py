@@ -73,7 +73,10 @@ def test_every_duplicate_deletion_swap_and_move_of_whole_records_is_reported_whe
             load(path, GAMES)
         one_sentence(err.value, "game.cab")
         # named at the byte where the order breaks, with the record numbers
-        assert f"damaged at byte {offsets[broken_at] if broken_at < n else len(data)}:" in str(err.value), (what, str(err.value))
+        assert f"damaged at byte {offsets[broken_at] if broken_at < n else len(data)}:" in str(err.value), (
+            what,
+            str(err.value),
+        )
         assert "record" in str(err.value), what
     # and the words say what happened
     path.write_bytes(rebuild(data, parts[:3] + [parts[2]] + parts[3:]))
@@ -128,7 +131,9 @@ def test_a_crafted_move_is_named_at_the_first_move_whose_events_differ(tmp_path:
     path = tmp_path / "crafted.cab"
     craft(path, recs)
     before = path.read_bytes()
-    with pytest.raises(SaveError, match=rf"^crafted\.cab does not follow from its moves at move {k} \(byte \d+\): ") as err:
+    with pytest.raises(
+        SaveError, match=rf"^crafted\.cab does not follow from its moves at move {k} \(byte \d+\): "
+    ) as err:
         load(path, GAMES)
     one_sentence(err.value, "crafted.cab")
     with pytest.raises(SaveError, match=f"at move {k}"):
@@ -176,7 +181,9 @@ def test_a_sealed_save_is_folded_and_verify_decides_every_move_all_the_same(tmp_
     path.write_bytes(data)
     loaded = load(path, GAMES)
     assert loaded.sealed and loaded.match.events == match.events  # folded: the seal vouches for it
-    with pytest.raises(SaveError, match=rf"sealed\.cab does not follow from its moves at move {k} .*the rules refuse its command"):
+    with pytest.raises(
+        SaveError, match=rf"sealed\.cab does not follow from its moves at move {k} .*the rules refuse its command"
+    ):
         verify(path, GAMES)
     # the same file in another directory (another key) is decided again on load
     other = tmp_path / "elsewhere"
@@ -229,7 +236,9 @@ def test_an_unknown_bot_level_is_one_sentence_in_verify_and_load_and_the_game_st
     loaded = load(path, GAMES)  # replayable
     assert loaded.unplayable is not None
     assert "'godlike'" in loaded.unplayable and loaded.unplayable.endswith("it can be replayed, not played on.")
-    with pytest.raises(SaveError, match=r"^god\.cab has a bot \(Bob\) of a level this Cabinet does not know \('godlike'"):
+    with pytest.raises(
+        SaveError, match=r"^god\.cab has a bot \(Bob\) of a level this Cabinet does not know \('godlike'"
+    ):
         verify(path, GAMES)
 
 
@@ -334,7 +343,9 @@ def read_only(directory: Path):
 
 def cabinet(*args: str, save_dir: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "CABINET_SAVE_DIR": str(save_dir), "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "-m", "cabinet", *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cabinet", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def no_traceback(result: subprocess.CompletedProcess) -> None:
@@ -360,7 +371,9 @@ def test_a_save_that_cannot_be_written_is_one_sentence_and_still_replays(tmp_pat
     before = path.read_bytes()
     with read_only(directory):
         loaded = load(path, GAMES)
-        with pytest.raises(SaveNotWritable, match=r"^g\.cab cannot be written \(.*\): it can be replayed, not played on\.$"):
+        with pytest.raises(
+            SaveNotWritable, match=r"^g\.cab cannot be written \(.*\): it can be replayed, not played on\.$"
+        ):
             SaveWriter.resume(loaded)
         with pytest.raises(SaveNotWritable, match=r"^Cannot save new\.cab in .*ro: "):
             SaveWriter(directory / "new.cab", new_match())
@@ -372,7 +385,19 @@ def test_a_save_that_cannot_be_written_is_one_sentence_and_still_replays(tmp_pat
         result = cabinet("host", "--resume", str(real), "--listen", "127.0.0.1:0", save_dir=directory)
         no_traceback(result)
         assert result.returncode == 1 and "real.cab cannot be written" in result.stderr
-        result = cabinet("simulate", "agent-jean", "--players", "2", "--games", "1", "--seed", "1", "--bot-level", "random", save_dir=directory)
+        result = cabinet(
+            "simulate",
+            "agent-jean",
+            "--players",
+            "2",
+            "--games",
+            "1",
+            "--seed",
+            "1",
+            "--bot-level",
+            "random",
+            save_dir=directory,
+        )
         no_traceback(result)
         assert result.returncode == 1 and "cannot save the games in" in result.stderr
         result = cabinet("play", "agent-jean", "--bots", "2", save_dir=directory)
@@ -403,7 +428,9 @@ def test_the_cli_refuses_to_play_on_an_unknown_bot_level_in_one_sentence(tmp_pat
         result = cabinet(*command, save_dir=tmp_path)
         no_traceback(result)
         assert result.returncode == 1
-        assert result.stderr.startswith("cabinet: god.cab has a bot (Bastien) of a level this Cabinet does not know"), result.stderr
+        assert result.stderr.startswith("cabinet: god.cab has a bot (Bastien) of a level this Cabinet does not know"), (
+            result.stderr
+        )
 
 
 # -- the listing sees damage anywhere in a file --------------------------------------------------
@@ -463,7 +490,11 @@ async def test_continue_passes_over_a_damaged_latest_game_and_says_so(tmp_path: 
         await pilot.press("down", "enter")  # Continue
         await settle(pilot)
         assert isinstance(app.screen, PlayScreen) and app.screen.path == older
-        assert any(m.startswith("aj-5.cab does not follow from its moves at the setup") and m.endswith("Continuing the game before it.") for m in notes(app))
+        assert any(
+            m.startswith("aj-5.cab does not follow from its moves at the setup")
+            and m.endswith("Continuing the game before it.")
+            for m in notes(app)
+        )
     # damage the listing sees is passed over too
     data = bytearray(newer.read_bytes())
     data[-3] ^= 0x10
@@ -488,7 +519,10 @@ async def test_load_opens_what_it_cannot_play_on_as_a_replay_and_says_why(tmp_pa
             await pilot.press("enter")
             await settle(pilot)
             assert isinstance(app.screen, ReplayScreen)
-            assert any(m.startswith("aj-4.cab cannot be written") and m.endswith("It is shown as a replay.") for m in notes(app))
+            assert any(
+                m.startswith("aj-4.cab cannot be written") and m.endswith("It is shown as a replay.")
+                for m in notes(app)
+            )
             await pilot.press("left", "right", "q")  # steps, then leaves, as any replay
             await pilot.pause()
             assert not isinstance(app.screen, ReplayScreen)

@@ -75,7 +75,10 @@ def holding_process(command: str, source: str) -> subprocess.Popen[str]:
     expression ``source`` names (a path, or a table in a store), once it says so;
     it holds it until it is killed."""
     holder = subprocess.Popen(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             import sys
             from saves import SaveWriter, load, open_store
             from saves import format as fmt
@@ -84,8 +87,12 @@ def holding_process(command: str, source: str) -> subprocess.Popen[str]:
             writer = SaveWriter.resume(load({source}, GAMES))
             print("holding", flush=True)
             sys.stdin.read()
-        """)],
-        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        """),
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
     return holder
@@ -154,7 +161,10 @@ def writer_process(path: Path) -> str:
     """What a writer in another process (for which modes hold) says when it takes the save up
     and plays a move: "wrote", or the sentence it was refused with."""
     result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(f"""
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(f"""
             from saves import SaveError, SaveWriter, load
             from tests.test_saves import step
             from tests.toygame import GAMES
@@ -166,8 +176,13 @@ def writer_process(path: Path) -> str:
                 step(writer.match)
                 writer.close()
                 print("wrote")
-        """)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, preexec_fn=without_dac,
+        """),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=without_dac,
     )
     assert result.returncode == 0, result.stderr
     return result.stdout.strip()
@@ -207,13 +222,19 @@ def test_a_lock_that_is_a_directory_or_a_link_is_not_taken_and_nothing_is_writte
     precious = tmp_path / "precious.txt"
     precious.write_text("mine\n")
     lock.symlink_to(precious)
-    with pytest.raises(SaveNotWritable, match=r"its lock g\.cab\.lock cannot be taken: it is a symbolic link, which Cabinet does not follow\)"):
+    with pytest.raises(
+        SaveNotWritable,
+        match=r"its lock g\.cab\.lock cannot be taken: it is a symbolic link, which Cabinet does not follow\)",
+    ):
         SaveWriter.resume(load(path, GAMES))
     assert precious.read_text() == "mine\n"
     assert path.read_bytes() == before
     # a new save is refused the same way, and not made
     fmt.lock_path(tmp_path / "new.cab").symlink_to(precious)
-    with pytest.raises(SaveNotWritable, match=r"^Cannot save new\.cab in .*: its lock new\.cab\.lock cannot be taken: it is a symbolic link"):
+    with pytest.raises(
+        SaveNotWritable,
+        match=r"^Cannot save new\.cab in .*: its lock new\.cab\.lock cannot be taken: it is a symbolic link",
+    ):
         SaveWriter(tmp_path / "new.cab", new_match())
     assert not (tmp_path / "new.cab").exists() and precious.read_text() == "mine\n"
 

@@ -56,7 +56,9 @@ def finished_save(path: Path, rounds: str = "3", seed: int = 42) -> Match:
 
 
 def same_moves(a: Match, b: Match) -> bool:
-    return [(m.seat, m.command, m.start, m.end) for m in a.moves] == [(m.seat, m.command, m.start, m.end) for m in b.moves]
+    return [(m.seat, m.command, m.start, m.end) for m in a.moves] == [
+        (m.seat, m.command, m.start, m.end) for m in b.moves
+    ]
 
 
 def record_offsets(data: bytes) -> list[tuple[bytes, int, int]]:
@@ -419,7 +421,8 @@ def test_checkpoint_divergence_names_the_move(tmp_path):
     assert len(cps) >= 4
     # the first of seat 2's card plays at or after turn 20
     first = next(
-        i for i, m in enumerate(match.moves)
+        i
+        for i, m in enumerate(match.moves)
         if m.seat == 1 and m.command["t"] == "Play" and match.state_at(m.start).played >= 20
     )
     after = min(c for c in cps if c >= first)
@@ -441,10 +444,7 @@ def test_divergence_after_the_last_checkpoint_is_caught_by_the_result(tmp_path):
     match = finished_save(path, "30")
     last_cp = checkpoint_moves(match)[-1]
     turn = match.state_at(match.moves[last_cp].end).played
-    plays_after = [
-        i for i, m in enumerate(match.moves)
-        if i > last_cp and m.seat == 1 and m.command["t"] == "Play"
-    ]
+    plays_after = [i for i, m in enumerate(match.moves) if i > last_cp and m.seat == 1 and m.command["t"] == "Play"]
     if not plays_after:
         pytest.skip("no card played by seat 2 after the last checkpoint with this seed")
     with pytest.raises(SaveError, match=r"diverges .* at move \d+: the replayed result differs"):
@@ -460,7 +460,9 @@ def test_event_the_rules_cannot_apply(tmp_path):
     recs[moves[2]][1]["events"][0] = {"t": "CardBurned", "seat": 0}
     path = tmp_path / "e.cab"
     craft(path, recs)
-    with pytest.raises(SaveError, match=r"does not follow from its moves at move 2 \(byte \d+\): its event 1 \(CardBurned\)") as err:
+    with pytest.raises(
+        SaveError, match=r"does not follow from its moves at move 2 \(byte \d+\): its event 1 \(CardBurned\)"
+    ) as err:
         load(path, GAMES)
     one_sentence(err.value, "e.cab")
     recs[moves[2]][1]["events"][0] = {"t": "CardPlayed", "seat": 0, "card": 999}  # not in hand
@@ -497,7 +499,9 @@ def _bad_shapes():
         "checkpoint out of place": with_(0, lambda r: r[2][1].__setitem__("n", 1)),
         "checkpoint digest an int": with_(0, lambda r: r[2][1].__setitem__("digest", 5)),
         "second header": with_(0, lambda r: r.append((b"H", r[0][1]))),
-        "outcome of an unfinished game": with_(0, lambda r: r.append((b"R", {"winners": [0], "reason": "x", "scores": []}))),
+        "outcome of an unfinished game": with_(
+            0, lambda r: r.append((b"R", {"winners": [0], "reason": "x", "scores": []}))
+        ),
         "outcome with bad winners": with_(0, lambda r: r.append((b"R", {"winners": ["Ann"], "reason": "x"}))),
         "msgpack garbage": with_(0, lambda r: r.append((b"M", b"\xc1\xc1\xc1"))),
         "trailing bytes": with_(0, lambda r: r.append((b"M", msgpack.packb(r[3][1]) + b"\x00"))),
@@ -505,7 +509,9 @@ def _bad_shapes():
         "timestamp": with_(0, lambda r: r.append((b"M", msgpack.packb({"seat": 0, "x": msgpack.Timestamp(1, 0)})))),
         "int map key": with_(0, lambda r: r.append((b"M", msgpack.packb({1: 2}, strict_types=False)))),
         "deep nesting": with_(0, lambda r: r.append((b"M", b"\x81\xa1e" + b"\x91" * 100 + b"\x00"))),
-        "nesting past msgpack's own limit": with_(0, lambda r: r.append((b"M", b"\x81\xa1e" + b"\x91" * 5000 + b"\x00"))),
+        "nesting past msgpack's own limit": with_(
+            0, lambda r: r.append((b"M", b"\x81\xa1e" + b"\x91" * 5000 + b"\x00"))
+        ),
         "deep nesting inside an event": with_(
             0, lambda r: r[3][1].__setitem__("events", [{"t": "Drew", "x": msgpack.unpackb(b"\x91" * 900 + b"\x00")}])
         ),
@@ -522,7 +528,9 @@ def test_records_after_the_end_of_the_game(tmp_path, small_save):
     path = tmp_path / "after.cab"
     for extra in (recs[-2], (b"C", {"n": len(match.events), "digest": "0" * 32}), recs[-1]):
         craft(path, recs + [extra])
-        with pytest.raises(SaveError, match=r"^after\.cab is damaged at byte \d+: a record follows the end of the game\.$"):
+        with pytest.raises(
+            SaveError, match=r"^after\.cab is damaged at byte \d+: a record follows the end of the game\.$"
+        ):
             load(path, GAMES)
         assert list_saves(tmp_path, GAMES)[0].error.startswith("after.cab is damaged")
 
@@ -577,7 +585,12 @@ def test_fuzz_after_a_valid_preamble(tmp_path, data):
 
 
 plain = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**64 - 1) | st.floats() | st.text(max_size=5) | st.binary(max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**64 - 1)
+    | st.floats()
+    | st.text(max_size=5)
+    | st.binary(max_size=5),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
     max_leaves=12,
 )
@@ -587,9 +600,22 @@ _BASE_RECORDS = records_of(new_match())
 
 
 @FUZZ
-@given(st.lists(st.tuples(st.sampled_from([b"H", b"M", b"C", b"R"]), st.dictionaries(st.sampled_from(
-    ["game", "seat", "command", "events", "n", "digest", "winners", "reason", "players", "seats", "t"]), plain, max_size=5)),
-    max_size=5), st.integers(0, 3))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([b"H", b"M", b"C", b"R"]),
+            st.dictionaries(
+                st.sampled_from(
+                    ["game", "seat", "command", "events", "n", "digest", "winners", "reason", "players", "seats", "t"]
+                ),
+                plain,
+                max_size=5,
+            ),
+        ),
+        max_size=5,
+    ),
+    st.integers(0, 3),
+)
 def test_fuzz_valid_frames_with_random_bodies(tmp_path, records, keep):
     """Frames and CRCs are right, so every check behind them is exercised."""
     recs = _BASE_RECORDS[:keep] + records
@@ -779,7 +805,9 @@ def test_verify_and_exports(tmp_path, small_save):
     assert "Finished after 6 moves: won by" in text
     # the setup, then each move numbered as the replay numbers it, with who made it
     headings = [ln for ln in lines if ln == "Setup" or ln.startswith("Move ")]
-    assert headings == ["Setup"] + [f"Move {i}: {'Ann' if m.seat == 0 else 'Bob'}" for i, m in enumerate(match.moves[1:], 1)]
+    assert headings == ["Setup"] + [
+        f"Move {i}: {'Ann' if m.seat == 0 else 'Bob'}" for i, m in enumerate(match.moves[1:], 1)
+    ]
     described = [ln for ln in lines if ln.startswith("  ")]
     assert len(described) == len(match.events)
     assert lines[lines.index("Setup") + 1] == "  The deck is shuffled."

@@ -99,6 +99,7 @@ def test_ministeres_search_weighs_pass_or_the_least_raise_and_one_or_card_a_valu
     legal = MIN.legal(auction, seat)
     assert MIN.search_moves(auction, seat, legal) == [legal[0], {"t": "Pass"}]
     assert legal[0] == {"t": "Bid", "amount": auction.bid + 1}
+
     def values(commands: list) -> list[int]:
         return sorted(MC.value(c["card"]) for c in commands)
 

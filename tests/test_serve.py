@@ -25,7 +25,6 @@ from typing import Any
 
 import pytest
 
-from tests.pg import pg_cluster, pg_url  # noqa: F401  (the fixtures)
 from tests.ssh_helpers import WAIT, client_env, keygen, modes_left_on, run_ssh, ssh_args, until
 from tests.terminal import CABINET, Terminal
 from tests.test_hall import Audit
@@ -56,9 +55,27 @@ class Serve:
         self.port = 0
 
     def start(self) -> Serve:
-        command = [str(CABINET), "serve", "--listen", "127.0.0.1:0", "--data", str(self.data), "--bot-delay", "0", *self.args]
+        command = [
+            str(CABINET),
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--data",
+            str(self.data),
+            "--bot-delay",
+            "0",
+            *self.args,
+        ]
         env = None if self.env is None else {**os.environ, **self.env}
-        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
+        self.proc = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+            env=env,
+        )
         threading.Thread(target=self._read, daemon=True).start()
         self.port = int(self.wait_line(r"^Cabinet serves on 127\.0\.0\.1:(\d+) ").group(1))
         return self
@@ -120,7 +137,16 @@ class InProcess:
         self.loop.close()
 
 
-def player(port: int, key: Path, name: str, home: Path, *extra: str, rows: int = 24, cols: int = 80, env: dict[str, str] | None = None) -> Terminal:
+def player(
+    port: int,
+    key: Path,
+    name: str,
+    home: Path,
+    *extra: str,
+    rows: int = 24,
+    cols: int = 80,
+    env: dict[str, str] | None = None,
+) -> Terminal:
     """``ssh -tt NAME@127.0.0.1`` at a terminal, once the lobby is on its screen."""
     args = ssh_args(port, key, name, *extra)
     t = Terminal(args[1:], home, rows=rows, cols=cols, program=args[0], env=client_env(home, **(env or {}))).start()
@@ -198,13 +224,18 @@ def settle(server: InProcess, *seats: tuple[Terminal, str], timeout: float = 60.
         if agreed and match.state is state:
             return
     held = "; ".join(f"{name} holds {sorted(state.hands[i])}" for i, (_, name) in enumerate(seats))
-    raise AssertionError(f"the screens do not show the game as the server has it ({held}; to move: {sorted(active)}):\n" + "\n".join(t.report(name) for t, name in seats))
+    raise AssertionError(
+        f"the screens do not show the game as the server has it ({held}; to move: {sorted(active)}):\n"
+        + "\n".join(t.report(name) for t, name in seats)
+    )
 
 
 # -- a player --------------------------------------------------------------------------------
 
 
-def test_a_player_plays_a_bot_leaves_and_finds_the_seat_again_after_a_restart(tmp_path: Path, keys: dict[str, Path]) -> None:
+def test_a_player_plays_a_bot_leaves_and_finds_the_seat_again_after_a_restart(
+    tmp_path: Path, keys: dict[str, Path]
+) -> None:
     serve = Serve(tmp_path / "data").start()
     try:
         serve.wait_line(r"^  host key: SHA256:")
@@ -269,9 +300,14 @@ def test_a_burst_of_arrows_in_the_history_keeps_the_player_at_the_table(tmp_path
             burst = "\x1b[A" * 2 + "\x1b[A\x1b[B" * 499
             assert ann.child is not None
             ann.child.send(burst.encode())
-            ann.wait_until(lambda: ann.shows("Looking back: move") or ann.shows("No more moves here"), "the history to show the past")
+            ann.wait_until(
+                lambda: ann.shows("Looking back: move") or ann.shows("No more moves here"),
+                "the history to show the past",
+            )
             ann.press("escape")  # read after the arrows: back to play once they are all taken
-            ann.wait_until(lambda: ann.shows("ann, your move") or ann.shows("No more moves here"), "the play to come back")
+            ann.wait_until(
+                lambda: ann.shows("ann, your move") or ann.shows("No more moves here"), "the play to come back"
+            )
             assert not ann.shows("No more moves here"), ann.report("The player was thrown off the table")
             play_first_card(ann, "ann", 5)
             ann.press("q")
@@ -287,7 +323,10 @@ def test_a_burst_of_arrows_in_the_history_keeps_the_player_at_the_table(tmp_path
 def test_two_keys_at_one_table_each_see_only_their_own_hand(tmp_path: Path, keys: dict[str, Path]) -> None:
     server = InProcess(tmp_path / "data").start()
     try:
-        with closing(player(server.port, keys["ann"], "ann", tmp_path)) as ann, closing(player(server.port, keys["bob"], "bob", tmp_path, rows=40, cols=120)) as bob:
+        with (
+            closing(player(server.port, keys["ann"], "ann", tmp_path)) as ann,
+            closing(player(server.port, keys["bob"], "bob", tmp_path, rows=40, cols=120)) as bob,
+        ):
             new_table(ann, "A player")
             ann.wait_for("Your table is open")
             bob.wait_line("Waiting", "L'Agent Jean!", "ann, — free")
@@ -306,7 +345,9 @@ def test_two_keys_at_one_table_each_see_only_their_own_hand(tmp_path: Path, keys
                 (seat,) = match.active()
                 before = match.move_count
                 (ann, bob)[seat].press("1")  # the first card (or choice) of whoever is to move
-                (ann, bob)[seat].wait_until(lambda before=before: the_match(server).move_count > before, "the move to be made")
+                (ann, bob)[seat].wait_until(
+                    lambda before=before: the_match(server).move_count > before, "the move to be made"
+                )
             # and what the server sent each seat held that seat's view only
             assert server.audit.sent > 4 and not server.audit.failures, server.audit.failures[:3]
     finally:
@@ -334,7 +375,9 @@ def test_a_session_reaches_nothing_of_the_servers_machine(tmp_path: Path, keys: 
             eve.press("escape")
             eve.wait_for("Cabinet · eve")
             pid = int(serve.wait_line(r"eve from 127\.0\.0\.1: session started \(.*pid (\d+)\)").group(1))
-            environ = dict(item.split("=", 1) for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item)
+            environ = dict(
+                item.split("=", 1) for item in Path(f"/proc/{pid}/environ").read_text().split("\0") if "=" in item
+            )
             assert "SECRET_TOKEN" not in environ and environ["HOME"] != str(operator)
             assert Path(f"/proc/{pid}/cwd").resolve() == Path(environ["HOME"]).resolve()
             assert serve.stop() == 0
@@ -367,7 +410,18 @@ def test_what_is_not_a_game_is_refused_in_a_sentence_and_logged(tmp_path: Path, 
         shell = run_ssh(serve.port, keys["ann"], "ann", "-T", home=tmp_path, tty=False)
         assert "Cabinet needs a terminal: connect with ssh -t." in shell.stderr and shell.returncode == 1
 
-        forward = run_ssh(serve.port, keys["ann"], "ann", "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9", home=tmp_path, tty=False)
+        forward = run_ssh(
+            serve.port,
+            keys["ann"],
+            "ann",
+            "-N",
+            "-o",
+            "ExitOnForwardFailure=yes",
+            "-R",
+            "0:127.0.0.1:9",
+            home=tmp_path,
+            tty=False,
+        )
         assert forward.returncode == 255 and "remote port forwarding failed" in forward.stderr
 
         sftp = run_ssh(serve.port, keys["ann"], "ann", "-s", home=tmp_path, tty=False, command=["sftp"])
@@ -399,7 +453,11 @@ def grey(colour: str) -> bool:
 
 def session_environment(serve: Serve, name: str) -> dict[str, str]:
     """The environment the server gave the program of ``name``'s latest session."""
-    pid = [m.group(1) for m in (re.search(rf"^{name} from .*: session started \(.*, pid (\d+)\)", line) for line in serve.lines) if m][-1]
+    pid = [
+        m.group(1)
+        for m in (re.search(rf"^{name} from .*: session started \(.*, pid (\d+)\)", line) for line in serve.lines)
+        if m
+    ][-1]
     entries = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     return dict(entry.decode().split("=", 1) for entry in entries if b"=" in entry)
 
@@ -439,7 +497,7 @@ if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-n", "0", "-v"]))
 
 
-def test_two_servers_on_one_database_agree_on_who_holds_a_name(tmp_path: Path, keys: dict[str, Path], pg_url) -> None:  # noqa: F811
+def test_two_servers_on_one_database_agree_on_who_holds_a_name(tmp_path: Path, keys: dict[str, Path], pg_url) -> None:
     """Ann's key claims her name on one server; on another server of the same database
     the name is hers too: Bob's key is refused it there, and her key gets in."""
     pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extra 'postgres') is not installed")
@@ -506,7 +564,9 @@ def moves_seen_by_both(ann: Terminal, bob: Terminal, moves: int) -> None:
         other.wait_line(f" {name} ", f"{before - 1}+")
 
 
-def test_players_on_two_servers_of_one_database_play_at_one_table(tmp_path: Path, keys: dict[str, Path], pg_url) -> None:  # noqa: F811
+def test_players_on_two_servers_of_one_database_play_at_one_table(
+    tmp_path: Path, keys: dict[str, Path], pg_url
+) -> None:
     """Ann opens a table on one server; Bob, on another server of the same database, sits
     at it, and they play, each seeing the other's moves (what each server sends each seat is
     audited in tests/test_relay.py). The server that serves the table is killed: the other
@@ -548,14 +608,18 @@ def test_players_on_two_servers_of_one_database_play_at_one_table(tmp_path: Path
 # -- the operator's side -------------------------------------------------------------------------
 
 
-def test_a_log_that_cannot_be_written_never_stops_the_server_nor_its_goodbye(tmp_path: Path, keys: dict[str, Path]) -> None:
+def test_a_log_that_cannot_be_written_never_stops_the_server_nor_its_goodbye(
+    tmp_path: Path, keys: dict[str, Path]
+) -> None:
     """``cabinet serve | head -1``: the log's reader goes after a line; the server goes on,
     and at Ctrl-C its players are still told goodbye, with no traceback anywhere."""
     command = [str(CABINET), "serve", "--listen", "127.0.0.1:0", "--data", str(tmp_path / "data"), "--bot-delay", "0"]
     proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert proc.stderr is not None and proc.stdout is not None
-        while not (first := re.match(r"Cabinet serves on 127\.0\.0\.1:(\d+) ", line := proc.stderr.readline().decode())):
+        while not (
+            first := re.match(r"Cabinet serves on 127\.0\.0\.1:(\d+) ", line := proc.stderr.readline().decode())
+        ):
             assert line, "cabinet serve ended before saying where it serves"
         port = int(first.group(1))
         proc.stderr.close()  # as head does, once it has its line
@@ -581,15 +645,30 @@ def test_the_log_goes_to_a_file_and_the_invitation_names_this_machine(tmp_path: 
     allow = tmp_path / "authorized_keys"
     allow.write_text(Path(f"{keys['ann']}.pub").read_text())
     log = tmp_path / "serve.log"
-    command = [str(CABINET), "serve", "--listen", "0.0.0.0:0", "--data", str(tmp_path / "data"), "--allow", str(allow), "--log", str(log)]
-    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    command = [
+        str(CABINET),
+        "serve",
+        "--listen",
+        "0.0.0.0:0",
+        "--data",
+        str(tmp_path / "data"),
+        "--allow",
+        str(allow),
+        "--log",
+        str(log),
+    ]
+    proc = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     try:
         until(lambda: log.exists() and "Ctrl-C stops the server" in log.read_text(), START, "the log file written")
         text = log.read_text()
         assert re.search(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} Cabinet serves on 0\.0\.0\.0:\d+ ", text, re.M), text
         players = re.search(r"  players: ssh -p (\d+) NAME@(\S+)", text)
         assert players and players.group(2) != "THIS-MACHINE", text
-        assert re.search(r"from this machine: ssh -p \d+ NAME@127\.0\.0\.1", text) or players.group(2) == "127.0.0.1", text
+        assert re.search(r"from this machine: ssh -p \d+ NAME@127\.0\.0\.1", text) or players.group(2) == "127.0.0.1", (
+            text
+        )
         assert "may claim a name" not in text
         with closing(player(int(players.group(1)), keys["ann"], "ann", tmp_path)) as ann:
             ann.press("q")
@@ -613,7 +692,9 @@ def test_the_log_goes_to_a_file_and_the_invitation_names_this_machine(tmp_path: 
         while not any("Ctrl-C stops the server" in line for line in lines):
             lines.append(proc.stdout.readline())
             assert lines[-1], "".join(lines)
-        assert any("anyone who can reach it may claim a name with their key (--allow AUTHORIZED_KEYS" in line for line in lines), lines
+        assert any(
+            "anyone who can reach it may claim a name with their key (--allow AUTHORIZED_KEYS" in line for line in lines
+        ), lines
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=WAIT * 3)
@@ -640,7 +721,9 @@ def read(terminals: list[Terminal]) -> bool:
     return True
 
 
-def move_on(mover: Terminal, name: str, others: list[Terminal], everyone: list[Terminal], timeout: float = 90.0) -> None:
+def move_on(
+    mover: Terminal, name: str, others: list[Terminal], everyone: list[Terminal], timeout: float = 90.0
+) -> None:
     """``name`` plays the first card of their hand once their screen offers a move, and
     every screen of ``others`` shows it.  A press that went nowhere (a screen still to find
     that its table moved, a server that could not pass the move on) is made again; each
@@ -671,7 +754,9 @@ def move_on(mover: Terminal, name: str, others: list[Terminal], everyone: list[T
         other.wait_line(f" {name} ", f"{before - 1}+", timeout=max(1.0, deadline - time.monotonic()))
 
 
-def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_while(tmp_path: Path, keys: dict[str, Path], pg_cluster) -> None:  # noqa: F811
+def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_while(
+    tmp_path: Path, keys: dict[str, Path], pg_cluster
+) -> None:
     """The database of two servers restarts (``pg_ctl restart -m fast``) with moves on their way,
     restarts again while nobody plays, then stops a few seconds and starts again. Each time every
     table takes moves again, with every move committed before; the players' screens join their
@@ -681,9 +766,11 @@ def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_whil
     first = Serve(tmp_path / "one", "--store", url).start()
     second = Serve(tmp_path / "two", "--store", url).start()
     try:
-        with closing(player(first.port, keys["ann"], "ann", tmp_path)) as ann, \
-                closing(player(second.port, keys["bob"], "bob", tmp_path)) as bob, \
-                closing(player(first.port, keys["eve"], "eve", tmp_path)) as eve:
+        with (
+            closing(player(first.port, keys["ann"], "ann", tmp_path)) as ann,
+            closing(player(second.port, keys["bob"], "bob", tmp_path)) as bob,
+            closing(player(first.port, keys["eve"], "eve", tmp_path)) as eve,
+        ):
             everyone = [ann, bob, eve]
             # Ann and Bob at one table, each on a server (the second holds it); Eve against a bot on the first
             new_table(ann, "A player")
@@ -730,12 +817,20 @@ def test_servers_on_one_store_play_on_when_its_database_restarts_or_stops_a_whil
             mark = [len(first.lines), len(second.lines)]
             pg_cluster.shut_down()
             for server, start in zip((first, second), mark, strict=True):
-                until(lambda server=server, start=start: any(line.startswith("Lost the connection to PostgreSQL database ") for line in server.lines[start:]),
-                      30.0, "the server saying it lost the database")
+                until(
+                    lambda server=server, start=start: any(
+                        line.startswith("Lost the connection to PostgreSQL database ") for line in server.lines[start:]
+                    ),
+                    30.0,
+                    "the server saying it lost the database",
+                )
             refused = run_ssh(first.port, keys["bob"], "bob", home=tmp_path, batch=False)  # as a player: told why
             assert "The server cannot check names just now; try again later." in refused.stderr
-            until(lambda: read(everyone) and (ann.shows("joining again") or bob.shows("joining again")), 30.0,
-                  "Ann's or Bob's screen joining their table again")
+            until(
+                lambda: read(everyone) and (ann.shows("joining again") or bob.shows("joining again")),
+                30.0,
+                "Ann's or Bob's screen joining their table again",
+            )
             pg_cluster.start_again()
             every_table_plays_on(before)
     finally:

@@ -78,14 +78,20 @@ def test_a_session_reaches_its_child_in_a_terminal_and_back(front: Front, keys: 
     assert said["size"] == "100x30"
     assert said["foreground"] == "yes", "the pty is the child's controlling terminal, and it leads its group there"
     env = set(p.expect(r"ENV=(\S+)").group(1).split(","))
-    assert env == {"COLORTERM", "HOME", "LANG", "PATH", "STAND_IN_NAME", "TERM", "TMPDIR"}, "a small environment, nothing of the server's"
+    assert env == {"COLORTERM", "HOME", "LANG", "PATH", "STAND_IN_NAME", "TERM", "TMPDIR"}, (
+        "a small environment, nothing of the server's"
+    )
     place = dict(pair.split("=", 1) for pair in p.expect(r"HOME=.*FSIZE=\S+").group(0).split())
     home = place["HOME"]
     assert home != os.environ.get("HOME") and not home.startswith(str(Path.home())), "not the operator's home"
-    assert place["CWD"] == home == place["TMPDIR"] and place["HOMEFILES"] == "0", "a private, empty directory of its own"
+    assert place["CWD"] == home == place["TMPDIR"] and place["HOMEFILES"] == "0", (
+        "a private, empty directory of its own"
+    )
     assert stat.S_IMODE(os.stat(Path(home).parent).st_mode) == 0o700, "which no other user may enter"
     assert place["UMASK"] == "077" and place["PATH"] == os.defpath
-    assert int(place["DATA"]) == MEMORY_MAX and int(place["FSIZE"]) == FILE_MAX, "its memory and what it may write bounded"
+    assert int(place["DATA"]) == MEMORY_MAX and int(place["FSIZE"]) == FILE_MAX, (
+        "its memory and what it may write bounded"
+    )
 
     p.send_line("hello, héllo")  # UTF-8 both ways, bytes untouched
     p.expect("GOT:hello, héllo")
@@ -125,7 +131,10 @@ def test_a_name_belongs_to_the_first_key_that_uses_it(front: Front, keys: dict[s
     assert p.ends() == 0
 
     bad = run_ssh(front.port, keys["c"], "b!b", home=front.root)
-    assert "A name has only letters (a to z, without accents), digits, '-', '_' and '.' in it." in bad.stderr and bad.returncode == 255
+    assert (
+        "A name has only letters (a to z, without accents), digits, '-', '_' and '.' in it." in bad.stderr
+        and bad.returncode == 255
+    )
     for accented in ("élodie", "zoé"):  # a name the server cannot take says why: ASCII only
         bad = run_ssh(front.port, keys["c"], accented, home=front.root)
         assert "(a to z, without accents)" in bad.stderr and bad.returncode == 255
@@ -156,7 +165,18 @@ def test_commands_subsystems_and_sessions_without_a_terminal_are_refused(front: 
 
 
 def test_port_forwarding_is_refused_both_ways(front: Front, keys: dict[str, Path]) -> None:
-    remote = run_ssh(front.port, keys["a"], "ann", "-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:9", home=front.root, tty=False)
+    remote = run_ssh(
+        front.port,
+        keys["a"],
+        "ann",
+        "-N",
+        "-o",
+        "ExitOnForwardFailure=yes",
+        "-R",
+        "0:127.0.0.1:9",
+        home=front.root,
+        tty=False,
+    )
     assert remote.returncode == 255 and "remote port forwarding failed" in remote.stderr
 
     with socket.socket() as probe:  # a free port for -L to listen on
@@ -188,10 +208,16 @@ def test_port_forwarding_is_refused_both_ways(front: Front, keys: dict[str, Path
 
 def test_an_allow_list_admits_its_keys_only(tmp_path: Path, keys: dict[str, Path]) -> None:
     allow = tmp_path / "authorized_keys"
-    allow.write_text("# the operator's friends\n" + Path(str(keys["a"]) + ".pub").read_text() + "ssh-ed25519 AAAAC3Nza-a-key-cut-short cy\n")
+    allow.write_text(
+        "# the operator's friends\n"
+        + Path(str(keys["a"]) + ".pub").read_text()
+        + "ssh-ed25519 AAAAC3Nza-a-key-cut-short cy\n"
+    )
     listed = Front(tmp_path, allow=allow).start()
     try:
-        listed.wait_line(r"authorized_keys, line 3: not a public key Cabinet can read \(ssh-ed25519 AAAAC3Nza-a-key-cu\.\.\.\); it is skipped\.")
+        listed.wait_line(
+            r"authorized_keys, line 3: not a public key Cabinet can read \(ssh-ed25519 AAAAC3Nza-a-key-cu\.\.\.\); it is skipped\."
+        )
         stranger = run_ssh(listed.port, keys["b"], "bob", home=tmp_path, batch=False)
         assert "Your key is not on this server's list of players; ask its operator to add it." in stranger.stderr
         assert PERMISSION_DENIED in stranger.stderr and stranger.returncode == 255
@@ -247,8 +273,12 @@ def test_sessions_per_key_and_in_all_are_limited(tmp_path: Path, keys: dict[str,
     limited.check_clean()
 
 
-def test_slow_logins_idle_sessions_and_sessionless_connections_are_closed(tmp_path: Path, keys: dict[str, Path]) -> None:
-    quick = Front(tmp_path, unseated=["sam"], login_timeout=2.0, idle=2.5).start()  # short, yet room for a loaded machine
+def test_slow_logins_idle_sessions_and_sessionless_connections_are_closed(
+    tmp_path: Path, keys: dict[str, Path]
+) -> None:
+    quick = Front(
+        tmp_path, unseated=["sam"], login_timeout=2.0, idle=2.5
+    ).start()  # short, yet room for a loaded machine
     try:
         with socket.create_connection(("127.0.0.1", quick.port)) as silent:
             silent.sendall(b"SSH-2.0-Silent\r\n")  # then nothing
@@ -313,7 +343,12 @@ def test_a_flood_of_output_arrives_whole_and_in_order(front: Front, keys: dict[s
     OUTPUT_RATE, and still arrives whole)."""
     lines = 500_000
     assert lines * 9 > OUTPUT_BURST + OUTPUT_RATE
-    client = subprocess.Popen(ssh_args(front.port, keys["a"], "ann"), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=client_env(front.root))
+    client = subprocess.Popen(
+        ssh_args(front.port, keys["a"], "ann"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=client_env(front.root),
+    )
     try:
         assert client.stdin is not None and client.stdout is not None
         client.stdin.write(b"flood %d\n" % lines)
@@ -493,10 +528,15 @@ def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: 
         mark = busy.mark()
         p.send_line("spin 2.5")
         p.expect(r"SPUN NICE=\d+")
-        busy.wait_line(r"ann from 127\.0\.0\.1: its session kept a core busy \(\d+ s of CPU\); it runs at the lowest priority now, its keys and screen paced 8 times slower\.", start=mark)
+        busy.wait_line(
+            r"ann from 127\.0\.0\.1: its session kept a core busy \(\d+ s of CPU\); it runs at the lowest priority now, its keys and screen paced 8 times slower\.",
+            start=mark,
+        )
         p.send_line("spin 0.01")
         found = p.expect(r"SPUN NICE=(\d+) GROUP=(\S+)")
-        assert found.group(1) == "19" and found.group(2) in ("19", "-"), "its threads, and its session's scheduling group"
+        assert found.group(1) == "19" and found.group(2) in ("19", "-"), (
+            "its threads, and its session's scheduling group"
+        )
         calm.send_line("spin 0.01")
         found = calm.expect(r"SPUN NICE=(\d+) GROUP=(\S+)")
         assert found.group(1) == "0" and found.group(2) in ("0", "-"), "the others are left alone"
@@ -508,7 +548,9 @@ def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: 
     busy.check_clean()
 
 
-def test_a_client_flooding_keys_gets_no_more_room_on_the_server_than_its_window(tmp_path: Path, keys: dict[str, Path]) -> None:
+def test_a_client_flooding_keys_gets_no_more_room_on_the_server_than_its_window(
+    tmp_path: Path, keys: dict[str, Path]
+) -> None:
     """Keys typed faster than a session takes them wait on the client's side: the server
     holds at most the channel's window of them (asyncssh gave a whole new window for each
     packet let through a paused channel, and what it held grew without end)."""
@@ -517,7 +559,15 @@ def test_a_client_flooding_keys_gets_no_more_room_on_the_server_than_its_window(
     client = paramiko.SSHClient()
     client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
     try:
-        client.connect("127.0.0.1", fast.port, username="ann", key_filename=str(keys["a"]), look_for_keys=False, allow_agent=False, timeout=WAIT)
+        client.connect(
+            "127.0.0.1",
+            fast.port,
+            username="ann",
+            key_filename=str(keys["a"]),
+            look_for_keys=False,
+            allow_agent=False,
+            timeout=WAIT,
+        )
         chan = client.invoke_shell(term="xterm", width=80, height=24)
         line = b"x" * 99 + b"\n"
         sent = 0
@@ -533,7 +583,9 @@ def test_a_client_flooding_keys_gets_no_more_room_on_the_server_than_its_window(
             except TimeoutError:
                 time.sleep(0.005)  # pacing the poll, not an assertion
             taken = echoed.count(b"GOT:") * len(line)
-            assert sent - taken <= INPUT_WINDOW + INPUT_MAX + 64 * 1024, f"the server holds {sent - taken} bytes of keys"
+            assert sent - taken <= INPUT_WINDOW + INPUT_MAX + 64 * 1024, (
+                f"the server holds {sent - taken} bytes of keys"
+            )
         assert sent > INPUT_WINDOW, "the client was let send on as the program took"
         chan.sendall(b"exit 0\n")
     finally:

@@ -25,7 +25,6 @@ from net.identity import StoredIdentities
 from net.ssh import SSHFront
 from saves import load, open_store
 from saves.postgres import PostgresStore
-from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_hall import STEP, listed, lobby_of
 from tui.serve import of_database
 
@@ -80,14 +79,21 @@ async def until_true(ready: Any, seconds: float) -> bool:
     return bool(await ready())
 
 
-def test_a_move_waiting_on_the_database_holds_up_no_other_session(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_a_move_waiting_on_the_database_holds_up_no_other_session(tmp_path: Path, pg_url: str) -> None:
     async def run() -> None:
         hall = Hall(tmp_path / "hall", bot_delay=0.0, **of_database(PostgresStore(pg_url)))
         await hall.start()
         try:
             ann, _ = await lobby_of(hall, "ann")
-            made = await ann.request({"t": "create", "game": "agent-jean", "players": 2,
-                                      "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0})
+            made = await ann.request(
+                {
+                    "t": "create",
+                    "game": "agent-jean",
+                    "players": 2,
+                    "seats": [{}, {"kind": "bot", "level": "random"}],
+                    "sit": 0,
+                }
+            )
             assert made["started"], made
             table_id = made["table"]
             remote = ann.table(table_id)
@@ -146,7 +152,7 @@ def committed(url: str, table_id: str) -> list[Any]:
         store.close()
 
 
-def test_a_name_claimed_while_the_database_waits_holds_up_nobody(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+def test_a_name_claimed_while_the_database_waits_holds_up_nobody(tmp_path: Path, pg_url: str) -> None:
     """The SSH front asks the keeper of names in a thread: a claim that waits on the database
     leaves the loop beating; it is answered once the lock goes, and the name is claimed."""
 

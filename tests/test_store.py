@@ -11,7 +11,6 @@ import pytest
 from saves import SaveError, SaveLocked, SaveWriter, load, verify
 from saves import format as fmt
 from saves.store import FileStore, Store, export_table, import_save, open_store
-from tests.pg import pg_cluster, pg_url  # noqa: F401  (the fixtures)
 from tests.ssh_helpers import until
 from tests.test_save_lock import holding_process
 from tests.test_saves import finished_save, new_match, step
@@ -21,7 +20,7 @@ psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extr
 
 
 @pytest.fixture
-def pg(pg_url) -> Store:  # noqa: F811
+def pg(pg_url) -> Store:
     store = open_store(pg_url)
     yield store
     store.close()
@@ -277,7 +276,7 @@ def test_the_schema_is_made_once_and_numbered(pg) -> None:
     assert versions == list(range(1, SCHEMA_VERSION + 1)) and keys == 1
 
 
-def test_a_newer_schema_is_refused_in_a_sentence(pg_url) -> None:  # noqa: F811
+def test_a_newer_schema_is_refused_in_a_sentence(pg_url) -> None:
     from saves.postgres import SCHEMA_VERSION
     from tests.pg import cluster, drop_database, fresh_database
 
@@ -288,7 +287,9 @@ def test_a_newer_schema_is_refused_in_a_sentence(pg_url) -> None:  # noqa: F811
             conn.execute("INSERT INTO cabinet.schema_version VALUES (99)")
         with pytest.raises(SaveError) as info:
             open_store(address)
-        assert str(info.value).endswith(f"was set up by a newer Cabinet (schema 99; this one knows schema {SCHEMA_VERSION}).")
+        assert str(info.value).endswith(
+            f"was set up by a newer Cabinet (schema 99; this one knows schema {SCHEMA_VERSION})."
+        )
     finally:
         drop_database(cluster(), address)
 
@@ -309,7 +310,7 @@ def answers(call) -> bool:
     return True
 
 
-def test_a_store_whose_database_restarts_or_stops_a_while_connects_again_by_itself(pg_cluster) -> None:  # noqa: F811
+def test_a_store_whose_database_restarts_or_stops_a_while_connects_again_by_itself(pg_cluster) -> None:
     """Each of the store's connections (its own, the one for leases, the listening one) is made
     again once the database is back, without the store being opened again. Meanwhile every call
     fails at once in a sentence; a writer whose lease went with the restart writes nothing more,
@@ -373,7 +374,10 @@ def test_without_the_driver_a_sentence_names_the_extra(monkeypatch) -> None:
     monkeypatch.setattr(saves.postgres, "psycopg", None)
     with pytest.raises(SaveError) as info:
         open_store("postgresql://postgres@/cabinet")
-    assert str(info.value) == "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
+    assert (
+        str(info.value)
+        == "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
+    )
 
 
 def test_the_tables_nobody_holds_are_listed(store) -> None:

@@ -14,7 +14,6 @@ import pytest
 
 from cabinet.main import main
 from table import Table
-from tests.pg import pg_url  # noqa: F401  (the fixture)
 from tests.test_cli import exit_code, in_play_save, start_of
 from tests.tui_helpers import agent_jean_match
 from tui.session import start_save
@@ -39,13 +38,13 @@ def saves(tmp_path_factory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="module")
-def imported(saves, pg_url) -> dict[str, str]:  # noqa: F811
+def imported(saves, pg_url) -> dict[str, str]:
     """The same two, imported into the store: the table names."""
     assert main(["store", "import", str(saves["finished"]), str(saves["in play"]), "--store", pg_url]) == 0
     return {kind: path.stem for kind, path in saves.items()}
 
 
-def test_import_names_each_table_and_export_gives_back_the_file(saves, imported, pg_url, tmp_path, capsys) -> None:  # noqa: F811
+def test_import_names_each_table_and_export_gives_back_the_file(saves, imported, pg_url, tmp_path, capsys) -> None:
     table = imported["finished"]
     out = tmp_path / "back.cab"
     assert main(["store", "export", table, "--store", pg_url, "-o", str(out)]) == 0
@@ -54,7 +53,7 @@ def test_import_names_each_table_and_export_gives_back_the_file(saves, imported,
     assert main(["verify", str(out)]) == 0
 
 
-def test_import_says_where_each_save_went(saves, pg_url, tmp_path, capsys) -> None:  # noqa: F811
+def test_import_says_where_each_save_went(saves, pg_url, tmp_path, capsys) -> None:
     path = tmp_path / "again.cab"
     path.write_bytes(saves["finished"].read_bytes())
     assert main(["store", "import", str(path), "--store", pg_url]) == 0
@@ -62,7 +61,7 @@ def test_import_says_where_each_save_went(saves, pg_url, tmp_path, capsys) -> No
     assert line.startswith(f"{path}: table again in PostgreSQL database cabinet_test_") and line.endswith(" moves).")
 
 
-def test_a_save_imported_twice_is_refused_and_the_others_go_on(saves, imported, pg_url, tmp_path, capsys) -> None:  # noqa: F811
+def test_a_save_imported_twice_is_refused_and_the_others_go_on(saves, imported, pg_url, tmp_path, capsys) -> None:
     new = tmp_path / "new-one.cab"
     new.write_bytes(saves["in play"].read_bytes())
     assert main(["store", "import", str(saves["finished"]), str(new), "--store", pg_url]) == 1
@@ -71,7 +70,7 @@ def test_a_save_imported_twice_is_refused_and_the_others_go_on(saves, imported, 
     assert out[0].endswith(" already.") and out[1].startswith(f"{new}: table new-one in ")
 
 
-def test_a_damaged_save_is_not_imported(saves, pg_url, tmp_path, capsys) -> None:  # noqa: F811
+def test_a_damaged_save_is_not_imported(saves, pg_url, tmp_path, capsys) -> None:
     bad = tmp_path / "bad.cab"
     data = bytearray(saves["finished"].read_bytes())
     data[len(data) // 2] ^= 0x10
@@ -81,7 +80,7 @@ def test_a_damaged_save_is_not_imported(saves, pg_url, tmp_path, capsys) -> None
     assert exit_code(["verify", "--store", pg_url, "bad"]) == 2  # it is not there
 
 
-def test_list_shows_each_table(imported, pg_url, capsys) -> None:  # noqa: F811
+def test_list_shows_each_table(imported, pg_url, capsys) -> None:
     assert main(["store", "list", "--store", pg_url]) == 0
     lines = capsys.readouterr().out.splitlines()
     finished = next(line for line in lines if line.startswith(imported["finished"] + ": "))
@@ -89,7 +88,7 @@ def test_list_shows_each_table(imported, pg_url, capsys) -> None:  # noqa: F811
     assert "; finished, won by " in finished and in_play.endswith("; 6 moves; in progress.")
 
 
-def test_verify_and_export_a_table(imported, pg_url, capsys) -> None:  # noqa: F811
+def test_verify_and_export_a_table(imported, pg_url, capsys) -> None:
     finished, in_play = imported["finished"], imported["in play"]
     assert main(["verify", "--store", pg_url, finished, in_play]) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -101,7 +100,7 @@ def test_verify_and_export_a_table(imported, pg_url, capsys) -> None:  # noqa: F
     assert json.loads(capsys.readouterr().out)["records"][0]["kind"] == "header"
 
 
-def test_replay_a_table(imported, pg_url, capsys) -> None:  # noqa: F811
+def test_replay_a_table(imported, pg_url, capsys) -> None:
     start = start_of(["replay", "--store", pg_url, imported["in play"], "--at", "2"])
     assert start.mode == "replay" and start.at == 2 and start.locked  # in play: seen as the public sees it
     assert start.match.move_count == 6
@@ -111,7 +110,9 @@ def test_replay_a_table(imported, pg_url, capsys) -> None:  # noqa: F811
     )
 
 
-def test_a_table_damaged_in_the_database_is_one_sentence_and_status_1(imported, saves, pg_url, tmp_path, capsys) -> None:  # noqa: F811
+def test_a_table_damaged_in_the_database_is_one_sentence_and_status_1(
+    imported, saves, pg_url, tmp_path, capsys
+) -> None:
     path = tmp_path / "to-damage.cab"
     path.write_bytes(saves["finished"].read_bytes())
     assert main(["store", "import", str(path), "--store", pg_url]) == 0
@@ -146,7 +147,7 @@ def test_a_table_damaged_in_the_database_is_one_sentence_and_status_1(imported, 
         ["store"],
     ],
 )
-def test_bad_arguments_get_a_usage_line_and_status_2(args, imported, pg_url, tmp_path, capsys) -> None:  # noqa: F811
+def test_bad_arguments_get_a_usage_line_and_status_2(args, imported, pg_url, tmp_path, capsys) -> None:
     args = [a.format(url=pg_url, tmp=tmp_path, finished=imported["finished"]) for a in args]
     assert exit_code(args) == 2
     err = capsys.readouterr().err
@@ -174,9 +175,26 @@ def test_without_the_driver_one_sentence_names_the_extra(tmp_path) -> None:
     blocker.mkdir()
     (blocker / "psycopg.py").write_text("raise ImportError('not installed')\n")
     result = subprocess.run(
-        [sys.executable, "-c", ("import sys; sys.path.insert(0, sys.argv[1]); from cabinet.main import main; "
-         "raise SystemExit(main(sys.argv[2:]))"), str(blocker), "store", "list", "--store", "postgresql://postgres@/cabinet"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys; sys.path.insert(0, sys.argv[1]); from cabinet.main import main; "
+                "raise SystemExit(main(sys.argv[2:]))"
+            ),
+            str(blocker),
+            "store",
+            "list",
+            "--store",
+            "postgresql://postgres@/cabinet",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 1 and result.stdout == ""
-    assert result.stderr == "cabinet: A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'.\n"
+    assert (
+        result.stderr
+        == "cabinet: A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'.\n"
+    )

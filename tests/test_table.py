@@ -115,7 +115,10 @@ def test_bots_are_seeded_by_position_the_same_inline_and_in_a_runner() -> None:
         (TableSpec("whist", 2), r"There is no game 'whist' here \(games: .*\)\."),
         (TableSpec("agent-jean", 9), r"Agent Jean! is played by 2 to 5 players, not 9\."),
         (TableSpec("agent-jean", 2, [SeatSpec(BOT, "genius")]), r"has no bot level 'genius'"),
-        (TableSpec("agent-jean", 2, [SeatSpec(HUMAN, name="x" * 25)]), r"The name of seat 1 has 25 characters; a name has 24 at most\."),
+        (
+            TableSpec("agent-jean", 2, [SeatSpec(HUMAN, name="x" * 25)]),
+            r"The name of seat 1 has 25 characters; a name has 24 at most\.",
+        ),
         (TableSpec("agent-jean", 2, [SeatSpec("alien")]), r"Seat 1 is a human's or a bot's\."),
         (TableSpec("agent-jean", 2, [SeatSpec(HUMAN, options={"hat": "red"})]), r"has no seat option 'hat'\."),
         (TableSpec("agent-jean", 2, variants={"speed": "fast"}), r"has no variant 'speed'"),
@@ -138,7 +141,10 @@ def test_a_table_that_cannot_be_is_refused_in_one_sentence(spec: TableSpec, sent
         ({"game": "agent-jean", "players": True, "seats": []}, "A table needs a number of players and as many seats."),
         ({"game": "agent-jean", "players": 1, "seats": ["bot"]}, "Each seat is a player's or a bot's."),
         ({"game": "agent-jean", "players": 1, "seats": [{"kind": "bot", "level": 3}]}, "A bot's level is a word."),
-        ({"game": "agent-jean", "players": 0, "seats": [], "variants": {"a": 1}}, "Variants are a map of names to choices."),
+        (
+            {"game": "agent-jean", "players": 0, "seats": [], "variants": {"a": 1}},
+            "Variants are a map of names to choices.",
+        ),
     ],
 )
 def test_a_table_asked_of_a_hall_is_read_as_untrusted(plain: object, sentence: str) -> None:
@@ -148,7 +154,10 @@ def test_a_table_asked_of_a_hall_is_read_as_untrusted(plain: object, sentence: s
 
 def test_a_spec_goes_over_the_wire_and_comes_back_the_same() -> None:
     for game_id, game in all_games().items():
-        seats = [SeatSpec(HUMAN, name=NAMES[0]), *[SeatSpec(BOT, level) for level in game.bot_levels[: game.min_players - 1]]]
+        seats = [
+            SeatSpec(HUMAN, name=NAMES[0]),
+            *[SeatSpec(BOT, level) for level in game.bot_levels[: game.min_players - 1]],
+        ]
         seats += [SeatSpec() for _ in range(max(0, game.min_players - len(seats)))]
         spec = TableSpec(game_id, max(game.min_players, len(seats)), seats)
         again = TableSpec.from_plain(spec.to_plain())

@@ -37,15 +37,35 @@ TITLES = {
 #: leaves; bot: the level chosen for seat 2 (else the form's default bot).
 #: Seed 4 gives Ada (seat 1) the first move in every game.
 NEW_GAMES = [
-    dict(game="agent-jean", index=0, shown="Young players", bot="random",
-         move=[("Your hand", ["enter"])], played="Ada plays "),
-    dict(game="chirac-mitterrand", index=1, shown="Jacques Chirac",
-         move=[("Play which card?", ["1"]), ("which action?", ["enter"]), ("which comes up first?", ["enter"])],
-         played="Chirac (Ada) plays"),
-    dict(game="edgar-lucien", index=2, shown="Fortunes",
-         move=[("Where do Edgar and Lucien start?", ["enter"])], played="Ada places Edgar"),
-    dict(game="ministeres", index=3, shown="Bids beyond your gold",
-         move=[("Place the card you drew", ["enter"])], played="Ada places "),
+    dict(
+        game="agent-jean",
+        index=0,
+        shown="Young players",
+        bot="random",
+        move=[("Your hand", ["enter"])],
+        played="Ada plays ",
+    ),
+    dict(
+        game="chirac-mitterrand",
+        index=1,
+        shown="Jacques Chirac",
+        move=[("Play which card?", ["1"]), ("which action?", ["enter"]), ("which comes up first?", ["enter"])],
+        played="Chirac (Ada) plays",
+    ),
+    dict(
+        game="edgar-lucien",
+        index=2,
+        shown="Fortunes",
+        move=[("Where do Edgar and Lucien start?", ["enter"])],
+        played="Ada places Edgar",
+    ),
+    dict(
+        game="ministeres",
+        index=3,
+        shown="Bids beyond your gold",
+        move=[("Place the card you drew", ["enter"])],
+        played="Ada places ",
+    ),
 ]
 SEED = "4"
 
@@ -59,9 +79,24 @@ def saves(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("saves")
     runs = [
         subprocess.Popen(
-            [str(CABINET), "simulate", game, "--players", "2", "--games", "1", "--seed", str(seed),
-             "--bot-level", "random", "--save-dir", str(folder)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            [
+                str(CABINET),
+                "simulate",
+                game,
+                "--players",
+                "2",
+                "--games",
+                "1",
+                "--seed",
+                str(seed),
+                "--bot-level",
+                "random",
+                "--save-dir",
+                str(folder),
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         for seed, game in enumerate(TITLES, start=3)
     ]
@@ -156,7 +191,9 @@ def test_new_game_of_each_game_from_the_form(tmp_path: Path) -> None:
             if spec["shown"]:
                 term.wait_for(spec["shown"])
             if "bot" in spec:
-                term.tab_to(lambda line, text: "Seat 2" in line and text.startswith(("Human", "Bot")), "seat 2's player")
+                term.tab_to(
+                    lambda line, text: "Seat 2" in line and text.startswith(("Human", "Bot")), "seat 2's player"
+                )
                 term.press("enter")  # seat 2: Human or which bot
                 term.wait_for("Bot: easy")
                 term.press(*["up"] * 2, "enter")  # from the default, normal, up to random
@@ -178,7 +215,9 @@ def test_new_game_of_each_game_from_the_form(tmp_path: Path) -> None:
             term.press("q")
             at_menu(term)
             saved = list(folder.glob(f"{game}-*.cab"))
-            assert len(saved) == 1, term.report(f"After a game of {title}, the saves are {sorted(p.name for p in folder.iterdir())}")
+            assert len(saved) == 1, term.report(
+                f"After a game of {title}, the saves are {sorted(p.name for p in folder.iterdir())}"
+            )
         choose(term, "Continue")
         term.wait_line("Ministères", "You: Ada")
         term.wait_for("Ada places ")
@@ -204,7 +243,9 @@ def test_save_lists_name_each_game_and_its_state(cabinet: Terminal) -> None:
         for title in TITLES.values():
             # at 80 columns a long title may be cut, but never below a recognisable start
             assert cabinet.line_with(title[:12]), cabinet.report(f"The {option!r} list does not name {title!r}")
-        assert cabinet.line_with("in play"), cabinet.report(f"The {option!r} list does not mark the unfinished game in play")
+        assert cabinet.line_with("in play"), cabinet.report(
+            f"The {option!r} list does not mark the unfinished game in play"
+        )
         assert cabinet.line_with("finished"), cabinet.report(f"The {option!r} list does not mark the finished games")
         assert cabinet.line_with("P1-random*"), cabinet.report(f"The {option!r} list does not name the bot seats")
         cabinet.press("escape")
@@ -229,7 +270,9 @@ def test_load_opens_the_board_of_an_unfinished_and_of_a_finished_game(cabinet: T
     cabinet.wait_for("main menu")
     cabinet.press("enter")  # look at the table
     cabinet.wait_until(lambda: status_line(cabinet).count("Game over") == 1, "the status line to say Game over")
-    assert any(title in status_line(cabinet) for title in TITLES.values()), cabinet.report("No game's title on the status line")
+    assert any(title in status_line(cabinet) for title in TITLES.values()), cabinet.report(
+        "No game's title on the status line"
+    )
     cabinet.press("q")
     quit_app(cabinet)
 
@@ -244,8 +287,10 @@ def replay_position(term: Terminal) -> tuple[int, int]:
 
 
 def wait_position(term: Terminal, position: int) -> None:
-    term.wait_until(lambda: (MOVE.search(status_line(term)) or [None, None])[1] == str(position),
-                    f"the replay to show move {position}")
+    term.wait_until(
+        lambda: (MOVE.search(status_line(term)) or [None, None])[1] == str(position),
+        f"the replay to show move {position}",
+    )
 
 
 def test_replay_steps_through_each_finished_game(cabinet: Terminal) -> None:
@@ -263,9 +308,13 @@ def test_replay_steps_through_each_finished_game(cabinet: Terminal) -> None:
         title = next((t for t in TITLES.values() if f"Replay · {t} · " in status), None)
         assert title, cabinet.report("The replay's status line names no game")
         seen.append(title)
-        assert "everything revealed" in status, cabinet.report("A finished game is not replayed with everything revealed")
-        cabinet.wait_until(lambda: "wins" in cabinet.screen_text() or "share" in cabinet.screen_text(),
-                           "the end of the replay to say who won")
+        assert "everything revealed" in status, cabinet.report(
+            "A finished game is not replayed with everything revealed"
+        )
+        cabinet.wait_until(
+            lambda: "wins" in cabinet.screen_text() or "share" in cabinet.screen_text(),
+            "the end of the replay to say who won",
+        )
         now, last = replay_position(cabinet)
         assert now == last > 1, cabinet.report("A replay does not open at the end of the game")
         if row == 1:

@@ -305,7 +305,11 @@ def test_the_new_game_dialog_offers_every_bot_level() -> None:
 
     for game in all_games().values():
         assert [value for _, value in who_choices(game)] == [
-            "human", "bot:random", "bot:easy", "bot:normal", "bot:hard"
+            "human",
+            "bot:random",
+            "bot:easy",
+            "bot:normal",
+            "bot:hard",
         ]
 
 
@@ -370,6 +374,7 @@ async def test_a_bot_that_fails_is_played_around_and_reported(tmp_path: Path) ->
         screen = play_screen(app)
         match = screen.match
         await settle(pilot)
+
         async def broken(turn: BotTurn) -> tuple[dict, str | None]:
             return choose_safely(match.game, BrokenBot(), turn.view, turn.legal, turn.known)
 
@@ -533,7 +538,10 @@ async def test_a_key_that_comes_and_goes_is_hidden_and_shown_again_not_rebuilt()
         BINDINGS: ClassVar[list[BindingType]] = [Binding("h", "app.bell", "History")]
 
     class Play(Button):
-        BINDINGS: ClassVar[list[BindingType]] = [Binding("h", "app.bell", "History"), Binding("enter", "press", "Choose")]
+        BINDINGS: ClassVar[list[BindingType]] = [
+            Binding("h", "app.bell", "History"),
+            Binding("enter", "press", "Choose"),
+        ]
 
     class Table(App):
         def compose(self) -> ComposeResult:
@@ -598,6 +606,7 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
                 assert options.display and options.waiting and options.border_title == "Waiting"
                 assert all(o.disabled for o in options.options) and options.highlighted is None
                 assert options.scroll_y == 0  # where the first choice, the one played, was
+
                 def mine() -> int:  # (the bot's move may land meanwhile: only the player's count)
                     return sum(1 for move in match.moves if move.seat == 0)
 
@@ -608,6 +617,8 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
                 while screen.runner.thinking is not None:
                     await asyncio.sleep(0.05)
                     await pilot.pause()
-            elif 0 in match.active() and screen.runner.thinking is None and options.option_count and not options.waiting:
+            elif (
+                0 in match.active() and screen.runner.thinking is None and options.option_count and not options.waiting
+            ):
                 await pilot.press("enter")  # the first choice (a card, its action, its fate: a step each)
         assert waited == 3

@@ -27,8 +27,9 @@ def power_app(save_dir: Path, agent: str, players: int, seed: int = 5):
     controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * (players - 1)
     top = C.power_card(agent)
     plans = [top] + list(C.PLAN_IDS) + [C.power_card(a) for a in agents if a != agent]
-    match = new_match(GAME, players, seats, controllers, seed=seed, bot_seed=seed,
-                      arranged={"plans": plans, "leader": 0})
+    match = new_match(
+        GAME, players, seats, controllers, seed=seed, bot_seed=seed, arranged={"plans": plans, "leader": 0}
+    )
     return app_for(save_dir, start_save(save_dir, match))
 
 
@@ -179,8 +180,16 @@ def counts_app(save_dir: Path, counts: str):
     second turn is under way when she must play again."""
     seats = [{"name": NAMES[i], "agent": a} for i, a in enumerate(AGENTS[:3])]
     controllers = [{"kind": "human"}] + [{"kind": "bot", "level": "easy"}] * 2
-    match = new_match(GAME, 3, seats, controllers, seed=5, bot_seed=5,
-                      variants={"young": "on", "counts": counts}, arranged={"leader": 1})
+    match = new_match(
+        GAME,
+        3,
+        seats,
+        controllers,
+        seed=5,
+        bot_seed=5,
+        variants={"young": "on", "counts": counts},
+        arranged={"leader": 1},
+    )
     return app_for(save_dir, start_save(save_dir, match))
 
 
@@ -190,6 +199,7 @@ def test_snapshot_agent_jean_counts_mid_round(snap_compare, tmp_path: Path, size
     """With hidden counts (the default) the others' Won, G and Y are ``?``
     and the last turn's take stays in sight while the next is played; with
     open counts everyone's are on the table, as before."""
+
     async def lose_the_first_turn(pilot) -> None:
         await settle(pilot)
         await pilot.press("6")

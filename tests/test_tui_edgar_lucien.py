@@ -144,7 +144,9 @@ def check_map(view) -> None:
             if player["edgar"] == player["lucien"]:
                 assert (letter + "E+L" if wide else letter + letter.lower()) in text
             else:
-                assert all(mark in text for mark in ((letter + "E", letter + "L") if wide else (letter, letter.lower())))
+                assert all(
+                    mark in text for mark in ((letter + "E", letter + "L") if wide else (letter, letter.lower()))
+                )
         if wide:  # full names there, and no pawns' group reads like a code (BEL is Belvedere's)
             assert not any(letter + "EL" in text for letter in "RYBW")
 

@@ -108,8 +108,14 @@ async def test_cards_alike_are_one_choice_when_paying(tmp_path: Path) -> None:
     deck = two_player_gifts(["or1-01", "or1-02", "or1-03", "or2-01"], [], ["armee-D"])
     config = GAME.make_config(2, [{"name": "Ada"}, {"name": "Bastien"}], None)
     favours = [deck[3 * k + 2] for k in range(36)]
-    header = make_header(GAME, config, 1, [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
-                         bot_seed=1, arranged={"deck": deck, "dealer": 0, "favours": favours})
+    header = make_header(
+        GAME,
+        config,
+        1,
+        [{"kind": "human"}, {"kind": "bot", "level": "easy"}],
+        bot_seed=1,
+        arranged={"deck": deck, "dealer": 0, "favours": favours},
+    )
     match = Match.new(GAME, header)
     finish_gifts(match)
     bid(match, 4)
@@ -149,7 +155,7 @@ async def test_no_choice_or_line_is_cut_off_at_80x24(tmp_path: Path) -> None:
 
 
 def test_a_roi_of_two_ministries_reads_as_one_card() -> None:
-    """"Roi +1 Diplomatie/Armée": in a list of cards and in the history, one card, not two."""
+    """ "Roi +1 Diplomatie/Armée": in a list of cards and in the history, one card, not two."""
     assert cards_text(["roi-13", "or2-01"]).plain.replace("\u00a0", " ") == "♛Roi +1 Diplomatie/Armée, ¤Or 2"
     event = {"t": "CardTaken", "seat": 1, "name": "Bastien", "card": "roi-15"}
     assert GAME.describe(event, 0) == "Bastien takes Roi +1 Divertissement/Victuailles from the centre."
@@ -258,7 +264,6 @@ async def test_the_choices_stay_greyed_in_place_while_another_seat_moves(tmp_pat
     finally:
         task.cancel()
         await server.close()
-
 
 
 @run_async

@@ -40,11 +40,14 @@ def build_parser() -> Parser:
     # --save-dir goes before or after the command; after it, a subcommand's
     # default must not wipe out a value given before (hence SUPPRESS there).
     common = Parser(add_help=False)
-    common.add_argument("--save-dir", metavar="DIR", default=argparse.SUPPRESS, help="where saves are kept (also CABINET_SAVE_DIR)")
+    common.add_argument(
+        "--save-dir", metavar="DIR", default=argparse.SUPPRESS, help="where saves are kept (also CABINET_SAVE_DIR)"
+    )
     # a table in a store (a database) where a command takes a save file
     in_store = Parser(add_help=False)
-    in_store.add_argument("--store", metavar="URL",
-                          help="the tables of this store (postgresql://USER@HOST/DB): SAVE names a table there")
+    in_store.add_argument(
+        "--store", metavar="URL", help="the tables of this store (postgresql://USER@HOST/DB): SAVE names a table there"
+    )
 
     parser = Parser(prog="cabinet", description="Games of politics and intrigue, in the terminal.", epilog=EPILOG)
     parser.add_argument("--save-dir", metavar="DIR", default=None, help="where saves are kept (also CABINET_SAVE_DIR)")
@@ -66,32 +69,60 @@ def build_parser() -> Parser:
 
     host = sub.add_parser("host", parents=[common, table], help="host a game for players in other terminals")
     host.add_argument("game", nargs="?", help="game id: " + ", ".join(game_titles()))
-    host.add_argument("--listen", metavar="ADDR", default="127.0.0.1:7788",
-                      help="HOST:PORT (default 127.0.0.1:7788, loopback only) or a Unix socket path")
+    host.add_argument(
+        "--listen",
+        metavar="ADDR",
+        default="127.0.0.1:7788",
+        help="HOST:PORT (default 127.0.0.1:7788, loopback only) or a Unix socket path",
+    )
     host.add_argument("--resume", metavar="SAVE", type=Path, help="host a saved game again (same join codes)")
     host.add_argument("--bot-delay", type=float, default=0.6, metavar="S", help="seconds a bot waits before moving")
-    host.add_argument("--watch-code", action="store_true",
-                      help="spectators need a code too (printed; kept with the save, so --resume keeps it)")
-    host.add_argument("--max-spectators", type=int, metavar="N",
-                      help="spectators at most (by default as many as the open-files limit leaves room for)")
+    host.add_argument(
+        "--watch-code",
+        action="store_true",
+        help="spectators need a code too (printed; kept with the save, so --resume keeps it)",
+    )
+    host.add_argument(
+        "--max-spectators",
+        type=int,
+        metavar="N",
+        help="spectators at most (by default as many as the open-files limit leaves room for)",
+    )
 
     join = sub.add_parser("join", parents=[common], help="join a game hosted with cabinet host")
     join.add_argument("address", metavar="ADDR", help="HOST:PORT or socket path the host printed")
-    join.add_argument("code", nargs="?", help="your seat's join code (with --watch: the watch code, if the host gave one)")
+    join.add_argument(
+        "code", nargs="?", help="your seat's join code (with --watch: the watch code, if the host gave one)"
+    )
     join.add_argument("--watch", action="store_true", help="watch as a spectator (public information only)")
 
     serve = sub.add_parser("serve", help="a game server friends reach with ssh: many tables, a lobby, bots")
-    serve.add_argument("--listen", metavar="ADDR:PORT", default="127.0.0.1:2222",
-                       help="where SSH clients connect (default 127.0.0.1:2222; 0.0.0.0:2222 opens it to the network)")
+    serve.add_argument(
+        "--listen",
+        metavar="ADDR:PORT",
+        default="127.0.0.1:2222",
+        help="where SSH clients connect (default 127.0.0.1:2222; 0.0.0.0:2222 opens it to the network)",
+    )
     serve.add_argument("--allow", metavar="AUTHORIZED_KEYS", type=Path, help="admit only the public keys in this file")
     serve.add_argument("--data", metavar="DIR", type=Path, help="the server's tables, players and host key")
-    serve.add_argument("--store", metavar="URL",
-                       help="keep the tables in this PostgreSQL database (postgresql://USER@HOST/DB) rather than in --data")
+    serve.add_argument(
+        "--store",
+        metavar="URL",
+        help="keep the tables in this PostgreSQL database (postgresql://USER@HOST/DB) rather than in --data",
+    )
     serve.add_argument("--bot-delay", type=float, default=0.6, metavar="S", help="seconds a bot waits before moving")
     serve.add_argument("--max-sessions", type=int, default=200, metavar="N", help="SSH sessions at once, in all")
     serve.add_argument("--sessions-per-key", type=int, default=4, metavar="N", help="SSH sessions at once of one key")
-    serve.add_argument("--idle", type=float, default=3600.0, metavar="S", help="seconds without a key pressed before a session is closed")
-    serve.add_argument("--log", metavar="FILE", type=Path, help="append the server's log to FILE, each line timed (default: stderr)")
+    serve.add_argument(
+        "--idle",
+        type=float,
+        default=3600.0,
+        metavar="S",
+        help="seconds without a key pressed before a session is closed",
+    )
+    serve.add_argument(
+        "--log", metavar="FILE", type=Path, help="append the server's log to FILE, each line timed (default: stderr)"
+    )
 
     # started by cabinet serve for each SSH session, in its terminal (CABINET_HALL, CABINET_TOKEN)
     sub.add_parser("lobby", help=argparse.SUPPRESS)
@@ -102,17 +133,25 @@ def build_parser() -> Parser:
     replay = sub.add_parser("replay", parents=[common, in_store], help="replay a saved game")
     replay.add_argument("save", type=Path)
     replay.add_argument("--at", type=int, metavar="N", help="open after move N (0: the start)")
-    replay.add_argument("--as", dest="viewer", metavar="SEAT|all",
-                        help="once the game is over: see it as seat SEAT (1-based) saw it, or all revealed")
+    replay.add_argument(
+        "--as",
+        dest="viewer",
+        metavar="SEAT|all",
+        help="once the game is over: see it as seat SEAT (1-based) saw it, or all revealed",
+    )
 
     simulate = sub.add_parser("simulate", parents=[common], help="bots play whole games headless")
     simulate.add_argument("game")
     simulate.add_argument("--players", type=int, required=True)
     simulate.add_argument("--games", type=int, required=True)
     simulate.add_argument("--seed", type=int, required=True)
-    simulate.add_argument("--bot-level", metavar="L[,L...]", default=None, help="one level for every seat or one per seat")
+    simulate.add_argument(
+        "--bot-level", metavar="L[,L...]", default=None, help="one level for every seat or one per seat"
+    )
     simulate.add_argument("--quiet", action="store_true", help="only the summary")
-    simulate.add_argument("--rotate", action="store_true", help="game k seats the levels k places on (fair between seats)")
+    simulate.add_argument(
+        "--rotate", action="store_true", help="game k seats the levels k places on (fair between seats)"
+    )
     simulate.add_argument("--jobs", type=int, default=1, metavar="N", help="games played at once, in N processes")
     simulate.add_argument("--variant", action="append", default=[], metavar="K=V", help="a rule variant (repeatable)")
 
@@ -132,7 +171,14 @@ def build_parser() -> Parser:
     put.add_argument("saves", metavar="SAVE", type=Path, nargs="+")
     get = moves.add_parser("export", parents=[url], help="copy a table of the store into a save file")
     get.add_argument("table", metavar="TABLE")
-    get.add_argument("-o", "--output", metavar="FILE", type=Path, required=True, help="the save file to write (not one there already)")
+    get.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        type=Path,
+        required=True,
+        help="the save file to write (not one there already)",
+    )
     moves.add_parser("list", parents=[url], help="the store's tables: game, seats, moves, state")
     return parser
 
@@ -262,7 +308,11 @@ def match_from_args(parser: Parser, args: argparse.Namespace):
     levels = iter(parse_levels(parser, args.bot_level, len(bots) or 1, game.default_bot_level, game))
     names = [n.strip() for n in args.names.split(",")] if args.names else []
     seats = [
-        SeatSpec(BOT if seat in bots else HUMAN, next(levels) if seat in bots else None, names[seat] if seat < len(names) else None)
+        SeatSpec(
+            BOT if seat in bots else HUMAN,
+            next(levels) if seat in bots else None,
+            names[seat] if seat < len(names) else None,
+        )
         for seat in range(players)
     ]
     spec = checked(parser, TableSpec(game.id, players, seats, parse_variants(parser, args.variant), args.seed))
@@ -337,7 +387,9 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
 
     async def serve() -> None:
         limits = Limits.derive(len(codes), spectators=args.max_spectators)
-        server = GameServer(writer, codes, bot_delay=max(0.0, args.bot_delay), log=log, watch_code=watch_code, limits=limits)
+        server = GameServer(
+            writer, codes, bot_delay=max(0.0, args.bot_delay), log=log, watch_code=watch_code, limits=limits
+        )
         try:
             bound = await server.start(address)
         except OSError as exc:
@@ -356,7 +408,8 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
                     f"cabinet host: warning: {bound} can be reached from other machines, and the traffic is not "
                     f"encrypted: the join codes travel in clear. Over a network you do not trust, listen on "
                     f"127.0.0.1 and have players join through SSH (ssh -L {bound.port}:127.0.0.1:{bound.port} THIS-MACHINE).",
-                    file=sys.stderr, flush=True,
+                    file=sys.stderr,
+                    flush=True,
                 )
         log(f"Hosting {match.game.title} on {bound}; the game is saved in {writer.path}.")
         for seat, code in codes.items():
@@ -513,7 +566,9 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
             shared += len(winners) > 1
             if not args.quiet:
                 names = " and ".join(f"P{w + 1}-{seated[w]}" for w in winners) or victor or "Nobody"
-                print(f"game {k + 1}: {names} {'share the win' if len(winners) > 1 else 'wins'} in {moves} moves ({reason})")
+                print(
+                    f"game {k + 1}: {names} {'share the win' if len(winners) > 1 else 'wins'} in {moves} moves ({reason})"
+                )
     except SaveError as exc:  # the disk filled up, or the directory was taken away mid-run
         print(f"cabinet simulate: {exc}", file=sys.stderr)
         return 1
@@ -522,11 +577,15 @@ def cmd_simulate(parser: Parser, args: argparse.Namespace) -> int:
             pool.shutdown(cancel_futures=True)
     rotated = ", seats rotated" if args.rotate else ""
     chosen = "".join(f", {key}={value}" for key, value in variants.items())
-    print(f"{args.games} games of {game.title}, {args.players} players, levels {','.join(levels)}{rotated}{chosen}; saves in {directory}")
+    print(
+        f"{args.games} games of {game.title}, {args.players} players, levels {','.join(levels)}{rotated}{chosen}; saves in {directory}"
+    )
     for level in dict.fromkeys(levels):
         seats = f" (each of {seats_of[level]} seats)" if seats_of[level] > 1 else ""
         spent = thinking[level]
-        think = f"; thinks {sum(spent) / len(spent):.3f} s a move on average, {max(spent):.3f} s at most" if spent else ""
+        think = (
+            f"; thinks {sum(spent) / len(spent):.3f} s a move on average, {max(spent):.3f} s at most" if spent else ""
+        )
         print(f"  {level}{seats}: {by_level[level]:.1f} wins ({100 * by_level[level] / args.games:.1f}%){think}")
     # the seats whatever their levels: with equal levels, how fair the table is to each place
     for seat, won in enumerate(by_seat):
@@ -548,7 +607,14 @@ def simulate_one(
     from tui.session import start_save
 
     game_id, levels, seed, bot_seed, directory, variants = table
-    spec = TableSpec(game_id, len(levels), [SeatSpec(BOT, level, f"P{i + 1}-{level}") for i, level in enumerate(levels)], variants, seed, bot_seed)
+    spec = TableSpec(
+        game_id,
+        len(levels),
+        [SeatSpec(BOT, level, f"P{i + 1}-{level}") for i, level in enumerate(levels)],
+        variants,
+        seed,
+        bot_seed,
+    )
     match = spec.build()
     times: dict[int, list[float]] = {seat: [] for seat in range(len(levels))}
 

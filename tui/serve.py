@@ -102,7 +102,11 @@ class Server:
         def child(login: Login) -> tuple[list[str], dict[str, str]]:
             token = self.hall.open_session(login.name)
             self.tokens[id(login)] = token
-            return child_command(), {ENV_HALL: str(self.hall.socket_path), ENV_TOKEN: token, "TEXTUAL_FPS": str(SESSION_FPS)}
+            return child_command(), {
+                ENV_HALL: str(self.hall.socket_path),
+                ENV_TOKEN: token,
+                "TEXTUAL_FPS": str(SESSION_FPS),
+            }
 
         def ended(login: Login) -> None:
             token = self.tokens.pop(id(login), None)
@@ -113,8 +117,15 @@ class Server:
             return self.hall.seated(login.name)
 
         self.front = SSHFront(
-            data, allow=allow, child=child, on_end=ended, seated=seated, limits=limits or FrontLimits(), log=log,
-            identities=identities, offloop=self.hall.offloop,  # the names asked in the hall's threads
+            data,
+            allow=allow,
+            child=child,
+            on_end=ended,
+            seated=seated,
+            limits=limits or FrontLimits(),
+            log=log,
+            identities=identities,
+            offloop=self.hall.offloop,  # the names asked in the hall's threads
         )
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
@@ -236,12 +247,17 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         log(f"  host key: {server.front.host_fingerprint}")
         # as cabinet host does: a server on every address is reached by this machine's own
         hosts, beyond = await join_hosts(Address(host=bound_host, port=bound_port), server.front.listening_on())
-        ssh = [f"ssh -p {bound_port} NAME@{f'[{h}]' if ':' in h else h}" if bound_port != 22 else f"ssh NAME@{h}" for h in hosts]
+        ssh = [
+            f"ssh -p {bound_port} NAME@{f'[{h}]' if ':' in h else h}" if bound_port != 22 else f"ssh NAME@{h}"
+            for h in hosts
+        ]
         log(f"  players: {ssh[0]}")
         others = [line for line, h in zip(ssh[1:], hosts[1:], strict=True) if not is_loopback(h)]
         local = [line for line, h in zip(ssh[1:], hosts[1:], strict=True) if is_loopback(h)]
         if others or local:
-            parts = ([f"other addresses: {', '.join(others)}"] if others else []) + ([f"from this machine: {', '.join(local)}"] if local else [])
+            parts = ([f"other addresses: {', '.join(others)}"] if others else []) + (
+                [f"from this machine: {', '.join(local)}"] if local else []
+            )
             log(f"  ({'; '.join(parts)})")
         if args.allow is not None:
             log(f"  admitting only the keys in {args.allow}")

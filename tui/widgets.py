@@ -463,7 +463,10 @@ class Curtain(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="curtain-box"):
             yield Static(plain(f"Pass the terminal to {self.player}"), id="curtain-title")
-            yield Static(plain(self.reason or "The table is hidden so that nobody sees another player's secrets."), id="curtain-reason")
+            yield Static(
+                plain(self.reason or "The table is hidden so that nobody sees another player's secrets."),
+                id="curtain-reason",
+            )
             yield Static(plain(f"{self.player}: press Enter when you are ready."), id="curtain-key")
 
     def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
@@ -490,7 +493,9 @@ def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
 def score_table_width(sheet: ScoreSheet, names: list[str]) -> int:
     """The columns the table of :func:`score_table` takes, every cell whole."""
     name = min(14, max((len(n) for n in names), default=0))
-    widths = [max([len(title)] + [len(row[i]) for row in sheet.rows if i < len(row)]) for i, title in enumerate(sheet.columns)]
+    widths = [
+        max([len(title)] + [len(row[i]) for row in sheet.rows if i < len(row)]) for i, title in enumerate(sheet.columns)
+    ]
     table = name + 2 + sum(widths) + 2 * len(widths)  # each column padded by one space a side
     return max([table, len(sheet.title)] + [len(note) for note in sheet.notes])
 

@@ -159,7 +159,9 @@ class HeuristicBot(Bot):
         me, acc, wxt = ctx["me"], ctx["acc"], ctx["wxt"]
         if trick_winner(entries, acc) != me:
             if wxt == me and not later:
-                return 1.0 if any(self._after_sabotage(entries, t, acc) == me for t, _, _ in entries if t != me) else 0.0
+                return (
+                    1.0 if any(self._after_sabotage(entries, t, acc) == me for t, _, _ in entries if t != me) else 0.0
+                )
             return 0.0
         if later:
             first = entries[0][1][0]
@@ -167,9 +169,7 @@ class HeuristicBot(Bot):
             bar = card_strength(mine[1], mine[2], first, acc)
             chance = 1.0
             for seat in later:
-                beats = sum(
-                    1 for c in unseen if card_strength(c, self._eff(ctx, seat, c), first, acc) > bar
-                )
+                beats = sum(1 for c in unseen if card_strength(c, self._eff(ctx, seat, c), first, acc) > bar)
                 q = beats / len(unseen) if unseen else 0.0
                 held = max(1, hand_counts.get(seat, 1))
                 # between a player who beats whenever they can and one who plays at random

@@ -343,9 +343,7 @@ class AgentJean(Game):
         n = config["players"]
         variants = config.get("variants", {})
         arranged = config.get("arranged") or {}
-        later = tuple(
-            (tuple(r.get("actions") or ()), tuple(r.get("plans") or ())) for r in arranged.get("later", ())
-        )
+        later = tuple((tuple(r.get("actions") or ()), tuple(r.get("plans") or ())) for r in arranged.get("later", ()))
         # a later round's deck is dealt as it is arranged, long after the setup checked the first
         if any(actions and sorted(actions) != sorted(C.ACTION_CARDS) for actions, _ in later):
             raise ConfigError("The arranged Action cards of a later round must be the 60 cards, each once.")
@@ -437,7 +435,13 @@ class AgentJean(Game):
             seat = next_round_leader(list(s.round_scored[2]), s.leader, s.players)
             return self._leader_event(s, seat, "round")
         if phase == "start":
-            return {"t": "TurnStarted", "round": s.round, "turn": s.turn + 1, "leader": s.leader, "name": s.names[s.leader]}
+            return {
+                "t": "TurnStarted",
+                "round": s.round,
+                "turn": s.turn + 1,
+                "leader": s.leader,
+                "name": s.names[s.leader],
+            }
         if phase == "powers":
             card = s.top_plan
             agent = C.power_agent(card)
@@ -452,21 +456,30 @@ class AgentJean(Game):
             }
         if phase == "resolve":
             winner = trick_winner(_entries(s), C.accomplice(s.top))
-            return _pile_event(s, {
-                "t": "TurnWon",
-                "seat": winner,
-                "name": s.names[winner],
-                "cards": [c for _, c in s.table],
-                "plan": s.top,
-                "revealed": s.pile[1] if len(s.pile) > 1 else None,
-                "turn": s.turn,
-            })
+            return _pile_event(
+                s,
+                {
+                    "t": "TurnWon",
+                    "seat": winner,
+                    "name": s.names[winner],
+                    "cards": [c for _, c in s.table],
+                    "plan": s.top,
+                    "revealed": s.pile[1] if len(s.pile) > 1 else None,
+                    "turn": s.turn,
+                },
+            )
         if phase == "end":
             if s.turn == HAND_SIZE and any(s.reserves):
                 return {"t": "ReserveTakenUp", "reserves": [list(r) for r in s.reserves], "names": list(s.names)}
             if s.turn >= ROUND_TURNS:
                 return self._score_event(s)
-            return {"t": "TurnStarted", "round": s.round, "turn": s.turn + 1, "leader": s.leader, "name": s.names[s.leader]}
+            return {
+                "t": "TurnStarted",
+                "round": s.round,
+                "turn": s.turn + 1,
+                "leader": s.leader,
+                "name": s.names[s.leader],
+            }
         if phase == "scored":
             if max(s.medals) >= MEDALS_TO_WIN:
                 seats = [i for i, m in enumerate(s.medals) if m >= MEDALS_TO_WIN]
@@ -580,26 +593,32 @@ class AgentJean(Game):
         card = dict(s.table).get(target)
         if card is None:
             raise IllegalCommand(f"{s.names[target]} has played no card this turn.")
-        return _pile_event(s, {
-            "t": "CardSabotaged",
-            "seat": seat,
-            "name": s.names[seat],
-            "target": target,
-            "target_name": s.names[target],
-            "card": card,
-        })
+        return _pile_event(
+            s,
+            {
+                "t": "CardSabotaged",
+                "seat": seat,
+                "name": s.names[seat],
+                "target": target,
+                "target_name": s.names[target],
+                "card": card,
+            },
+        )
 
     def _decide_second_plan(self, s: State, seat: int, command: Command) -> Event:
         self._expect(s, command, "TakeSecondPlan", "DeclineSecondPlan")
         if command["t"] == "DeclineSecondPlan":
             return {"t": "SecondPlanDeclined", "seat": seat, "name": s.names[seat]}
-        return _pile_event(s, {
-            "t": "SecondPlanTaken",
-            "seat": seat,
-            "name": s.names[seat],
-            "plan": s.top,
-            "revealed": s.pile[1] if len(s.pile) > 1 else None,
-        })
+        return _pile_event(
+            s,
+            {
+                "t": "SecondPlanTaken",
+                "seat": seat,
+                "name": s.names[seat],
+                "plan": s.top,
+                "revealed": s.pile[1] if len(s.pile) > 1 else None,
+            },
+        )
 
     # -- evolve ---------------------------------------------------------------------
 
@@ -874,31 +893,36 @@ class AgentJean(Game):
         medal_seats = scoring["medals"]
         rows = []
         for i, p in enumerate(players):
-            rows.append((
-                str(scoring["plan_points"][i]),
-                f"{_signed(scoring['bonus'][i])} ({scoring['greens'][i]})",
-                f"{_signed(-scoring['penalty'][i])} ({scoring['yellows'][i]})",
-                str(scoring["scores"][i]),
-                f"{p['medals']} (+1)" if i in medal_seats else str(p["medals"]),
-            ))
+            rows.append(
+                (
+                    str(scoring["plan_points"][i]),
+                    f"{_signed(scoring['bonus'][i])} ({scoring['greens'][i]})",
+                    f"{_signed(-scoring['penalty'][i])} ({scoring['yellows'][i]})",
+                    str(scoring["scores"][i]),
+                    f"{p['medals']} (+1)" if i in medal_seats else str(p["medals"]),
+                )
+            )
         greens, yellows = scoring["greens"], scoring["yellows"]
         bonus = max(scoring["bonus"])
         fewest = min(greens)
         notes = [
             f"Fewest green cards ({fewest}): +{bonus} to "
-            + _join([names[i] for i, b in enumerate(scoring["bonus"]) if b]) + "."
+            + _join([names[i] for i, b in enumerate(scoring["bonus"]) if b])
+            + "."
         ]
         if max(yellows) == 0 and not any(scoring["penalty"]):
             notes.append("Nobody won a yellow card: no penalty.")
         elif max(yellows) == 0:
             notes.append(
                 f"Nobody won a yellow card, so all are tied for the most: -{max(scoring['penalty'])} to "
-                + _join([names[i] for i, q in enumerate(scoring["penalty"]) if q]) + "."
+                + _join([names[i] for i, q in enumerate(scoring["penalty"]) if q])
+                + "."
             )
         else:
             notes.append(
                 f"Most yellow cards ({max(yellows)}): -{max(scoring['penalty'])} to "
-                + _join([names[i] for i, q in enumerate(scoring["penalty"]) if q]) + "."
+                + _join([names[i] for i, q in enumerate(scoring["penalty"]) if q])
+                + "."
             )
         best = scoring["scores"][medal_seats[0]]
         if len(medal_seats) == 1:
@@ -988,9 +1012,7 @@ class AgentJean(Game):
                 tuple(sorted(w, key=C.hand_order)) if i == seat else shown_cards if i == winner else ()
                 for i, w in enumerate(s.won_cards)
             )
-            won_plans = tuple(
-                p if i == seat else tuple(sorted(_plans_shown(s, i))) for i, p in enumerate(s.won_plans)
-            )
+            won_plans = tuple(p if i == seat else tuple(sorted(_plans_shown(s, i))) for i, p in enumerate(s.won_plans))
             played = tuple(tuple(sorted(p, key=C.hand_order)) if i == seat else () for i, p in enumerate(s.played))
         else:
             played = ((),) * len(s.played)
@@ -1056,7 +1078,9 @@ class AgentJean(Game):
             cards = event["cards"]
             if event["plan"] is None:
                 return f"{name} wins the turn and takes the cards and the plan." + _now_on_pile(event)
-            return f"{name} wins the turn: {len(cards)} cards and plan {C.plan_label(event['plan'])}." + _now_on_pile(event)
+            return f"{name} wins the turn: {len(cards)} cards and plan {C.plan_label(event['plan'])}." + _now_on_pile(
+                event
+            )
         if t == "SecondPlanTaken":
             if event["plan"] is None:
                 return f"{name} (Martha) also takes the next plan card." + _now_on_pile(event)
@@ -1104,6 +1128,7 @@ class AgentJean(Game):
 
 
 # -- what a seat knows: helpers of observe and determinize ----------------------------
+
 
 def _won_cards_known(
     won: tuple[tuple[str, ...], ...], last: tuple[str, ...], winner: int | None

@@ -134,8 +134,10 @@ _EVENT_ROWS: tuple[tuple[str, str, Action, Action, str], ...] = (
         "November 1986",
         _a(W, "Socialist funds gone astray", INT),
         _a(W, "The 'vrai-faux passeport'", INT),
-        ("Yves Chalier, aide to the former minister Nucci, gives himself up and says a police chief "
-        "supplied his false papers."),
+        (
+            "Yves Chalier, aide to the former minister Nucci, gives himself up and says a police chief "
+            "supplied his false papers."
+        ),
     ),
     (
         "Assassinat de Georges Besse",
@@ -324,8 +326,10 @@ _CAMPAIGN_ROWS: tuple[tuple[str, str, str, str, bool, bool, str], ...] = (
     (
         "Candidature de Raymond Barre",
         "February 1988",
-        ("A third man draws the fire: put the last Power Erosion card placed in front of you on the discard pile. "
-        "If you have none, move the Courage token one step towards your end instead."),
+        (
+            "A third man draws the fire: put the last Power Erosion card placed in front of you on the discard pile. "
+            "If you have none, move the Courage token one step towards your end instead."
+        ),
         "relief",
         False,
         False,
@@ -365,8 +369,10 @@ _CAMPAIGN_ROWS: tuple[tuple[str, str, str, str, bool, bool, str], ...] = (
         "first_round",
         False,
         False,
-        ("24 April: Mitterrand 34.1%, Chirac 19.9%, Barre 16.5%; President and Prime Minister go through "
-        "to the second round."),
+        (
+            "24 April: Mitterrand 34.1%, Chirac 19.9%, Barre 16.5%; President and Prime Minister go through "
+            "to the second round."
+        ),
     ),
     (
         "Le Pen à 14 %",
@@ -384,14 +390,18 @@ _CAMPAIGN_ROWS: tuple[tuple[str, str, str, str, bool, bool, str], ...] = (
         "debate",
         True,
         False,
-        ("28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
-        "answers Mitterrand."),
+        (
+            "28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
+            "answers Mitterrand."
+        ),
     ),
     (
         "Les sondages",
         "1988",
-        ("Move the token of a quality of your choice one step towards your end. "
-        "Then shuffle this card back into the Campaign pile instead of removing it from the game."),
+        (
+            "Move the token of a quality of your choice one step towards your end. "
+            "Then shuffle this card back into the Campaign pile instead of removing it from the game."
+        ),
         "poll",
         True,
         True,
@@ -405,8 +415,7 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:01",
         "Génération Mitterrand",
         "January 1988",
-        ("Take the Media token. If you already hold it, move the Charisma token two steps towards your end "
-        "instead."),
+        ("Take the Media token. If you already hold it, move the Charisma token two steps towards your end instead."),
         "media2",
         False,
         False,
@@ -416,8 +425,10 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:02",
         "Candidature de Raymond Barre",
         "February 1988",
-        ("A third man draws the fire: put the last Power Erosion card placed in front of you on the discard "
-        "pile (if you have one), then move the token of a quality of your choice one step towards your end."),
+        (
+            "A third man draws the fire: put the last Power Erosion card placed in front of you on the discard "
+            "pile (if you have one), then move the token of a quality of your choice one step towards your end."
+        ),
         "relief_step",
         True,
         False,
@@ -427,8 +438,7 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:04",
         "La France unie",
         "March 1988",
-        ("Every token on your opponent's side of the centre moves two steps back towards the centre, "
-        "stopping on it."),
+        ("Every token on your opponent's side of the centre moves two steps back towards the centre, stopping on it."),
         "unite2",
         False,
         False,
@@ -438,8 +448,10 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:07",
         "Le Pen à 14 %",
         "April 1988",
-        ("His voters punish the favourite: put a card drawn at random from the discard pile in front of your "
-        "opponent as Power Erosion, and a second one if he is ahead in more qualities than you."),
+        (
+            "His voters punish the favourite: put a card drawn at random from the discard pile in front of your "
+            "opponent as Power Erosion, and a second one if he is ahead in more qualities than you."
+        ),
         "lepen",
         False,
         False,
@@ -449,21 +461,27 @@ _REVISED_ROWS: tuple[tuple[str, str, str, str, str, bool, bool, str], ...] = (
         "cp:08",
         "Débat d'entre deux tours",
         "April 1988",
-        ("Move the token of a quality of your choice two steps towards your end. Then the Media token goes to "
-        "the candidate ahead in fewer qualities; if you are level, you take it."),
+        (
+            "Move the token of a quality of your choice two steps towards your end. Then the Media token goes to "
+            "the candidate ahead in fewer qualities; if you are level, you take it."
+        ),
         "debate_even",
         True,
         False,
-        ("28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
-        "answers Mitterrand."),
+        (
+            "28 April: 'two candidates on an equal footing', says Chirac; 'you are quite right, Prime Minister', "
+            "answers Mitterrand."
+        ),
     ),
     (
         "cp:09",
         "Les sondages",
         "1988",
-        ("Every token on the centre square or one step from it moves one step towards your end; if none "
-        "does, move the token of a quality of your choice one step. Then shuffle this card back into the "
-        "Campaign pile instead of removing it from the game."),
+        (
+            "Every token on the centre square or one step from it moves one step towards your end; if none "
+            "does, move the token of a quality of your choice one step. Then shuffle this card back into the "
+            "Campaign pile instead of removing it from the game."
+        ),
         "poll_centre",
         True,
         True,

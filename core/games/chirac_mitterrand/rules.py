@@ -401,7 +401,9 @@ class ChiracMitterrand(Game):
         rest = deck[DISCARD_AT_START:]
         return [rest[:PILE], rest[PILE:]], discard
 
-    def _solo_deal(self, state: State, arranged: dict[str, Any], rng: random.Random) -> tuple[list[list[str]], list[str]]:
+    def _solo_deal(
+        self, state: State, arranged: dict[str, Any], rng: random.Random
+    ) -> tuple[list[list[str]], list[str]]:
         a = state.solo_automaton
         piles: list[list[str]]
         if arranged.get("chirac") is not None:
@@ -1153,9 +1155,7 @@ class ChiracMitterrand(Game):
         if s.phase == "veto":
             a = s.solo_automaton
             used, _ = automaton_actions(s.hand[0], a, len(s.erosion[a]))
-            out: list[Command] = [
-                {"t": "Veto", "action": i} for i in used if C.actions(s.hand[0])[i].colour == "white"
-            ]
+            out: list[Command] = [{"t": "Veto", "action": i} for i in used if C.actions(s.hand[0])[i].colour == "white"]
             return out + [{"t": "Allow"}]
         return []
 
@@ -1264,7 +1264,9 @@ class ChiracMitterrand(Game):
             why = f"Why: ahead in {n} {'quality' if n == 1 else 'qualities'} to {count[loser]}."
             media_note = f"Media token: {short[media]}; not needed, there was no tie."
         tokens = ", ".join(
-            f"{C.QUALITY_NAMES[q]} {short[side]} +{abs(rows[q])}" if (side := favours(q)) else f"{C.QUALITY_NAMES[q]} level"
+            f"{C.QUALITY_NAMES[q]} {short[side]} +{abs(rows[q])}"
+            if (side := favours(q))
+            else f"{C.QUALITY_NAMES[q]} level"
             for q in C.QUALITIES
         )
         notes = [f"Winner: {who}.", why, tokens, media_note]

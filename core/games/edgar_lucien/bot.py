@@ -136,8 +136,14 @@ def worth(me: Me) -> float:
     admin = 5.0 * min(me.admin, admin_need) + 2.0 * max(0, me.admin - admin_need)
     districts = 3.5 * me.steel + 2.5 * me.ivory + admin
     conds = me.conditions()
-    return cogs + pop + districts + CARD * me.cards + CONDITION * conds + CERTIFIED * len(me.certs) + (
-        WIN if conds >= 3 else 0.0
+    return (
+        cogs
+        + pop
+        + districts
+        + CARD * me.cards
+        + CONDITION * conds
+        + CERTIFIED * len(me.certs)
+        + (WIN if conds >= 3 else 0.0)
     )
 
 
@@ -198,9 +204,7 @@ class HeuristicBot(Bot):
     def best_requisition(self, me: Me | None = None) -> float:
         if not self.mine["supply"]:
             return 0.0
-        pool = self.neutral or [
-            d for d, s in self.owners.items() if s != self.seat and s != self.view["heritage"]
-        ]
+        pool = self.neutral or [d for d, s in self.owners.items() if s != self.seat and s != self.view["heritage"]]
         return max((self.district_gain(d, me=me) for d in pool), default=0.0)
 
     # -- what each administration action is worth ------------------------------------------
@@ -242,9 +246,13 @@ class HeuristicBot(Bot):
             return 0.35 * mine + (0.5 if self.view["heritage"] is not None else 0.0) - 0.3
         if action == "certificate":
             cert = params.get("certificate")
-            return self.cert_gain(cert) if cert else max(
-                (self.cert_gain(c) for c in ("dandy", "collector", "bureaucrat", "zealot") if self.me.met(c)),
-                default=-1.0,
+            return (
+                self.cert_gain(cert)
+                if cert
+                else max(
+                    (self.cert_gain(c) for c in ("dandy", "collector", "bureaucrat", "zealot") if self.me.met(c)),
+                    default=-1.0,
+                )
             )
         if action == "support":
             edgar = params.get("edgar")
@@ -357,12 +365,7 @@ class HeuristicBot(Bot):
         if self.mine["supply"]:
             if owner is None and self.me.cogs >= 20_000:
                 best = self.district_gain(district, 20_000)
-            elif (
-                owner is not None
-                and owner != self.seat
-                and owner != self.view["heritage"]
-                and self.me.cogs >= 30_000
-            ):
+            elif owner is not None and owner != self.seat and owner != self.view["heritage"] and self.me.cogs >= 30_000:
                 best = self.district_gain(district, 30_000)
         for action, place in LUCIEN_PLACE.items():
             if place == district and action not in self.used and action != "support":
@@ -452,7 +455,9 @@ class HeuristicBot(Bot):
         if t == "EdgarAdmin":
             return self.edgar_admin(command["action"])
         if t == "LucienAdmin":
-            return self.lucien_admin(command["action"], **{k: v for k, v in command.items() if k not in ("t", "action")})
+            return self.lucien_admin(
+                command["action"], **{k: v for k, v in command.items() if k not in ("t", "action")}
+            )
         if t == "Buy":
             district = self.mine["lucien"]
             cost = 30_000 if self.owners.get(district) not in (None, self.seat) else 20_000

@@ -154,7 +154,9 @@ def _neighbours(fosko: Fosko) -> dict[str, dict[str, str]]:
     return out
 
 
-def _side(side: str, grid: list[list[tuple[str, str, str, str]]], borders: str, lines: dict[str, tuple[str, ...]]) -> Fosko:
+def _side(
+    side: str, grid: list[list[tuple[str, str, str, str]]], borders: str, lines: dict[str, tuple[str, ...]]
+) -> Fosko:
     districts = tuple(
         District(did, name, code, kind, r, c)
         for r, row in enumerate(grid)
@@ -298,7 +300,11 @@ LARGE_1 = _side(
 LARGE = replace(
     LARGE_1,
     side="4b",
-    lines=(("pink", ("lilacs", "tearooms", "quay")), ("brown", ("forges", HALL, "boilerworks")), ("grey", ("docks", "conservatory"))),
+    lines=(
+        ("pink", ("lilacs", "tearooms", "quay")),
+        ("brown", ("forges", HALL, "boilerworks")),
+        ("grey", ("docks", "conservatory")),
+    ),
 )
 
 

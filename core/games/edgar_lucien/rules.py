@@ -429,9 +429,7 @@ def _command_shapes() -> dict[str, Shape]:
         C.EDGAR_ACTIONS,
         say="Name the administration action of Edgar: draw, intimidate, heist or requisition.",
     )
-    certificate = text(
-        C.CERTIFICATES, say="Name the certificate you take: dandy, collector, bureaucrat or zealot."
-    )
+    certificate = text(C.CERTIFICATES, say="Name the certificate you take: dandy, collector, bureaucrat or zealot.")
     param_fields = {"district": district, "certificate": certificate, "target": seat, "action": edgar_action}
     return shapes(
         shape("Place", district=district),
@@ -699,7 +697,12 @@ class EdgarLucien(Game):
         s = flow.s
         if any(p is None for p in s.programs):
             return
-        flow.add({"t": "ProgramsRevealed", "programs": [{"edgar": e, "lucien": lu} for e, lu in map(s.program, range(s.players))]})
+        flow.add(
+            {
+                "t": "ProgramsRevealed",
+                "programs": [{"edgar": e, "lucien": lu} for e, lu in map(s.program, range(s.players))],
+            }
+        )
         b = s.board
         for i in s.order:
             for pawn, start in ((C.EDGAR, s.edgar_at(i)), (C.LUCIEN, s.lucien_at(i))):
@@ -1946,7 +1949,9 @@ class EdgarLucien(Game):
                     "certified_this_period": s.certified[i],
                     "acted": {"edgar": s.acted[i][0], "lucien": s.acted[i][1]},
                     "programmed": program is not None,
-                    "program": {"edgar": program[0], "lucien": program[1]} if program is not None and shows_program else None,
+                    "program": {"edgar": program[0], "lucien": program[1]}
+                    if program is not None and shows_program
+                    else None,
                     "conditions": conds,
                 }
             )
@@ -2167,7 +2172,10 @@ class EdgarLucien(Game):
                     if redo:
                         programs[i] = None
                     else:
-                        programs[i] = (rng.choice(tuple(moves[s.edgar_at(i)])), rng.choice(tuple(moves[s.lucien_at(i)])))
+                        programs[i] = (
+                            rng.choice(tuple(moves[s.edgar_at(i)])),
+                            rng.choice(tuple(moves[s.lucien_at(i)])),
+                        )
             changes["programs"] = tuple(programs)
         seen_cogs: tuple[object, ...] = s.cogs
         if UNSEEN in seen_cogs:
@@ -2404,10 +2412,7 @@ def _d_asked(ev: Event) -> str:
 
 def _d_intimidated(ev: Event) -> str:
     if ev["district"] is not None:
-        return (
-            f"{ev['name']}'s Edgar intimidates {ev['names'][0]}: "
-            f"{district_name(ev['district'])} becomes neutral."
-        )
+        return f"{ev['name']}'s Edgar intimidates {ev['names'][0]}: {district_name(ev['district'])} becomes neutral."
     text = f"{ev['name']}'s Edgar intimidates {_and(ev['names'])}."
     empty = [n for p, n in zip(ev["players"], ev["names"], strict=True) if p in ev["empty"]]
     if empty:

@@ -146,7 +146,9 @@ def card_info(card: str) -> dict[str, Any]:
     return {
         "kind": k,
         "ministry": ministry(card),
-        "ministries": [m for m, _ in ROI_EFFECTS[card]] if k == "roi" else ([ministry(card)] if k == "gouvernement" else []),
+        "ministries": [m for m, _ in ROI_EFFECTS[card]]
+        if k == "roi"
+        else ([ministry(card)] if k == "gouvernement" else []),
         "value": value(card),
         "letter": letter(card),
         "label": label(card),

@@ -225,7 +225,9 @@ def award(hands: tuple[tuple[str, ...], ...], ministry: str) -> tuple[int | None
     return first, second
 
 
-def final_scores(hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]) -> tuple[list[int], list[int], list[list[Any]]]:
+def final_scores(
+    hands: tuple[tuple[str, ...], ...], primaire: tuple[int, ...]
+) -> tuple[list[int], list[int], list[list[Any]]]:
     """(scores, Primaire tokens won per seat, awards per ministry)."""
     n = len(hands)
     scores = [0] * n
@@ -465,7 +467,13 @@ class Ministeres(Game):
         if phase == "deal":
             return self._deal_event(s, s.dealer)
         if phase == "draw":
-            return {"t": "CardDrawn", "seat": s.dealer, "name": s.names[s.dealer], "card": s.deck[0], "left": len(s.deck) - 1}
+            return {
+                "t": "CardDrawn",
+                "seat": s.dealer,
+                "name": s.names[s.dealer],
+                "card": s.deck[0],
+                "left": len(s.deck) - 1,
+            }
         if phase == "roi":
             return self._roi_event(s)
         if phase == "dealt":
@@ -530,7 +538,9 @@ class Ministeres(Game):
     def _roi_event(self, s: State) -> Event:
         before = s.primaire
         after = apply_roi(before, s.auctioned)
-        changes = [[m, before[C.MINISTRIES.index(m)], after[C.MINISTRIES.index(m)]] for m, _ in C.ROI_EFFECTS[s.auctioned]]
+        changes = [
+            [m, before[C.MINISTRIES.index(m)], after[C.MINISTRIES.index(m)]] for m, _ in C.ROI_EFFECTS[s.auctioned]
+        ]
         seat = s.payer if s.phase == "settle" else s.lot_seat
         if seat is None:
             raise ValueError("a Roi card is applied for the seat that holds it")
@@ -728,7 +738,9 @@ class Ministeres(Game):
         return self._after_lot(s)
 
     def _on_FavoursShuffled(self, s: State, ev: Event) -> State:
-        return revise(s, favours=tuple(ev["order"]), opener=left_of(s.dealer, s.players), phase="open" if ev["order"] else "score")
+        return revise(
+            s, favours=tuple(ev["order"]), opener=left_of(s.dealer, s.players), phase="open" if ev["order"] else "score"
+        )
 
     def _on_AuctionOpened(self, s: State, ev: Event) -> State:
         card = ev["card"]
@@ -972,7 +984,9 @@ class Ministeres(Game):
             sums = [ministry_totals(h)[m] for h in hands]
             ranked = sorted(-x for x in sums if x)  # the sums there, highest first
             # a sum shared within the token places was ranked by the letter
-            lettered = {i for i in range(n) if sums[i] and ranked.count(-sums[i]) > 1 and ranked.index(-sums[i]) < places}
+            lettered = {
+                i for i in range(n) if sums[i] and ranked.count(-sums[i]) > 1 and ranked.index(-sums[i]) < places
+            }
             by_letter = by_letter or bool(lettered)
             for i in range(n):
                 cell = str(sums[i]) if sums[i] else "-"
@@ -1117,7 +1131,9 @@ class Ministeres(Game):
         if t == "CardDrawn":
             return f"{name} draws {shown}." if shown else f"{name} draws a card."
         if t == "CardPlaced":
-            where = {"hand": "in their hand", "centre": "in the centre", "favours": "on the Favours pile"}[event["where"]]
+            where = {"hand": "in their hand", "centre": "in the centre", "favours": "on the Favours pile"}[
+                event["where"]
+            ]
             return f"{name} places {shown} {where}." if shown else f"{name} places a card {where}."
         if t == "CardTaken":
             return f"{name} takes {shown} from the centre."
@@ -1202,9 +1218,7 @@ class Ministeres(Game):
             tuple(sorted(hand, key=C.hand_order)) if i == seat or over else (UNSEEN,) * len(hand)
             for i, hand in enumerate(s.hands)
         )
-        placed = tuple(
-            p if i == seat else (() if shuffled else (UNSEEN,) * len(p)) for i, p in enumerate(s.placed)
-        )
+        placed = tuple(p if i == seat else (() if shuffled else (UNSEEN,) * len(p)) for i, p in enumerate(s.placed))
         drawn = s.drawn
         if drawn is not None and seat != s.dealer:
             drawn = UNSEEN
@@ -1414,7 +1428,12 @@ def _score_notes(summary: str, seats: list[str], by_letter: bool) -> tuple[str, 
 
 
 def _tie_summary(
-    names: list[str], scores: list[int], firsts: list[int], hands: Sequence[Iterable[str]], winners: list[int], rule: str
+    names: list[str],
+    scores: list[int],
+    firsts: list[int],
+    hands: Sequence[Iterable[str]],
+    winners: list[int],
+    rule: str,
 ) -> str:
     """The score sheet's first note: who won, and what broke a tie on points.
 

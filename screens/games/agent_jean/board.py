@@ -67,7 +67,9 @@ def pile_card_text(card: str | None, details: bool = True) -> Text:
         info = cards.power_info(agent)
         return Text.assemble(("Power ", "bold"), (info["name"], "bold cyan"), f": {info['text']}")
     info = cards.plan_info(card)
-    head = Text.assemble(("Plan ", "bold"), (info["name"], "bold"), f" ({info['value']} pt{'' if info['value'] == 1 else 's'})")
+    head = Text.assemble(
+        ("Plan ", "bold"), (info["name"], "bold"), f" ({info['value']} pt{'' if info['value'] == 1 else 's'})"
+    )
     if not details:
         return head
     if info["accomplice"]:
@@ -267,9 +269,12 @@ class AgentJeanBoard(Board):
 
         lead = names[view["leader"]] if isinstance(view.get("leader"), int) else "?"
         round_line = Text.assemble(
-            ("Round ", "dim"), (str(view["round"]), "bold"),
-            ("  Turn ", "dim"), (f"{view['turn']}/12", "bold"),
-            ("  Plan pile ", "dim"), (str(view["plan_count"]), "bold"),
+            ("Round ", "dim"),
+            (str(view["round"]), "bold"),
+            ("  Turn ", "dim"),
+            (f"{view['turn']}/12", "bold"),
+            ("  Plan pile ", "dim"),
+            (str(view["plan_count"]), "bold"),
         )
         if not over:  # nobody leads once the game is over
             round_line.append_text(Text.assemble(("  Lead ", "dim"), (lead, "bold")))
@@ -303,8 +308,11 @@ class AgentJeanBoard(Board):
         # with hidden counts the history keeps no record of the others'
         # takes: while there is room, the last one stays in sight as the next
         # turn is played
-        if view["table"] and view.get("last_turn") and view.get("counts") == "hidden" and (
-            tall or len(players) + len(self.choices) <= 4
+        if (
+            view["table"]
+            and view.get("last_turn")
+            and view.get("counts") == "hidden"
+            and (tall or len(players) + len(self.choices) <= 4)
         ):
             table.append("\n")
             table.append_text(last_turn_text(view["last_turn"], names))
@@ -392,8 +400,10 @@ class AgentJeanBoard(Board):
             row = [
                 Text(marker, style="bold yellow"),
                 who,
-                hand, _shown(p.get("won")),
-                Text(_shown(greens), style="green3"), Text(_shown(yellows), style="yellow"),
+                hand,
+                _shown(p.get("won")),
+                Text(_shown(greens), style="green3"),
+                Text(_shown(yellows), style="yellow"),
                 _shown(points),
             ]
             if scoring:

@@ -58,7 +58,9 @@ def icons_text(icons: list[str]) -> str:
     return " ".join(QUALITY_SHORT.get(i, i.capitalize()) for i in icons)
 
 
-def action_text(action: dict[str, Any], index: int, choices: list[str] | None = None, pick: str = " (your pick)") -> Text:
+def action_text(
+    action: dict[str, Any], index: int, choices: list[str] | None = None, pick: str = " (your pick)"
+) -> Text:
     """``a) [W] Cou  The old debate returns``; with ``choices``, each choice icon is the quality picked."""
     colour = action["colour"]
     text = Text(f"{'ab'[index]}) ")
@@ -66,7 +68,8 @@ def action_text(action: dict[str, Any], index: int, choices: list[str] | None = 
     if choices:
         picks = iter(choices)
         words = [
-            Text(cards.QUALITY_NAMES[next(picks)] + pick, style="bold") if icon == cards.CHOICE
+            Text(cards.QUALITY_NAMES[next(picks)] + pick, style="bold")
+            if icon == cards.CHOICE
             else Text(QUALITY_SHORT.get(icon, icon))
             for icon in action["icons"]
         ]
@@ -247,7 +250,9 @@ class CampaignDialog(ModalScreen[Command | None]):
                     self.listed.append(("apply", key))
                 options.add_option(Option(one_line(label)))
         else:
-            options.border_title = f"Applying {cards.campaign_info(self.applying[0])['name']}: remove which? (Esc: back)"
+            options.border_title = (
+                f"Applying {cards.campaign_info(self.applying[0])['name']}: remove which? (Esc: back)"
+            )
             for command in self.commands:
                 if (command["apply"], command.get("quality")) == self.applying:
                     self.listed.append(("command", command))
@@ -331,7 +336,9 @@ class ChiracMitterrandBoard(Board):
         if view.get("phase") == "over":
             winner = view.get("winner")
             turn.append("  Game over: ", style="bold")
-            turn.append(f"{names.get(winner, 'nobody')} wins" if winner else "no winner", style=SIDE_STYLE.get(winner or "", ""))
+            turn.append(
+                f"{names.get(winner, 'nobody')} wins" if winner else "no winner", style=SIDE_STYLE.get(winner or "", "")
+            )
         elif mover:
             turn.append("  To play: ", style="dim")
             turn.append(f"{names[mover]} ({SIDE_LETTER[mover]})", style=SIDE_STYLE[mover])
@@ -384,10 +391,13 @@ class ChiracMitterrandBoard(Board):
         media = view["media"]
         names = view["names"]
         footer = Text.assemble(
-            ("Media ", "dim"), (f"{names[media]} ({SIDE_LETTER[media]})", SIDE_STYLE[media]),
+            ("Media ", "dim"),
+            (f"{names[media]} ({SIDE_LETTER[media]})", SIDE_STYLE[media]),
             (" (face down)" if view.get("veto_used") else "", "dim"),
             ("  ahead in ", "dim"),
-            (f"C {ahead['chirac']}", SIDE_STYLE["chirac"]), (" · ", "dim"), (f"M {ahead['mitterrand']}", SIDE_STYLE["mitterrand"]),
+            (f"C {ahead['chirac']}", SIDE_STYLE["chirac"]),
+            (" · ", "dim"),
+            (f"M {ahead['mitterrand']}", SIDE_STYLE["mitterrand"]),
         )
         return Group(grid, one_line(Text.assemble(" " * 10, footer)))
 

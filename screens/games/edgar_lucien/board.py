@@ -20,7 +20,12 @@ from tui.widgets import Board, ChoiceList
 #: how each seat's colour is drawn, and its letter for monochrome terminals
 SEAT_STYLE = {"red": "bold red", "yellow": "bold yellow", "blue": "bold dodger_blue1", "white": "bold white"}
 SEAT_LETTER = {"red": "R", "yellow": "Y", "blue": "B", "white": "W"}
-BORDER_STYLE = {"green": "bold green", "orange": "bold dark_orange", "violet": "bold medium_purple1", "cyan": "bold cyan"}
+BORDER_STYLE = {
+    "green": "bold green",
+    "orange": "bold dark_orange",
+    "violet": "bold medium_purple1",
+    "cyan": "bold cyan",
+}
 LINE_STYLE = {"pink": "bold hot_pink", "brown": "bold orange4", "grey": "bold grey70"}
 KIND_STYLE = {STEEL: "steel_blue1", IVORY: "navajo_white1", ADMIN: "bold magenta"}
 OWNED, PADLOCKED = "■", "▣"
@@ -73,7 +78,9 @@ def district_text(place: Fosko, district: str | None, short: bool = False) -> Te
     if district is None or not place.has(district):
         return Text("off the board", style="dim")
     d = place.district(district)
-    return Text.assemble((d.code if short else d.name, "bold"), (f" ({fosko.KIND_LETTERS[d.kind]})", KIND_STYLE[d.kind]))
+    return Text.assemble(
+        (d.code if short else d.name, "bold"), (f" ({fosko.KIND_LETTERS[d.kind]})", KIND_STYLE[d.kind])
+    )
 
 
 def move_text(place: Fosko, where: str | None, move: str) -> Text:
@@ -135,7 +142,9 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
             name = district.name if len(district.name) < width else district.name[: width - 2] + "…"
             top.append(" " + name, style="bold")
             second = Text(" ")
-            second.append(fosko.KIND_NAMES[district.kind] if district.kind != ADMIN else "Admin", style=KIND_STYLE[district.kind])
+            second.append(
+                fosko.KIND_NAMES[district.kind] if district.kind != ADMIN else "Admin", style=KIND_STYLE[district.kind]
+            )
             if metro:
                 second.append(" ")
                 second.append_text(metro)
@@ -318,7 +327,9 @@ def goals_table(view: dict[str, Any], wide: bool) -> Table:
     needs = view.get("needs") or {}
     table = Table(box=None, padding=(0, 1, 0, 0), header_style="dim", pad_edge=False)
     table.add_column("", no_wrap=True)
-    table.add_column("Goals, 3 of 4" if wide else "Goals", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 12)
+    table.add_column(
+        "Goals, 3 of 4" if wide else "Goals", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 12
+    )
     gap = " " if wide else ""
     heads = {
         "dandy": f"Dandy{gap}≥{cogs(needs.get('cogs', 150000))}",
@@ -347,10 +358,10 @@ def goals_table(view: dict[str, Any], wide: bool) -> Table:
             met = bool(conditions.get(condition)) or certified
             mark = "©" if certified else ("✓" if met else " ")
             cells.append(Text(f"{mark}{detail}", style="bold green" if met else ""))
-        table.add_row(seat_text(view, seat, name=False), Text(player["name"], style=SEAT_STYLE[player["colour"]]), *cells)
+        table.add_row(
+            seat_text(view, seat, name=False), Text(player["name"], style=SEAT_STYLE[player["colour"]]), *cells
+        )
     return table
-
-
 
 
 def me_text(view: dict[str, Any], wide: bool) -> Text | None:
@@ -431,7 +442,13 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
     if kind == "Place":
         return Text.assemble("Start on ", district_text(place, command["district"]))
     if kind == "Rob":
-        return Text.assemble(("Edgar: ", "bold"), "rob ", seat_text(view, command["victim"]), "'s Lucien", (" (half the fortune, rounded up)" if wide else " (half their Cogs)", "dim"))
+        return Text.assemble(
+            ("Edgar: ", "bold"),
+            "rob ",
+            seat_text(view, command["victim"]),
+            "'s Lucien",
+            (" (half the fortune, rounded up)" if wide else " (half their Cogs)", "dim"),
+        )
     if kind == "PlayCard":
         card = command["card"]
         text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(card), "bold italic"))
@@ -451,7 +468,9 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
             text.append(f"  ({effect})", style="dim")
         return text
     if kind == "EdgarAdmin":
-        return Text.assemble(("Edgar: ", "bold"), admin_label(command["action"], doubled=False), (f" · −20 {pop}", "dim"))
+        return Text.assemble(
+            ("Edgar: ", "bold"), admin_label(command["action"], doubled=False), (f" · −20 {pop}", "dim")
+        )
     if kind == "Buy":
         where = here("lucien")
         owner = (view.get("owners") or {}).get(where)
@@ -470,7 +489,9 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
     if kind == "LucienAdmin":
         action = command["action"]
         if not wide and action == "certificate":  # one line at 80 columns
-            text = Text.assemble(("Lucien: ", "bold"), (CERTIFICATE_NARROW[command["certificate"]], "bold"), " certificate")
+            text = Text.assemble(
+                ("Lucien: ", "bold"), (CERTIFICATE_NARROW[command["certificate"]], "bold"), " certificate"
+            )
             holder = (view.get("certificates") or {}).get(command["certificate"])
             if holder is not None:
                 text.append(", from ")
@@ -512,9 +533,13 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
         return text
     if kind == "Intimidate":
         if "players" in command:
-            return Text.assemble("Intimidate ", seat_text(view, command["players"][0]), " and ", seat_text(view, command["players"][1]))
+            return Text.assemble(
+                "Intimidate ", seat_text(view, command["players"][0]), " and ", seat_text(view, command["players"][1])
+            )
         owner = (view.get("owners") or {}).get(command["district"])
-        return Text.assemble("Make ", district_text(place, command["district"]), " neutral (", seat_text(view, owner), ")")
+        return Text.assemble(
+            "Make ", district_text(place, command["district"]), " neutral (", seat_text(view, owner), ")"
+        )
     if kind == "Surrender":
         return Text.assemble("Give up ", district_text(place, command["district"]))
     if kind == "Yield":
@@ -605,7 +630,9 @@ class EdgarLucienBoard(Board):
         if isinstance(me, int) and view["players"][me].get("used"):
             extra.append("\n" if extra else "")
             extra.append("Used this period: ", style="dim")
-            extra.append(", ".join(cards.admin_name(a) for a in ADMIN_ORDER if a in view["players"][me]["used"]), style="dim")
+            extra.append(
+                ", ".join(cards.admin_name(a) for a in ADMIN_ORDER if a in view["players"][me]["used"]), style="dim"
+            )
         if view.get("reason"):
             extra.append("\n" if extra else "")
             extra.append(view["reason"], style="bold")

@@ -127,7 +127,9 @@ class MinisteresBoard(Board):
         if view["deck"]:
             status.append(f"  Deck {view['deck']}", style="dim")
         if view["phase"] == "over" and view.get("scores"):
-            status.append("  Final: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])), style="bold")
+            status.append(
+                "  Final: " + ", ".join(f"{names[i]} {s}" for i, s in enumerate(view["scores"])), style="bold"
+            )
         self.paint("#mi-status", status)
         self.paint("#mi-ministries", self.ministries(view), same_as=(view["ministries"], view.get("hand")))
         table, more = self.table(view, names)
@@ -168,12 +170,22 @@ class MinisteresBoard(Board):
         grid.add_row(*(Text(c, style="dim") for c in heads))
         for ministry in view["ministries"]:
             secondaire = ministry.get("secondaire")
-            row: list[str | Text] = [ministry["name"], str(ministry["primaire"]), "-" if secondaire is None else str(secondaire)]
+            row: list[str | Text] = [
+                ministry["name"],
+                str(ministry["primaire"]),
+                "-" if secondaire is None else str(secondaire),
+            ]
             if hand is not None:
-                mine = [c for c in hand if cards.card_info(c)["ministry"] == ministry["id"] and cards.card_info(c)["kind"] == "gouvernement"]
+                mine = [
+                    c
+                    for c in hand
+                    if cards.card_info(c)["ministry"] == ministry["id"] and cards.card_info(c)["kind"] == "gouvernement"
+                ]
                 total = sum(cards.card_info(c)["value"] for c in mine)
                 yours = Text(f"{total:>2} ", style="bold" if mine else "dim")
-                yours.append(" ".join(f"{cards.card_info(c)['value']}·{cards.card_info(c)['letter']}" for c in mine), style="dim")
+                yours.append(
+                    " ".join(f"{cards.card_info(c)['value']}·{cards.card_info(c)['letter']}" for c in mine), style="dim"
+                )
                 row.append(yours)
             grid.add_row(*row)
         return grid
@@ -224,7 +236,9 @@ class MinisteresBoard(Board):
         payment = view.get("payment")
         if payment and payment["payer"] != view.get("seat"):  # your own payment is the choice's title
             what = "Or" if payment["kind"] == "gold" else "cards, face down"
-            text.append(f"\n{names[payment['payer']]} pays {payment['paid']}/{payment['owed']} in {what}", style="italic")
+            text.append(
+                f"\n{names[payment['payer']]} pays {payment['paid']}/{payment['owed']} in {what}", style="italic"
+            )
 
         more = Text()
         if known:
