@@ -25,43 +25,41 @@ from typing import Any
 import msgpack
 
 from core.engine import Command, Match
-from core.games import get_game
 from net.cluster import Cluster
 from net.offloop import Offloop
 from net.server import Connection, GameServer
 from saves import SaveError
-from saves.format import HEADER, MOVE, decode_body
+from saves.format import HEADER, MOVE, BadRecord, decode_body, fold
+from saves.format import rebuild as saves_rebuild
 
 #: what a player is told when a command cannot be passed on to the table's server
 UNREACHABLE = "The table's server cannot be reached just now; try that again in a moment."
 
 
+def moves_of(table: str, records: list[tuple[int, bytes, bytes]]) -> list[Any]:
+    """The move records among a table's records, decoded (checkpoints and the result say
+    nothing the moves do not).  Raises SaveError."""
+    try:
+        return [decode_body(body) for _, kind, body in records if kind == MOVE]
+    except BadRecord as exc:
+        raise SaveError(f"table {table} is damaged: {exc.what}.") from None
+
+
 def rebuild(table: str, records: list[tuple[int, bytes, bytes]]) -> Match:
     """The match of a table's log (its records' sequence numbers, kinds and bodies, as
-    its server committed them).  Raises SaveError."""
+    its server committed them), by the one rebuild (``saves.format.rebuild``).  Raises SaveError."""
     if not records or records[0][1] != HEADER:
         raise SaveError(f"table {table} has no log yet.")
     try:
         header = decode_body(records[0][2])
-        game = get_game(header["game"])
-        if game is None:
-            raise SaveError(f"table {table} is a game this Cabinet does not know ({header['game']!r}).")
-        match = Match(game, header)
-        follow(match, records[1:])
-    except SaveError:
-        raise
-    except Exception:  # noqa: BLE001 - a log the rules cannot set up or apply fails them anywhere: one sentence
-        raise SaveError(f"table {table} cannot be followed: its log holds what the rules cannot apply.") from None
-    return match
+    except BadRecord as exc:
+        raise SaveError(f"table {table} is damaged: {exc.what}.") from None
+    return saves_rebuild(f"table {table}", header, moves_of(table, records[1:]))
 
 
-def follow(match: Match, records: list[tuple[int, bytes, bytes]]) -> None:
-    """Fold the move records among ``records`` into ``match`` (checkpoints and the result
-    say nothing the moves do not)."""
-    for _, kind, body in records:
-        if kind == MOVE:
-            move = decode_body(body)
-            match.replay_move(move["seat"], move["command"], move["events"])
+def follow(table: str, match: Match, records: list[tuple[int, bytes, bytes]]) -> None:
+    """Fold the move records among ``records`` into ``match``.  Raises SaveError."""
+    fold(f"table {table}", match, moves_of(table, records))
 
 
 class Follower(GameServer):
@@ -182,12 +180,7 @@ class Follower(GameServer):
             for conn in [*self.players.values(), *self.watchers]:
                 conn.told = min(conn.told, same)  # their next update starts where the logs part
         else:
-            try:
-                follow(self.match, records)
-            except Exception:  # noqa: BLE001 - moves the rules cannot apply fail them anywhere: one sentence
-                raise SaveError(
-                    f"table {self.table_id} cannot be followed: its log holds what the rules cannot apply."
-                ) from None
+            follow(self.table_id, self.match, records)
         if not records:
             return
         self.seq = records[-1][0]

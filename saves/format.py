@@ -1750,11 +1750,8 @@ def _name_of(source: Source) -> str:
     return path.name or str(path)
 
 
-def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | None, rederive: bool) -> Loaded:
-    reader = _Reader(data, name)
-    head = _read_header(reader)
-    header = head.body
-    assert header is not None
+def _game_of(name: str, header: dict[str, Any], games: Mapping[str, Game] | None) -> Game:
+    """The game a (checked) header plays, under the rules it was made with; else SaveError."""
     game = _resolve_game(header["game"], games)
     if game is None:
         raise SaveError(f"{name} is a save of a game this version of Cabinet does not know ({header['game']!r}).")
@@ -1769,6 +1766,66 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             f"{name} was made under version {header['rules_version']} of the rules of {title}, "
             f"which this Cabinet (version {game.rules_version}) cannot replay."
         )
+    return game
+
+
+def rebuild(name: str, header: Any, moves: Iterable[Any], games: Mapping[str, Game] | None = None) -> Match:
+    """The match of a log that comes as records already decoded: a table's log in a database
+    (``net.relay``), a finished table a hall sends a lobby (``screens.lobby``), a game forked
+    from a replay.  The one place a match is rebuilt from its moves outside :func:`load`: the
+    header is checked as a save's (every field, the game, its rules' version, a table the game
+    can set up), each move's shape as a save's, the first move must be the setup and no other,
+    then the moves are folded as recorded (their server decided them).  ``moves``: move records
+    (``{"seat", "command", "events"}``) or ``(seat, command, events)`` triples.  Raises
+    :class:`SaveError`, one sentence naming ``name``."""
+    if not isinstance(header, dict):
+        raise SaveError(f"{name} has no header.")
+    try:
+        check_header(header)
+    except BadRecord as exc:
+        raise SaveError(f"{name} is damaged: {exc.what}.") from None
+    game = _game_of(name, header, games)
+    try:
+        match = Match(game, header)
+        config = match.config
+        game.make_config(config["players"], config["seats"], config["variants"])
+    except Exception as exc:  # noqa: BLE001 - a hostile header may fail the rules' setup anywhere: one sentence
+        detail = str(exc).rstrip(".") or type(exc).__name__
+        raise SaveError(f"{name} describes a table {_title(game)} cannot set up ({detail[:200]}).") from None
+    fold(name, match, moves)
+    return match
+
+
+def fold(name: str, match: Match, moves: Iterable[Any]) -> None:
+    """Fold recorded moves into ``match`` after those it has, each checked as :func:`rebuild`
+    checks them (a log followed as its server appends to it).  Raises SaveError."""
+    for index, move in enumerate(moves, start=len(match.moves)):
+        if isinstance(move, (list, tuple)) and len(move) == 3:
+            move = {"seat": move[0], "command": move[1], "events": move[2]}
+        what = "the setup" if index == 0 else f"move {index}"
+        try:
+            if not isinstance(move, dict):
+                raise BadRecord("it is not a move record")
+            check_move(move, match.header["players"])
+        except BadRecord as exc:
+            raise SaveError(f"{name} is damaged at {what}: {exc.what}.") from None
+        if (index == 0) != (move["seat"] is None):
+            raise SaveError(
+                f"{name} is damaged at {what}: " + ("it is not the setup." if index == 0 else "it is a second setup.")
+            )
+        try:
+            match.replay_move(move["seat"], move["command"], move["events"])
+        except Exception:  # noqa: BLE001 - a foreign log can make the rules fail anywhere: one sentence
+            raise SaveError(f"{name} cannot be followed: {what} holds what the rules cannot apply.") from None
+
+
+def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | None, rederive: bool) -> Loaded:
+    reader = _Reader(data, name)
+    head = _read_header(reader)
+    header = head.body
+    assert header is not None
+    game = _game_of(name, header, games)
+    title = _title(game)
     options = {opt.key for opt in game.seat_options}
     for seat in header["seats"]:
         if not all(key in SEAT_FIELDS or key in options for key in seat):

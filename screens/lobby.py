@@ -20,9 +20,10 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from core.engine import Match
 from core.games import get_game
 from net.client import HallClient
+from saves import SaveError
+from saves.format import rebuild
 from screens.new_game import NewGameScreen
 from tui.widgets import KeysFooter, cell, plain
 
@@ -69,26 +70,16 @@ def seats_text(table: dict[str, Any], user: str) -> str:
     return ", ".join(parts)
 
 
-def match_from_log(reply: dict[str, Any]) -> Match | None:
-    """A finished table's match, rebuilt from the log the hall sent (no move decided again)."""
-    header = reply.get("header")
-    if not isinstance(header, dict):
-        return None
-    game = get_game(str(header.get("game")))
-    if game is None:
-        return None
-    match = Match(game, header)
-    for seat, command, events in reply.get("moves") or []:
-        match.replay_move(seat, command, events)
-    return match
-
-
 async def replay_table(app: App, hall: HallClient, table_id: str) -> None:
     """Open a finished table's replay, everything revealed; or say why not."""
     reply = await hall.request({"t": "log", "table": table_id})
-    match = match_from_log(reply) if reply.get("ok") else None
-    if match is None:
+    if not reply.get("ok"):
         app.notify(str(reply.get("message") or "That table's log could not be read."), severity="error")
+        return
+    try:  # what a server sent: checked as a save is, by the one rebuild
+        match = rebuild(f"Table {table_id}", reply.get("header"), reply.get("moves") or [])
+    except SaveError as exc:
+        app.notify(str(exc), severity="error")
         return
     app.open_replay(match, Path(f"table {table_id}"))
 

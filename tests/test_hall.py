@@ -22,8 +22,9 @@ from core.engine import ALL
 from net.client import HallClient, JoinError, RemoteTable
 from net.hall import BOT_NICENESS, BotPool, Hall
 from net.protocol import Address
+from saves.format import rebuild
 from screens.app import CabinetApp
-from screens.lobby import LobbyScreen, NewTableScreen, match_from_log
+from screens.lobby import LobbyScreen, NewTableScreen
 from screens.play import PlayScreen
 from table import Table
 from tests.random_games import strings
@@ -186,7 +187,7 @@ def test_two_players_meet_in_the_lobby_and_each_sees_only_their_seat(tmp_path: P
             assert listed(cy, table_id)["outcome"]
             # the finished table's log: the same game, everything revealed
             log = await cy.request({"t": "log", "table": table_id})
-            rebuilt = match_from_log(norm(log))
+            rebuilt = rebuild(f"table {table_id}", norm(log)["header"], norm(log)["moves"])
             assert rebuilt is not None and rebuilt.outcome == match.outcome
             assert len(rebuilt.events) == len(match.events)
             for client in (a, b, watcher):

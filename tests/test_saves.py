@@ -911,3 +911,32 @@ def test_new_save_path(tmp_path):
         assert p.parent == tmp_path
         assert re.fullmatch(r"agent-jean-\d{8}-\d{6}-[0-9a-f]{8}\.cab", p.name)
     assert re.fullmatch(r"x-y-\d{8}-\d{6}-[0-9a-f]{8}\.cab", new_save_path(tmp_path, "../x/y").name)
+
+
+def test_a_log_rebuilt_from_records_is_checked_as_a_save_is(tmp_path: Path) -> None:
+    """The one rebuild (a table's log in a database, a hall's reply, a fork): the header is checked
+    field by field, the moves by shape, the setup first and once; each refusal one sentence."""
+    from saves.format import rebuild
+
+    match = new_match(seed=5)
+    while match.active() and len(match.moves) < 8:
+        step(match)
+    moves = [(m.seat, m.command, match.events[m.start : m.end]) for m in match.moves]
+    games = {match.game.id: match.game}
+    again = rebuild("Table x", dict(match.header), moves, games)
+    assert again.events == match.events and len(again.moves) == len(match.moves)
+    bad_name = {**match.header, "seats": [{**match.header["seats"][0], "name": "\x1b[2J"}, *match.header["seats"][1:]]}
+    cases = {
+        "no header": (None, moves),
+        "a name": (bad_name, moves),
+        "a field": ({**match.header, "evil": 1}, moves),
+        "no setup": (dict(match.header), moves[1:]),
+        "two setups": (dict(match.header), [moves[0], moves[0]]),
+        "a seat": (dict(match.header), [moves[0], (9, moves[1][1], moves[1][2])]),
+        "rules": (dict(match.header), [moves[0], (moves[1][0], moves[1][1], [{"t": "Nonsense"}])]),
+    }
+    for what, (header, given) in cases.items():
+        with pytest.raises(SaveError) as refused:
+            rebuild("Table x", header, given, games)
+        sentence = str(refused.value)
+        assert sentence.startswith("Table x") and sentence.endswith(".") and "\n" not in sentence, (what, sentence)

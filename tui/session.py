@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from core.engine import Match
+from saves.format import rebuild
 from table import new_match
 
 __all__ = ["fork", "new_match", "parse_bots", "start_save"]
@@ -48,7 +49,5 @@ def fork(match: Match, position: int, parent: str) -> Match:
     header["parent"] = parent
     moves = [m for m in match.moves if m.end <= position] or match.moves[:1]
     header["forked_at"] = moves[-1].end
-    copy = Match(match.game, header)
-    for move in moves:
-        copy.replay_move(move.seat, move.command, match.events[move.start : move.end])
-    return copy
+    records = [(move.seat, move.command, match.events[move.start : move.end]) for move in moves]
+    return rebuild("The fork", header, records, {match.game.id: match.game})
