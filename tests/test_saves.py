@@ -935,8 +935,8 @@ def test_a_log_rebuilt_from_records_is_checked_as_a_save_is(tmp_path: Path) -> N
         "a seat": (dict(match.header), [moves[0], (9, moves[1][1], moves[1][2])]),
         "rules": (dict(match.header), [moves[0], (moves[1][0], moves[1][1], [{"t": "Nonsense"}])]),
     }
-    for what, (header, given) in cases.items():
+    for what, (header, records) in cases.items():
         with pytest.raises(SaveError) as refused:
-            rebuild("Table x", header, given, games)
+            rebuild("Table x", header, records, games)
         sentence = str(refused.value)
         assert sentence.startswith("Table x") and sentence.endswith(".") and "\n" not in sentence, (what, sentence)
