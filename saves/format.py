@@ -1786,13 +1786,34 @@ def rebuild(name: str, header: Any, moves: Iterable[Any], games: Mapping[str, Ga
         raise SaveError(f"{name} is damaged: {exc.what}.") from None
     game = _game_of(name, header, games)
     try:
+        match = _table_of(game, header)
+    except BadRecord as exc:
+        raise SaveError(f"{name} is damaged: {exc.what}.") from None
+    fold(name, match, moves)
+    return match
+
+
+def _table_of(game: Game, header: dict[str, Any]) -> Match:
+    """The (empty) match of a checked header, once its seats' options are ``game``'s and its
+    table one the game can set up; else BadRecord."""
+    title = _title(game)
+    options = {opt.key for opt in game.seat_options}
+    for seat in header["seats"]:
+        if not all(key in SEAT_FIELDS or key in options for key in seat):
+            raise BadRecord(
+                f"the header there has a seat with a field {title} does not know",
+                f"its header has a seat with a field {title} does not know",
+            )
+    try:
         match = Match(game, header)
         config = match.config
         game.make_config(config["players"], config["seats"], config["variants"])
     except Exception as exc:  # noqa: BLE001 - a hostile header may fail the rules' setup anywhere: one sentence
-        detail = str(exc).rstrip(".") or type(exc).__name__
-        raise SaveError(f"{name} describes a table {_title(game)} cannot set up ({detail[:200]}).") from None
-    fold(name, match, moves)
+        detail = (str(exc).rstrip(".") or type(exc).__name__)[:200]
+        raise BadRecord(
+            f"the header describes a table {title} cannot set up ({detail})",
+            f"its header describes a table {title} cannot set up ({detail})",
+        ) from None
     return match
 
 
@@ -1826,19 +1847,10 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
     assert header is not None
     game = _game_of(name, header, games)
     title = _title(game)
-    options = {opt.key for opt in game.seat_options}
-    for seat in header["seats"]:
-        if not all(key in SEAT_FIELDS or key in options for key in seat):
-            raise reader.damaged(head.offset, f"the header there has a seat with a field {title} does not know")
     try:
-        match = Match(game, header)
-        config = match.config
-        game.make_config(config["players"], config["seats"], config["variants"])
-    except Exception as exc:  # noqa: BLE001 - a hostile header may fail the rules' setup anywhere: one sentence
-        detail = str(exc).rstrip(".") or type(exc).__name__
-        raise reader.damaged(
-            head.offset, f"the header describes a table {title} cannot set up ({detail[:200]})"
-        ) from None
+        match = _table_of(game, header)
+    except BadRecord as exc:
+        raise reader.damaged(head.offset, str(exc)) from None
     players = header["players"]
 
     # Every record's checksum and place first, and the shapes of the small ones,
