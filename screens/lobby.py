@@ -20,11 +20,13 @@ from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
+from core.engine import ConfigError
 from core.games import get_game
 from net.client import HallClient
 from saves import SaveError
 from saves.format import rebuild
 from screens.new_game import NewGameScreen
+from table.spec import BOT, HUMAN, SeatSpec, TableSpec
 from tui.widgets import KeysFooter, cell, plain
 
 FINISHED_SHOWN = 30  # finished tables listed, the latest first
@@ -380,29 +382,26 @@ class NewTableScreen(NewGameScreen):
         ]
 
     def action_start(self) -> None:
-        seats: list[dict[str, Any]] = []
+        seats: list[SeatSpec] = []
         mine = []
         for i in range(self.players):
             who = str(self.query_one(f"#who-{i}", Select).value)
-            seat: dict[str, Any] = dict(self.seat_choices(i))
             if who.startswith("bot:"):
-                seat.update(kind="bot", level=who[4:])
+                seats.append(SeatSpec(BOT, who[4:], options=self.seat_choices(i)))
             else:
-                seat["kind"] = "human"
+                seats.append(SeatSpec(HUMAN, options=self.seat_choices(i)))
                 if who == "you":
                     mine.append(i)
-            seats.append(seat)
         if len(mine) != 1:
             self.notify("Choose one seat for yourself (You), and players or bots for the others.", severity="error")
             return
-        request = {
-            "t": "create",
-            "game": self.game.id,
-            "players": self.players,
-            "seats": seats,
-            "variants": self.chosen_variants(),
-            "sit": mine[0],
-        }
+        spec = TableSpec(self.game.id, self.players, seats, self.chosen_variants())
+        try:  # said here at once; the hall checks it again, as what any client sends
+            spec.check()
+        except ConfigError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        request = {"t": "create", **spec.to_plain(), "sit": mine[0]}
         self.run_worker(self.create(request), exclusive=True)
 
     async def create(self, request: dict[str, Any]) -> None:
