@@ -294,8 +294,8 @@ def test_solo_games_with_bots_end() -> None:
 
 
 def test_when_the_automaton_wins_the_game_says_so_and_the_save_keeps_it(tmp_path, monkeypatch) -> None:
-    from net.server import outcome_text as served_text
     from core.engine import outcome_text
+    from net.server import outcome_text as served_text
 
     for seed in range(40):
         m = solo_match("chirac", seed=seed)
