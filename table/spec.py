@@ -112,16 +112,20 @@ class TableSpec:
         seed, bot_seed = (plain.get("seed"), plain.get("bot_seed")) if seeds else (None, None)
         return cls(str(plain.get("game")), players, specs, variants, seed, bot_seed)
 
-    def the_game(self) -> Game:
+    def the_game(self, given: Game | None = None) -> Game:
+        """The registry's game of that id; or ``given``, a game of that id the registry does not
+        hold (a test's toy game, a benchmark's variant of one)."""
+        if given is not None and given.id == self.game:
+            return given
         game = get_game(self.game)
         if game is None:
             raise ConfigError(f"There is no game {self.game!r} here (games: {', '.join(all_games())}).")
         return game
 
-    def check(self) -> Game:
+    def check(self, given: Game | None = None) -> Game:
         """The game, once every part of the table is one it can be set up with: the number of
         players, each seat's name, kind, bot level and options, the variants, the seeds."""
-        game = self.the_game()
+        game = self.the_game(given)
         if not is_whole(self.players):
             raise ConfigError("The number of players is a whole number.")
         if not game.min_players <= self.players <= game.max_players:
@@ -168,9 +172,9 @@ class TableSpec:
             {"kind": BOT, "level": self.level(game, seat)} if seat.kind == BOT else {"kind": HUMAN} for seat in seats
         ]
 
-    def build(self, **extra: Any) -> Match:
+    def build(self, given: Game | None = None, **extra: Any) -> Match:
         """The new match, set up (its header holds ``extra`` too).  Raises ConfigError."""
-        game = self.check()
+        game = self.check(given)
         config = game.make_config(self.players, self.config_seats(), dict(self.variants))
         seed = secrets.randbits(48) if self.seed is None else self.seed
         bot_seed = secrets.randbits(48) if self.bot_seed is None else self.bot_seed
@@ -197,4 +201,4 @@ def new_match(
         name = given.pop("name", None)
         specs.append(SeatSpec(str(ctl.get("kind") or HUMAN), ctl.get("level"), name, given))
     spec = TableSpec(game.id, players, specs, dict(variants or {}), seed, bot_seed)
-    return spec.build(**extra)
+    return spec.build(game, **extra)
