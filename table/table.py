@@ -227,7 +227,7 @@ class Table:
             "view": game.view(match.state, viewer),
             "legal": game.legal(match.state, viewer) if isinstance(viewer, int) and viewer in active else None,
             "active": active,
-            "away": [seat for seat in away if seat in self.humans()],
+            "away": [seat for seat in away if not self.is_bot(seat)],
             "outcome": outcome_record(match.outcome),
         }
 

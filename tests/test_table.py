@@ -55,24 +55,55 @@ def test_a_move_stays_played_once_another_human_has_moved() -> None:
 
 
 def test_against_bots_the_bots_answers_go_with_the_move() -> None:
-    """1988, Chirac against a bot: Mitterrand's draw is hidden from Chirac, so Chirac may take his
-    move back with the bot's answer, and the table is as it was before his move."""
-    seats = [SeatSpec(HUMAN, name="Ada"), SeatSpec(BOT, "random", "Bot")]
-    table = Table(TableSpec("chirac-mitterrand", 2, seats, seed=3, bot_seed=3).build())
+    """A player's move and the bot's answer that showed the player nothing (the toy game: a card
+    played is news only to... nobody, here) are taken back together, and the table is as it was
+    before the player's move."""
+    from table import new_match
+    from tests.toygame import ToyGame
+
+    class Quiet(ToyGame):
+        def reveals(self, event, seat):
+            return False
+
+    game = Quiet()
+    table = Table(
+        new_match(
+            game,
+            2,
+            [{"name": "Ada"}, {"name": "Bot"}],
+            [{"kind": "human"}, {"kind": "bot", "level": "random"}],
+            seed=4,
+            bot_seed=4,
+        )
+    )
     watched: list[bool] = []
     table.watchers.append(watched.append)
     while 0 not in table.active():
         table.submit(table.active()[0], table.bot_move(table.active()[0]))
-    before = list(table.match.events)
+    before, kept = list(table.match.events), len(table.match.moves)
     assert table.submit(0, table.bot_move(0)) is None
     answers = 0
-    while table.outcome is None and 0 not in table.active() and table.takeback_point(0) is not None:
-        table.submit(1, table.bot_move(1))
+    while table.outcome is None and 0 not in table.active():
+        table.submit(table.active()[0], table.bot_move(table.active()[0]))
         answers += 1
-    if table.takeback_point(0) is None:
-        pytest.skip("this seed's bot answer showed Ada something: the rule says no")
+    assert answers >= 1 and table.takeback_refusal(0) is None
     assert table.take_back(0) is None
-    assert table.match.events == before and watched[-1] is True
+    assert table.match.events == before and len(table.match.moves) == kept and watched[-1] is True
+
+
+def test_against_bots_a_bot_answer_that_shows_something_ends_the_right() -> None:
+    """1988: the bot's card and Chirac's new hand are news to him: his move stays played."""
+    seats = [SeatSpec(HUMAN, name="Ada"), SeatSpec(BOT, "random", "Bot")]
+    table = Table(TableSpec("chirac-mitterrand", 2, seats, seed=3, bot_seed=3).build())
+    while 0 not in table.active():
+        table.submit(table.active()[0], table.bot_move(table.active()[0]))
+    table.submit(0, table.bot_move(0))
+    assert table.takeback_refusal(0) is None  # nothing new for Chirac yet: the bot has not answered
+    while table.outcome is None and 0 not in table.active():
+        table.submit(1, table.bot_move(1))
+    refusal = table.takeback_refusal(0)
+    assert refusal == "Your last move cannot be taken back: something hidden was shown since (a card, a result)."
+    assert table.take_back(0) == refusal
 
 
 def test_a_reveal_to_another_human_ends_the_right() -> None:
