@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -65,7 +66,10 @@ class RemoteTable(SeatLog):
         try:
             self.reader, self.writer = await asyncio.wait_for(open_connection(self.address), timeout)
         except (TimeoutError, OSError) as exc:
-            reason = getattr(exc, "strerror", None) or "no answer"
+            # the system's words for its error number ("Connection refused"), not asyncio's
+            # "Connect call failed ('127.0.0.1', 7788)"
+            number = getattr(exc, "errno", None)
+            reason = os.strerror(number) if number else getattr(exc, "strerror", None) or "no answer"
             raise JoinError(f"No game is hosted at {self.address} ({reason}).") from None
         hello: dict[str, Any] = {"t": "hello", "v": VERSION}
         if self.watch:

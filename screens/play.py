@@ -220,7 +220,7 @@ class PlayScreen(LiveTableScreen):
         elif not self.connected:
             text = "Connection lost: joining again…"
         elif self.browsing is not None:
-            text = f"Looking back: move {log.moves_within(self.browsing)} of {log.move_count} (Esc: back to play)"
+            text = f"Looking back: move {log.move_at(self.browsing)} of {log.move_count} (Esc: back to play)"
         elif log.outcome is not None:
             text = "Game over: " + log.outcome_text(why=False)
         else:
@@ -267,7 +267,10 @@ class PlayScreen(LiveTableScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer only what works here: take-back while the game is played (the table's one rule
-        says when a move may be taken back, and why not), the replay once it is over."""
+        says when a move may be taken back, and why not), the replay once it is over; behind the
+        "too small" notice, only leaving."""
+        if super().check_action(action, parameters) is False:
+            return False
         if action == "takeback":
             return not self.over and isinstance(self.viewer, int) and self.knows.outcome is None
         if action == "replay":

@@ -89,6 +89,8 @@ class ReplayScreen(TableScreen):
         self.marks = [(i + 1, match.game.mark(ev)) for i, ev in enumerate(match.events) if match.game.mark(ev)]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if super().check_action(action, parameters) is False:
+            return False  # behind the "too small" notice: only leaving
         if action == "viewpoint":
             return not self.locked  # a game in play is replayed through its player's eyes only
         if action == "play_on":

@@ -125,6 +125,14 @@ class SeatLog:
         """How many moves are complete within the first ``n`` events."""
         return bisect.bisect_right([end for end, _ in self.moves[1:]], n)
 
+    def move_at(self, n: int) -> int:
+        """The move the table shows after the first ``n`` events: the moves complete by then, and
+        the one under way if ``n`` falls inside it (its first events are shown: a card played
+        before the trick it ends)."""
+        ends = [end for end, _ in self.moves]
+        done = self.moves_within(n)
+        return done + (1 if ends and n > ends[0] and n not in ends else 0)
+
     def last_own_move(self) -> int:
         """The number of events once this seat's last move was made (the setup's end if it has
         made none): what follows is news to its player."""

@@ -120,9 +120,24 @@ class Table:
         for move in match.moves[mine + 1 :]:
             if move.seat is not None and not self.is_bot(move.seat):
                 return None, f"Your last move cannot be taken back: {self.name(move.seat)} has played since."
-        humans = self.humans()
-        since = match.events[match.moves[mine].start :]
-        if any(self.game.reveals(event, human) for event in since for human in humans):
+        move = match.moves[mine]
+        others = [human for human in self.humans() if human != seat]
+        shown = next(
+            (
+                other
+                for event in match.events[move.start : move.end]
+                for other in others
+                if self.game.reveals(event, other)
+            ),
+            None,
+        )
+        if shown is not None:
+            return (
+                None,
+                f"Your last move cannot be taken back: it showed {self.name(shown)} what was hidden (a card, a choice).",
+            )
+        since = match.events[move.start :]
+        if any(self.game.reveals(event, human) for event in since for human in [seat, *others]):
             return None, "Your last move cannot be taken back: something hidden was shown since (a card, a result)."
         return mine, None
 

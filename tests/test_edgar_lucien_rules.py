@@ -293,7 +293,8 @@ def test_programming_is_simultaneous_and_secret_until_the_reveal() -> None:
     assert match.active() == (0,)
     assert GAME.redact(programmed, 0) == {"t": "Programmed", "seat": 1, "name": "Bob"}
     assert "green" not in GAME.describe(programmed, 0) and "green" in GAME.describe(programmed, 1)
-    assert not GAME.reveals(programmed, 1) and GAME.reveals(programmed, 0)
+    # Ann learns only that Bob laid his wheel: nothing hidden is shown (what it says waits for the reveal)
+    assert not GAME.reveals(programmed, 1) and not GAME.reveals(programmed, 0)
     view = GAME.view(match.state, 0)
     assert view["players"][1]["programmed"] and view["players"][1]["program"] is None
     assert GAME.view(match.state, 1)["players"][1]["program"] == {"edgar": "green", "lucien": "stay"}

@@ -115,7 +115,8 @@ def test_a_reveal_to_another_human_ends_the_right() -> None:
     seat = table.active()[0]
     table.submit(seat, table.bot_move(seat))
     refusal = table.takeback_refusal(seat)
-    assert refusal is not None and "something hidden was shown since" in refusal
+    other = "Bastien" if seat == 0 else "Ada"
+    assert refusal == f"Your last move cannot be taken back: it showed {other} what was hidden (a card, a choice)."
 
 
 def test_bots_are_seeded_by_position_the_same_inline_and_in_a_runner() -> None:
@@ -235,8 +236,12 @@ def test_a_seat_counts_moves_as_the_table_does_from_its_updates_alone() -> None:
         log.apply(update)
     match = table.match
     assert log.move_count == match.move_count > 0
+    ends = {move.end for move in match.moves}
     for n in range(len(match.events) + 1):
         assert log.moves_within(n) == match.moves_within(n)
+        # a position inside a move shows part of it: that move is the one looked at
+        inside = n not in ends and n > match.moves[0].end
+        assert log.move_at(n) == match.moves_within(n) + inside
     own = [move.end for move in match.moves if move.seat == 0]
     assert log.last_own_move() == (own[-1] if own else match.moves[0].end)
     # a take-back cuts the seat's moves too
@@ -259,3 +264,20 @@ def test_in_a_phase_where_several_act_the_status_says_whose_move_it_is() -> None
     assert log.waiting_sentence(thinking=2) == "Bot 3 is thinking…"
     log.active = [2]
     assert log.waiting_sentence() == "Waiting for Bot 3. Away: bob."
+
+
+def test_a_programme_laid_face_down_may_be_taken_back_while_the_other_still_chooses() -> None:
+    """Edgar & Lucien, two players at one table: Ann's programme shows Bob only that it was laid;
+    until Bob lays his (the reveal), Ann may take hers back and choose again."""
+    seats = [SeatSpec(HUMAN, name="Ann"), SeatSpec(HUMAN, name="Bob")]
+    table = Table(TableSpec("edgar-lucien", 2, seats, seed=7).build())
+    while not (set(table.active()) == {0, 1} and table.match.game.legal(table.match.state, 0)[0]["t"] == "Program"):
+        seat = table.active()[0]
+        assert table.submit(seat, table.bot_move(seat)) is None
+    assert table.submit(0, table.bot_move(0)) is None
+    assert table.active() == (1,)
+    assert table.takeback_refusal(0) is None
+    assert table.take_back(0) is None and set(table.active()) == {0, 1}
+    assert table.submit(0, table.bot_move(0)) is None and table.submit(1, table.bot_move(1)) is None
+    refusal = table.takeback_refusal(1)
+    assert refusal is not None and refusal.startswith("Your last move cannot be taken back:")

@@ -207,3 +207,31 @@ async def test_a_served_session_writes_nothing_on_the_servers_machine(tmp_path: 
         local.action_screenshot("mine.svg", str(tmp_path))
         await pilot.pause()
         assert (tmp_path / "mine.svg").exists()
+
+
+@run_async
+async def test_behind_the_too_small_notice_no_key_acts_but_leaving(tmp_path: Path) -> None:
+    """At 40x12 the table is not drawn: h, u, ? and r do nothing there (a move taken back unseen,
+    the rules drawn at 40 columns); the footer offers only the menu; q still leaves."""
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        moves = len(screen.match.moves)
+        for key in ("h", "u", "question_mark", "r"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen and len(screen.match.moves) == moves
+        assert not any("take back" in m.lower() for m in messages(app))
+        assert [b.action for (_, b, enabled, _) in screen.active_bindings.values() if b.show and enabled] == ["menu"]
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert "Take back" in screen_text(app)
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, MainMenu)

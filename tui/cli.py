@@ -125,7 +125,7 @@ def build_parser() -> Parser:
     )
 
     # started by cabinet serve for each SSH session, in its terminal (CABINET_HALL, CABINET_TOKEN)
-    sub.add_parser("lobby", help=argparse.SUPPRESS)
+    sub.add_parser("lobby")  # what a served session runs: no help, and left out of the list below
 
     load = sub.add_parser("load", parents=[common], help="continue a saved game")
     load.add_argument("save", type=Path)
@@ -180,6 +180,7 @@ def build_parser() -> Parser:
         help="the save file to write (not one there already)",
     )
     moves.add_parser("list", parents=[url], help="the store's tables: game, seats, moves, state")
+    sub.metavar = "{" + ",".join(name for name in sub.choices if name != "lobby") + "}"
     return parser
 
 

@@ -179,6 +179,17 @@ class RoomyScreen(Screen):
     TALL = 34
     #: below this a table cannot be drawn whole: the screen says so instead (``-small``)
     SMALLEST = (80, 24)
+    #: the screen's own actions still offered behind that notice: leaving it
+    SMALL_KEEPS = frozenset({"menu", "leave"})
+    #: the terminal is smaller than SMALLEST: the screen shows only the notice
+    too_small = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Behind the "too small" notice no key acts on what cannot be seen (a take-back, the
+        history, the rules drawn at 40 columns): only leaving."""
+        if self.too_small and action not in self.SMALL_KEEPS:
+            return False
+        return True
 
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size
@@ -186,6 +197,9 @@ class RoomyScreen(Screen):
         self.set_class(height >= self.TALL, "-tall")
         small = width < self.SMALLEST[0] or height < self.SMALLEST[1]
         self.set_class(small, "-small")
+        if small != self.too_small:
+            self.too_small = small
+            self.refresh_bindings()
         if small:
             for notice in self.query("#too-small").results(Static):
                 notice.update(too_small_text(width, height))

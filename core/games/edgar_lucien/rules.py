@@ -2235,7 +2235,11 @@ class EdgarLucien(Game):
 
 
 #: events that only follow from what every seat already knew
-_SILENT = frozenset({"GameSetUp", "TurnStarted", "Moved", "TaxesCollected", "PeriodEnded", "IntimidationVoid"})
+#: (a programme laid face down shows the others only that it was laid: what it is waits for the
+#: reveal, which is news)
+_SILENT = frozenset(
+    {"GameSetUp", "TurnStarted", "Moved", "TaxesCollected", "PeriodEnded", "IntimidationVoid", "Programmed"}
+)
 #: events that show something new whoever caused them
 _NEWS = frozenset({"DeckShuffled", "CardsDrawn", "CardExtorted", "ProgramsRevealed", "GameWon", "BiddingOpened"})
 
