@@ -187,9 +187,7 @@ class RoomyScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Behind the "too small" notice no key acts on what cannot be seen (a take-back, the
         history, the rules drawn at 40 columns): only leaving."""
-        if self.too_small and action not in self.SMALL_KEEPS:
-            return False
-        return True
+        return not self.too_small or action in self.SMALL_KEEPS
 
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size
