@@ -932,11 +932,6 @@ class SaveWriter:
             self._outcome_written = self.match.outcome is not None
             self.error = None
 
-    def rewrite(self) -> None:
-        """Rewrite the file from the match now; raises OSError (:meth:`cut_back` does not)."""
-        with self._lock:
-            self._rewrite_all()
-
     def record(self, move: engine.Move) -> None:
         """Write ``move``, just played (the match's last): appended, or the save rewritten
         whole when it is not in step with the match (a failure before, a move played
