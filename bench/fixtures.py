@@ -97,7 +97,7 @@ def real_save(path: Path, seed: int = REAL_SEED) -> Path:
     match = _new(GAMES["agent-jean"], seed)
     writer = SaveWriter(path, match, durable=False)
     try:
-        Table(match).play_out(level="heuristic")
+        Table(match, writer).play_out(level="heuristic")
     finally:
         writer.close()
     return path
@@ -107,10 +107,12 @@ def long_save(path: Path, events: int = LONG_EVENTS, seed: int = LONG_SEED) -> P
     """A marathon game stopped at the first move boundary after ``events`` events."""
     match = _new(MARATHON, seed)
     writer = SaveWriter(path, match, durable=False)
+    table = Table(match, writer)
     try:
         while len(match.events) < events:
             seat = match.active()[0]
-            match.submit(seat, Table(match).bot_move(seat, level="heuristic"))
+            refusal = table.submit(seat, table.bot_move(seat, level="heuristic"))
+            assert refusal is None, refusal
     finally:
         writer.close()
     return path

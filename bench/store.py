@@ -72,19 +72,25 @@ def bench_append(store, directory: Path, moves: int, seed: int) -> dict[str, lis
             SaveWriter(directory / f"t{table}.cab", sides["files"]),
             SaveWriter(store.hold(f"t{table}"), sides["postgresql"]),
         ]
+        # each side's moves as a table plays them: the rules' step, then the save's
+        tables = {
+            "files": Table(sides["files"], writers[0]),
+            "postgresql": Table(sides["postgresql"], writers[1]),
+            "no writer": Table(sides["no writer"]),
+        }
         order = list(times)
         try:
             while sides["no writer"].active() and len(times["files"]) < moves:
-                lead = sides["no writer"]
+                lead = tables["no writer"]
                 seat = lead.active()[0]
-                command = Table(lead).bot_move(seat)
+                command = lead.bot_move(seat)
                 order = order[1:] + order[:1]  # each side first in turn
                 for name in order:
-                    match = sides[name]
                     gc.collect()
                     t0 = time.perf_counter()
-                    match.submit(seat, command)
+                    refusal = tables[name].submit(seat, command)
                     times[name].append(time.perf_counter() - t0)
+                    assert refusal is None, refusal
         finally:
             for writer in writers:
                 writer.close()

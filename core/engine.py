@@ -46,7 +46,7 @@ import hashlib
 import math
 import random
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -835,7 +835,6 @@ class Match:
         self.moves: list[Move] = []
         self._snapshots: list[Any] = [game.initial(self.config)]  # state after k*K events
         self.state = self._snapshots[0]
-        self.listeners: list[Callable[[Move, list[Event]], None]] = []
 
     # -- building -----------------------------------------------------------
 
@@ -865,9 +864,9 @@ class Match:
 
     def replay_move(self, seat: int | None, command: Command | None, events: Iterable[Event]) -> None:
         """Fold a recorded move (loading a save): no decide, no RNG."""
-        self._append(seat, command, list(events), notify=False)
+        self._append(seat, command, list(events))
 
-    def _append(self, seat: int | None, command: Command | None, events: list[Event], notify: bool = True) -> None:
+    def _append(self, seat: int | None, command: Command | None, events: list[Event]) -> None:
         start = len(self.events)
         state = self.state
         for ev in events:
@@ -876,11 +875,7 @@ class Match:
             if len(self.events) % self.snapshot_every == 0:
                 self._snapshots.append(state)
         self.state = state
-        move = Move(seat, command, start, len(self.events))
-        self.moves.append(move)
-        if notify:
-            for listener in self.listeners:
-                listener(move, events)
+        self.moves.append(Move(seat, command, start, len(self.events)))
 
     # -- reading ------------------------------------------------------------
 

@@ -793,17 +793,19 @@ class FileLog(Log):
 class SaveWriter:
     """Keeps a save in step with a live match.
 
-    ``SaveWriter(path, match)`` writes the match as it stands (atomically) and
-    then appends every new move as it is played, flushed and fsynced, with
-    checkpoints and the outcome record.  ``SaveWriter.resume(loaded)`` continues
-    a loaded save, appending to it (rewriting it first if its tail was torn).
-    In place of a path, a :class:`Log` held already (a table in a database)
-    is written the same way.
+    ``SaveWriter(path, match)`` writes the match as it stands (atomically);
+    ``SaveWriter.resume(loaded)`` continues a loaded save, appending to it
+    (rewriting it first if its tail was torn).  In place of a path, a
+    :class:`Log` held already (a table in a database) is written the same way.
+
+    Saving is a step of each move, taken by whoever plays it (``table.Table``):
+    :meth:`record` appends a move just played, flushed and fsynced, with
+    checkpoints and the outcome record; :meth:`cut_back` rewrites the save after
+    a take-back.  A move played on the match alone is not written until the next
+    one recorded (which then rewrites the save whole).
 
     Writing never raises into the game: a failure is kept in :attr:`error`
     (and passed to ``on_error``), and the next move tries a full rewrite.
-    If the match is cut back (a take-back), the next move rewrites the file;
-    call :meth:`rewrite` to do it at once.
 
     One writer a save: a writer holds an exclusive lock on the save (see
     :class:`_WriterLock`; a lease in a database) from the moment it is made until
@@ -847,7 +849,6 @@ class SaveWriter:
         except BaseException:
             log.release()
             raise
-        match.listeners.append(self._on_move)
 
     @classmethod
     def resume(cls, loaded: Loaded, *, on_error: Callable[[str], None] | None = None) -> SaveWriter:
@@ -884,7 +885,6 @@ class SaveWriter:
         except BaseException:
             log.release()
             raise
-        self.match.listeners.append(self._on_move)
         return self
 
     def _open_to_append(self, loaded: Loaded) -> None:
@@ -932,12 +932,11 @@ class SaveWriter:
             self._outcome_written = self.match.outcome is not None
             self.error = None
 
-    def rewrite(self) -> None:
-        """Rewrite the file from the match now (after a cut-back); raises OSError."""
-        with self._lock:
-            self._rewrite_all()
-
-    def _on_move(self, move: engine.Move, events: list[engine.Event]) -> None:
+    def record(self, move: engine.Move) -> None:
+        """Write ``move``, just played (the match's last): appended, or the save rewritten
+        whole when it is not in step with the match (a failure before, a move played
+        without being recorded, a cut-back).  Never raises: a failure is kept in
+        :attr:`error` and passed to ``on_error``.  Nothing once closed."""
         with self._lock:
             if self._closed:
                 return
@@ -945,6 +944,18 @@ class SaveWriter:
                 self._append(move)
             except Exception as exc:  # noqa: BLE001 - never break the game over a save: the failure is reported
                 self._fail(exc)
+
+    def cut_back(self) -> None:
+        """Rewrite the save from the match, just cut back (a take-back).  Never raises: a
+        failure is kept in :attr:`error` and passed to ``on_error`` (the next move recorded
+        tries the rewrite again).  Nothing once closed."""
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self._rewrite_all()
+            except Exception as exc:  # noqa: BLE001 - never break the game over a save: the failure is reported
+                self._fail(exc, "Could not cut {name} back: {detail}.")
 
     def _append(self, move: engine.Move) -> None:
         match = self.match
@@ -971,9 +982,9 @@ class SaveWriter:
         self._events_written = move.end
         self._outcome_written = outcome is not None
 
-    def _fail(self, exc: Exception) -> None:
+    def _fail(self, exc: Exception, sentence: str = "Could not save {name}: {detail}.") -> None:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        self.error = f"Could not save {self.name}: {detail}."
+        self.error = sentence.format(name=self.name, detail=detail)
         self._log.drop()
         if self.on_error is not None:
             self.on_error(self.error)
@@ -1009,8 +1020,6 @@ class SaveWriter:
         """Stop writing and let the save go (another writer may then take it); idempotent."""
         with self._lock:
             self._closed = True
-            with contextlib.suppress(ValueError):
-                self.match.listeners.remove(self._on_move)
             self._log.release()
 
     def __enter__(self) -> SaveWriter:

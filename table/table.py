@@ -38,8 +38,11 @@ class Table:
     """A match being played, with its save.
 
     Every change goes through :meth:`submit`, :meth:`bot_answer` or :meth:`take_back`, and
-    every watcher is told of it (``watch(cut)``: ``cut`` when the log was cut back).  The
-    save (``writer``) follows the match move by move; a take-back rewrites it here.
+    every watcher is told of it (``watch(cut)``: ``cut`` when the log was cut back).  Saving
+    is a step of each change, taken here before anybody is told of it: every move accepted
+    is recorded by the save's ``writer`` (:meth:`SaveWriter.record`), and a take-back cuts
+    the save back (:meth:`SaveWriter.cut_back`).  A save that cannot be written is said by
+    the writer (its ``error`` and ``on_error``); the game goes on.
     """
 
     def __init__(self, match: Match, writer: SaveWriter | None = None) -> None:
@@ -92,6 +95,8 @@ class Table:
             return str(exc)
         except Exception:  # noqa: BLE001 - a command the rules cannot even read (they may raise anything): it changed nothing
             return "This game has no such command."
+        if self.writer is not None:
+            self.writer.record(self.match.moves[-1])
         self.changed(cut=False)
         return None
 
@@ -150,12 +155,7 @@ class Table:
             return refusal
         self.match.truncate_moves(point)
         if self.writer is not None:
-            try:
-                self.writer.rewrite()
-            except OSError as exc:
-                sentence = f"Could not cut the save back: {exc.strerror or exc}."
-                if self.writer.on_error is not None:
-                    self.writer.on_error(sentence)
+            self.writer.cut_back()
         self.changed(cut=True)
         return None
 

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgpack
 
 from core.engine import Command, Event, Match
+from table import Table
+
+if TYPE_CHECKING:
+    from saves import SaveWriter
 
 
 def strings(value: Any) -> set[str]:
@@ -49,8 +53,11 @@ def play_random(
     check_event: Callable[[Any, Event], None] | None = None,
     choose: Callable[[random.Random, list[Command]], Command] | None = None,
     max_moves: int = 5000,
+    writer: SaveWriter | None = None,
 ) -> Match:
+    """``writer``: the match's save, kept as a table keeps it (each move played at a Table)."""
     game = match.game
+    table = Table(match, writer) if writer is not None else None
     chooser = random.Random(seed)
     pick = choose or (lambda rng, legal: rng.choice(legal))
     state = game.initial(match.config)
@@ -73,7 +80,12 @@ def play_random(
         if deep:
             check_legal(match)
         seat = chooser.choice(match.active())  # some games let several seats move at once
-        match.submit(seat, pick(chooser, game.legal(match.state, seat)))
+        command = pick(chooser, game.legal(match.state, seat))
+        if table is None:
+            match.submit(seat, command)
+        else:
+            refusal = table.submit(seat, command)
+            assert refusal is None, f"{command}: {refusal}"
         fold()
     assert game.canonical(state) == game.canonical(match.state)
     return match

@@ -287,8 +287,8 @@ def test_an_old_save_loads_verifies_and_replays(tmp_path) -> None:
     for header in (old_header(7), old_header(8)):
         m = Match.new(GAME, header)
         path = new_save_path(tmp_path, GAME.id)
-        with SaveWriter(path, m, durable=False):
-            Table(m).play_out()
+        with SaveWriter(path, m, durable=False) as writer:
+            Table(m, writer).play_out()
         assert "cp:01" in of(m.events, "GameSetUp")[0]["campaign"] + of(m.events, "GameSetUp")[0]["campaign_removed"]
         verify(path)  # every move decided again from the seed: raises on the first that differs
         loaded = load(path)

@@ -499,8 +499,8 @@ def test_an_old_solo_save_loads_verifies_and_replays(tmp_path) -> None:
 
     m = Match.new(GAME, old_solo_header(9))
     path = new_save_path(tmp_path, GAME.id)
-    with SaveWriter(path, m, durable=False):
-        Table(m).play_out()
+    with SaveWriter(path, m, durable=False) as writer:
+        Table(m, writer).play_out()
     verify(path)  # every move decided again from the seed: raises on the first that differs
     loaded = load(path)
     assert loaded.match.header["variants"] == {"campaign": "second"}

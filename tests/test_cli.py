@@ -103,7 +103,7 @@ def test_the_save_directory_option_is_heard_before_or_after_the_command(capsys, 
 def finished_save(tmp_path: Path) -> Path:
     match = agent_jean_match(humans=0, players=2, seed=2)
     with start_save(tmp_path, match, durable=False) as writer:
-        Table(match).play_out()
+        Table(match, writer).play_out()
     return writer.path  # written whole, and its lock let go
 
 
@@ -225,9 +225,10 @@ def in_play_save(tmp_path: Path, moves: int = 6) -> Path:
 
     match = agent_jean_match(humans=2, players=2, seed=3)
     writer = start_save(tmp_path, match, durable=False)
+    table = Table(match, writer)
     for _ in range(moves):
         seat = match.active()[0]
-        match.submit(seat, Table(match).bot_move(seat))
+        assert table.submit(seat, table.bot_move(seat)) is None
     writer.close()
     return writer.path
 

@@ -516,10 +516,11 @@ def test_a_save_whose_last_seal_alone_is_damaged_is_decided_again_and_said_so(tm
         seed=4,
         bot_seed=4,
     )
-    with SaveWriter(path, match):
+    with SaveWriter(path, match) as writer:
+        table = Table(match, writer)
         for _ in range(3):
             seat = match.active()[0]
-            match.submit(seat, Table(match).bot_move(seat))
+            assert table.submit(seat, table.bot_move(seat)) is None
     assert load(path).sealed and "Warning" not in verify(path)
     data = bytearray(path.read_bytes())
     last = max(start for _, start, _ in _offsets(bytes(data)))

@@ -128,7 +128,7 @@ def test_a_save_from_before_the_map_changed_plays_on_the_first_map(tmp_path: Pat
     side = "4" if players == 4 else "2-3"
     assert match.state.side == side and GAME.describe(match.events[0], 0).startswith(f"Fosko ({side}-player side)")
     with start_save(tmp_path, match, durable=False) as writer:
-        Table(match).play_out()
+        Table(match, writer).play_out()
     loaded = load(writer.path, rederive=True)
     assert loaded.match.events == match.events and loaded.match.state.side == side
     assert "finished" in verify(writer.path)

@@ -213,8 +213,8 @@ class Played:
 def played(table: Table, directory: Path) -> Played:
     match = start(table)
     path = directory / f"{table}.cab"
-    with SaveWriter(path, match, durable=False):
-        play_random(match, table.seed, deep=False, max_moves=MAX_MOVES)
+    with SaveWriter(path, match, durable=False) as writer:
+        play_random(match, table.seed, deep=False, max_moves=MAX_MOVES, writer=writer)
     return Played(match, path)
 
 

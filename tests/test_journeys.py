@@ -46,17 +46,19 @@ def fill_saves(directory: Path) -> dict[str, Path]:
     unfinished = {}
     for i, game_id in enumerate(GAMES):
         done = table(game_id, seed=100 + i, humans=0)
-        with start_save(directory, done, durable=False):
-            Table(done).play_out()
+        with start_save(directory, done, durable=False) as writer:
+            Table(done, writer).play_out()
         going = table(game_id, seed=200 + i)
         with start_save(directory, going, durable=False) as writer:
+            at = Table(going, writer)
             # a few moves in, the human to play
             for _ in range(6):
                 if going.outcome is not None or 0 in going.active():
                     break
                 seat = going.active()[0]
                 view = going.game.view(going.state, seat)
-                going.submit(seat, bot_for(going, seat).choose(going.game, view, going.game.legal(going.state, seat)))
+                command = bot_for(going, seat).choose(going.game, view, going.game.legal(going.state, seat))
+                assert at.submit(seat, command) is None
             unfinished[game_id] = writer.path
     return unfinished
 

@@ -63,7 +63,7 @@ def finished(tmp_path: Path, game_id: str, names: list[str], seed: int = 7) -> P
     """The save of a whole game played by random bots at a table of ``names``."""
     match = crafted(game_id, names, seed=seed)
     with start_save(tmp_path, match, durable=False) as writer:
-        Table(match).play_out()
+        Table(match, writer).play_out()
     return writer.path
 
 

@@ -22,7 +22,7 @@ from net.offloop import Offloop, QueuedLog
 from saves import SaveError, SaveWriter, load
 from saves.format import Log
 from saves.store import FileStore
-from table import new_match
+from table import Table, new_match
 from tests.test_hall import STEP, lobby_of, open_hall, play_random
 
 
@@ -102,9 +102,11 @@ def test_a_queued_log_writes_in_order_and_after_a_failure_writes_the_whole_log_a
         writer = SaveWriter(flaky, match, on_error=errors.append)
         writer.write_with(lambda log, failed: QueuedLog(log, offloop.lane(), failed))
 
+        table = Table(match, writer)  # as a served table plays: the move, then its record
+
         def play() -> None:
             seat = match.active()[0]
-            match.submit(seat, game.legal(match.state, seat)[0])
+            assert table.submit(seat, game.legal(match.state, seat)[0]) is None
 
         play()
         assert writer.pending  # asked, not written yet: nothing is shown meanwhile

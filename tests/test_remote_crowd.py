@@ -494,10 +494,9 @@ async def test_a_crowd_told_a_few_at_a_time_misses_nothing_when_moves_come_meanw
         n = len(server.match.events)
         sent = server.frames_sent
         match = server.match
-        for _ in range(2):  # two moves in the same turn of the loop
+        for _ in range(2):  # two moves in the same turn of the loop, each saved and told as a seat's would be
             seat = match.active()[0]
-            match.submit(seat, server.game.legal(match.state, seat)[0])
-            server.moved()
+            assert server.submit(seat, server.game.legal(match.state, seat)[0]) is None
         assert server.frames_sent - sent == 2 * (2 + 2)  # the players twice, and the first two spectators twice
         final = len(match.events)
         for client in spectators:

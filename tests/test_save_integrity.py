@@ -213,7 +213,7 @@ def test_a_format_1_save_is_decided_again_and_rewritten_as_format_2_when_played_
     loaded = load(path, GAMES)
     assert not loaded.sealed and loaded.chain is None and loaded.match.events == match.events
     with SaveWriter.resume(loaded) as writer:
-        step(writer.match)
+        step(writer.match, writer)
     assert path.read_bytes()[12:14] == b"\x00\x02"
     again = load(path, GAMES)
     assert again.sealed and len(again.match.moves) == len(match.moves) + 1
@@ -255,8 +255,10 @@ def test_saves_keys_and_locks_are_private_from_creation_whatever_the_umask(tmp_p
         assert mode(path) == 0o600
         assert mode(directory / fmt.KEY_NAME) == 0o600
         assert mode(fmt.lock_path(path)) == 0o600
-        step(writer.match)
-        writer.rewrite()  # a take-back's rewrite: a new file, private as well
+        step(writer.match, writer)
+        writer.match.truncate_moves(1)
+        writer.cut_back()  # a take-back's rewrite: a new file, private as well
+        assert writer.error is None
         assert mode(path) == 0o600
         writer.close()
     finally:
@@ -355,10 +357,11 @@ def no_traceback(result: subprocess.CompletedProcess) -> None:
 def real_save(path: Path, level: str = "easy") -> Path:
     """A game of L'Agent Jean! against a bot, a few moves in (the command line knows only real games)."""
     match = agent_jean_match(humans=1, players=2, seed=5, level=level)
-    with SaveWriter(path, match):
+    with SaveWriter(path, match) as writer:
+        table = Table(match, writer)
         for _ in range(3):
             seat = match.active()[0]
-            match.submit(seat, Table(match).bot_move(seat))
+            assert table.submit(seat, table.bot_move(seat)) is None
     return path
 
 
@@ -439,9 +442,9 @@ def test_the_cli_refuses_to_play_on_an_unknown_bot_level_in_one_sentence(tmp_pat
 def test_the_listing_sees_damage_in_the_middle_of_a_file(tmp_path: Path) -> None:
     path = tmp_path / "mid.cab"
     match = new_match()
-    with SaveWriter(path, match):
+    with SaveWriter(path, match) as writer:
         for _ in range(4):
-            step(match)
+            step(match, writer)
     data = bytearray(path.read_bytes())
     _, _start, end = record_offsets(bytes(data))[3]
     data[end - 2] ^= 0x01  # inside the body of the third record: only its CRC knows

@@ -43,15 +43,18 @@ def new_match(rounds: str = "3", seed: int = 42, bots: bool = True) -> Match:
     return Match.new(GAME, make_header(GAME, config, seed, controllers, bot_seed=7))
 
 
-def step(match: Match) -> None:
+def step(match: Match, writer: SaveWriter | None = None) -> None:
+    """One move of the bot's choice, played at a table that keeps ``writer``'s save, if any."""
     seat = match.active()[0]
-    match.submit(seat, Table(match).bot_move(seat))
+    table = Table(match, writer)
+    refusal = table.submit(seat, table.bot_move(seat))
+    assert refusal is None, refusal
 
 
 def finished_save(path: Path, rounds: str = "3", seed: int = 42) -> Match:
     match = new_match(rounds, seed)
-    with SaveWriter(path, match):
-        Table(match).play_out()
+    with SaveWriter(path, match) as writer:
+        Table(match, writer).play_out()
     return match
 
 
@@ -174,7 +177,7 @@ def test_written_and_flushed_move_by_move(tmp_path, monkeypatch):
     assert load(path, GAMES).match.events == match.events  # header and setup already there
     while match.active():
         before = len(synced)
-        step(match)
+        step(match, writer)
         assert len(synced) > before  # fsynced as it happened
         with open(path, "rb") as other:  # another handle sees it at once
             sizes.append(len(other.read()))
@@ -188,15 +191,21 @@ def test_written_and_flushed_move_by_move(tmp_path, monkeypatch):
     assert fmt.read_records(path)[0][-1][0] == "outcome"
 
 
-def test_writer_leaves_match_alone_after_close(tmp_path):
+def test_a_closed_writer_writes_nothing_more(tmp_path):
     path = tmp_path / "g.cab"
-    match = new_match()
+    match = new_match(bots=False)
     writer = SaveWriter(path, match)
+    step(match, writer)
+    step(match, writer)
     writer.close()
-    size = path.stat().st_size
-    step(match)
-    assert path.stat().st_size == size
-    assert match.listeners == []
+    data = path.read_bytes()
+    step(match, writer)  # played at the table whose writer was closed
+    assert path.read_bytes() == data
+    match.truncate_moves(1)
+    writer.cut_back()
+    assert path.read_bytes() == data
+    assert writer.error is None
+    assert len(load(path, GAMES).match.moves) == 3  # the setup and the two moves made while it was open
 
 
 # -- torn tails, truncation, bit flips ------------------------------------------------
@@ -641,14 +650,14 @@ def test_resume_appends_to_a_clean_save(tmp_path):
     path = tmp_path / "r.cab"
     match = new_match()
     writer = SaveWriter(path, match)
-    step(match)
-    step(match)
+    step(match, writer)
+    step(match, writer)
     writer.close()
     ino = path.stat().st_ino
     loaded = load(path, GAMES)
     assert loaded.clean
     writer = SaveWriter.resume(loaded)
-    Table(loaded.match).play_out()
+    Table(loaded.match, writer).play_out()
     writer.close()
     assert path.stat().st_ino == ino  # appended, not rewritten
     again = load(path, GAMES)
@@ -660,9 +669,9 @@ def test_resume_appends_to_a_clean_save(tmp_path):
 def test_resume_after_a_torn_tail_rewrites_cleanly_first(tmp_path):
     path = tmp_path / "t.cab"
     match = new_match()
-    with SaveWriter(path, match):
+    with SaveWriter(path, match) as writer:
         for _ in range(3):
-            step(match)
+            step(match, writer)
     data = path.read_bytes()
     path.write_bytes(data[:-5])
     loaded = load(path, GAMES)
@@ -671,7 +680,7 @@ def test_resume_after_a_torn_tail_rewrites_cleanly_first(tmp_path):
     writer = SaveWriter.resume(loaded)
     assert path.stat().st_ino != ino  # replaced atomically
     assert load(path, GAMES).warnings == []
-    Table(loaded.match).play_out()
+    Table(loaded.match, writer).play_out()
     writer.close()
     final = load(path, GAMES)
     assert final.warnings == [] and final.match.events == loaded.match.events
@@ -734,16 +743,17 @@ def test_take_back_cut_rewrites_the_file(tmp_path):
     match = new_match(bots=False)
     writer = SaveWriter(path, match)
     for _ in range(4):
-        step(match)
+        step(match, writer)
     match.truncate_moves(3)
-    step(match)  # the writer notices the cut and rewrites before going on
+    step(match, writer)  # the writer notices the cut and rewrites before going on
     assert writer.error is None
     loaded = load(path, GAMES)
     assert loaded.warnings == [] and loaded.match.events == match.events and same_moves(loaded.match, match)
     match.truncate_moves(2)
-    writer.rewrite()
+    writer.cut_back()
+    assert writer.error is None
     assert load(path, GAMES).match.events == match.events
-    step(match)
+    step(match, writer)
     writer.close()
     assert load(path, GAMES).match.events == match.events
 
@@ -756,7 +766,7 @@ def test_fork_play_on_from_here(tmp_path, small_save):
     loaded.match.truncate_moves(3)
     fork = new_save_path(tmp_path, "toy")
     writer = SaveWriter(fork, loaded.match, times=loaded.times)
-    step(loaded.match)
+    step(loaded.match, writer)
     writer.close()
     assert src.read_bytes() == data
     forked = load(fork, GAMES)
@@ -775,11 +785,11 @@ def test_a_failing_disk_does_not_stop_the_game(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "fsync", no_space)
-    step(match)  # no exception into the game
+    step(match, writer)  # no exception into the game
     assert writer.error == "Could not save f.cab: No space left on device."
     assert errors == [writer.error]
     monkeypatch.setattr(os, "fsync", real_fsync)
-    step(match)  # the next move rewrites everything
+    step(match, writer)  # the next move rewrites everything
     assert writer.error is None
     writer.close()
     loaded = load(path, GAMES)

@@ -49,11 +49,11 @@ def test_a_writer_keeps_a_table_in_step_and_its_store_folds_it_back(store) -> No
     table = fresh()
     match = new_match()
     writer = SaveWriter(store.hold(table), match)
-    step(match)
+    step(match, writer)
     loaded = load(store.source(table), GAMES)
     assert loaded.match.events == match.events and loaded.sealed  # sealed by the store's writers: folded
     while match.active():
-        step(match)
+        step(match, writer)
     writer.close()
     assert writer.error is None
     again = load(store.source(table), GAMES)
@@ -68,10 +68,10 @@ def test_one_writer_a_table_in_either_store(store) -> None:
     with pytest.raises(SaveLocked) as info:
         store.hold(table)
     assert "is playing this game already (cabinet" in str(info.value)
-    step(first.match)
+    step(first.match, first)
     first.close()
     second = SaveWriter.resume(load(store.source(table), GAMES))  # let go, it is free
-    step(second.match)
+    step(second.match, second)
     second.close()
     assert len(load(store.source(table), GAMES).match.moves) == 3  # setup, a move by each writer
 
@@ -81,9 +81,9 @@ def test_a_take_back_rewrites_the_table(store) -> None:
     match = new_match(bots=False)
     writer = SaveWriter(store.hold(table), match)
     for _ in range(4):
-        step(match)
+        step(match, writer)
     match.truncate_moves(2)
-    step(match)  # the writer sees the cut and writes the table again before going on
+    step(match, writer)  # the writer sees the cut and writes the table again before going on
     writer.close()
     assert writer.error is None
     loaded = load(store.source(table), GAMES)
@@ -127,9 +127,9 @@ def test_import_then_export_gives_back_the_very_file(pg, tmp_path) -> None:
 def test_a_table_played_in_the_database_exports_to_a_save_verify_accepts(pg, tmp_path) -> None:
     table = fresh()
     match = new_match("30")
-    with SaveWriter(pg.hold(table), match):
+    with SaveWriter(pg.hold(table), match) as writer:
         for _ in range(40):
-            step(match)
+            step(match, writer)
     out = tmp_path / "played.cab"
     export_table(pg, table, out, GAMES)
     assert out.read_bytes() == pg.read(table)
@@ -169,8 +169,8 @@ def test_two_writers_can_never_interleave_a_log(pg) -> None:
     """Whatever the leases do, a record numbered where one is already is refused."""
     table = fresh()
     match = new_match()
-    with SaveWriter(pg.hold(table), match):
-        step(match)
+    with SaveWriter(pg.hold(table), match) as writer:
+        step(match, writer)
     before = pg.read(table)
     with psycopg.connect(pg.url, autocommit=True) as conn, pytest.raises(psycopg.errors.UniqueViolation):
         conn.execute(
@@ -185,8 +185,8 @@ def test_two_writers_can_never_interleave_a_log(pg) -> None:
 def test_a_record_damaged_in_the_database_is_named_as_in_a_file(pg) -> None:
     table = fresh()
     match = new_match()
-    with SaveWriter(pg.hold(table), match):
-        step(match)
+    with SaveWriter(pg.hold(table), match) as writer:
+        step(match, writer)
     with psycopg.connect(pg.url, autocommit=True) as conn:
         conn.execute(
             "UPDATE cabinet.events SET body = overlay(body placing '\\x00'::bytea from 3) "
@@ -214,7 +214,7 @@ def test_a_writer_that_lost_its_connection_writes_nothing_more(pg) -> None:
     match = new_match(bots=False)
     errors: list[str] = []
     first = SaveWriter(pg.hold(table), match, on_error=errors.append)
-    step(match)
+    step(match, first)
     with psycopg.connect(pg.url, autocommit=True) as conn:
         conn.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = "
@@ -224,8 +224,8 @@ def test_a_writer_that_lost_its_connection_writes_nothing_more(pg) -> None:
     # the store finds its connection for leases lost and makes another (at once, in a thread of
     # its own: the first hold after the loss is refused in a sentence), on which a writer takes the table
     second = until(lambda: taken(pg, table), what="the table taken again")
-    step(second.match)
-    step(match)  # the first writer's move: it cannot be saved
+    step(second.match, second)
+    step(match, first)  # the first writer's move: it cannot be saved
     assert first.error is not None and first.error.startswith(f"Could not save table {table}:")
     assert errors == [first.error]
     first.close()
@@ -254,8 +254,8 @@ def test_headless_games_commit_without_waiting_for_the_disk_and_only_they(pg) ->
     table = fresh()
     match = new_match()
     lease = pg.hold(table)
-    with SaveWriter(lease, match, durable=False):
-        step(match)
+    with SaveWriter(lease, match, durable=False) as writer:
+        step(match, writer)
         # for that transaction only: the connection is every table's, and the others' moves wait for the disk
         (setting,) = lease.conn.execute("SHOW synchronous_commit").fetchone()
         assert setting == "on"
@@ -325,12 +325,12 @@ def test_a_store_whose_database_restarts_or_stops_a_while_connects_again_by_itse
         table = fresh()
         match = new_match(bots=False)
         writer = SaveWriter(store.hold(table), match)
-        step(match)
+        step(match, writer)
         committed = list(match.events)
         pid = listener.pid
 
         pg_cluster.restart()
-        step(match)  # its lease went with the restart: this move cannot be saved
+        step(match, writer)  # its lease went with the restart: this move cannot be saved
         assert writer.error is not None and writer.error.startswith(f"Could not save table {table}: ") and writer.lost
         until(lambda: {"t": "listening"} in heard, what="the store listening again")
         assert listener.pid != pid  # a new connection: the other servers know this one by it
@@ -353,13 +353,13 @@ def test_a_store_whose_database_restarts_or_stops_a_while_connects_again_by_itse
             store.notify({"t": "ping"})
         with pytest.raises(SaveError):
             store.hold(fresh())
-        step(second.match)
+        step(second.match, second)
         assert second.error is not None and second.lost
         pg_cluster.start_again()
         until(lambda: answers(store.tables) and store.reachable, what="the store answering again")
         assert len(said) == 4 and said[3].startswith(f"Connected again to {store.where}, "), said
         third = until(lambda: taken(store, table), what="the table taken again")
-        step(third.match)
+        step(third.match, third)
         assert third.error is None
         second.close()
         third.close()

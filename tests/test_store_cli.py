@@ -26,7 +26,7 @@ psycopg = pytest.importorskip("psycopg", reason="the PostgreSQL driver (the extr
 def finished_save(where: Path) -> Path:
     match = agent_jean_match(humans=0, players=2, seed=2)
     with start_save(where, match, durable=False) as writer:
-        Table(match).play_out()
+        Table(match, writer).play_out()
     return writer.path
 
 

@@ -4,15 +4,19 @@ at a table on one terminal as at a served one."""
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from core.engine import ConfigError
+from core.engine import ConfigError, Event, Match, make_header
 from core.games import all_games
+from saves import SaveWriter, load
 from table import TAKE_BACK_RULE, BotRunner, SeatSpec, Table, TableSpec, think
 from table.spec import BOT, HUMAN
+from tests.toygame import ToyGame
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.session import start_save
 from tui.widgets import Curtain
@@ -104,6 +108,75 @@ def test_against_bots_a_bot_answer_that_shows_something_ends_the_right() -> None
     refusal = table.takeback_refusal(0)
     assert refusal == "Your last move cannot be taken back: something hidden was shown since (a card, a result)."
     assert table.take_back(0) == refusal
+
+
+class OpenToy(ToyGame):
+    """The toy game played face up: nothing is news to anyone, so a move may be taken back."""
+
+    def reveals(self, event: Event, seat: int) -> bool:
+        return False
+
+
+def test_saving_is_a_step_the_table_takes_not_the_match(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move played on the match alone is not saved; one played at the table is, before anybody
+    is told of it; a take-back cuts the save back; a save that fails is said, and the game goes on."""
+    game = OpenToy()
+    games = {game.id: game}
+
+    def new() -> Match:
+        config = game.make_config(2, [{"name": "Ada"}, {"name": "Bot"}], {"rounds": "3"})
+        controllers = [{"kind": "human"}, {"kind": "bot", "level": "random"}]
+        return Match.new(game, make_header(game, config, 11, controllers, bot_seed=11))
+
+    # the match alone: its writer is told nothing
+    alone = new()
+    with SaveWriter(tmp_path / "alone.cab", alone) as writer:
+        started = (tmp_path / "alone.cab").read_bytes()
+        for _ in range(3):
+            seat = alone.active()[0]
+            alone.submit(seat, Table(alone).bot_move(seat))
+        assert (tmp_path / "alone.cab").read_bytes() == started and writer.error is None
+    assert load(tmp_path / "alone.cab", games).match.move_count == 0
+
+    # at the table: every move saved before the watchers hear of it
+    match = new()
+    path = tmp_path / "table.cab"
+    said: list[str] = []
+    table = Table(match, SaveWriter(path, match, on_error=said.append))
+
+    def saved() -> Match:
+        return load(path, games).match
+
+    heard: list[tuple[bool, bool]] = []  # (cut, the save held the table's moves when told)
+    table.watchers.append(lambda cut: heard.append((cut, saved().events == match.events)))
+
+    def play() -> None:
+        seat = table.active()[0]
+        assert table.submit(seat, table.bot_move(seat)) is None
+
+    for _ in range(4):  # Ada, the bot, Ada, the bot
+        play()
+    assert table.take_back(0) is None  # Ada's last move, with the bot's answer
+    assert match.move_count == 2 and saved().events == match.events
+    assert heard == [(False, True)] * 4 + [(True, True)]
+    assert said == []
+
+    # a disk that fails: said once each, in one sentence, and the game goes on
+    def no_space(*args: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", no_space)
+    play()
+    assert match.move_count == 3
+    assert said == ["Could not save table.cab: No space left on device."]
+    assert table.take_back(0) is None
+    assert match.move_count == 2
+    assert said[1:] == ["Could not cut table.cab back: No space left on device."]
+    monkeypatch.undo()
+    play()  # the next move saves the whole game again
+    assert table.writer is not None and table.writer.error is None
+    assert saved().events == match.events and len(said) == 2
+    table.close()
 
 
 def test_a_reveal_to_another_human_ends_the_right() -> None:

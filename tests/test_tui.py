@@ -189,7 +189,7 @@ async def test_browsing_history_does_not_change_the_game(tmp_path: Path) -> None
 def finished_save(tmp_path: Path, seed: int = 3):
     match = agent_jean_match(humans=0, players=3, seed=seed)
     writer = start_save(tmp_path, match, durable=False)
-    Table(match).play_out()
+    Table(match, writer).play_out()
     return writer
 
 

@@ -244,7 +244,7 @@ async def test_the_players_own_situation_and_the_map_stay_in_sight_while_choosin
 async def test_replay_steps_through_a_game_and_keeps_programs_secret_until_the_reveal(tmp_path: Path) -> None:
     match = el_match(players=3, humans=0, seed=9)
     writer = start_save(tmp_path, match, durable=False)
-    Table(match).play_out()
+    Table(match, writer).play_out()
     loaded = load(writer.path)
     replayed = loaded.match
     moves = replayed.moves  # moves[0] is the setup; the replay counts the moves after it

@@ -136,7 +136,7 @@ async def test_a_replay_step_clears_news_of_another_moment(tmp_path: Path) -> No
 
     match = agent_jean_match(humans=0, players=2, seed=3)
     writer = start_save(tmp_path, match, durable=False)
-    Table(match).play_out()
+    Table(match, writer).play_out()
     writer.close()
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -623,8 +623,8 @@ def simulate_one(
         if choices > 1:
             times[seat].append(seconds)
 
-    with start_save(Path(directory), match, durable=False):
-        Table(match).play_out(timed=timed)
+    with start_save(Path(directory), match, durable=False) as writer:
+        Table(match, writer).play_out(timed=timed)
     outcome = match.outcome
     assert outcome is not None
     return list(outcome.winners), outcome.reason, outcome.victor, len(match.moves) - 1, times
