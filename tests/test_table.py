@@ -59,17 +59,11 @@ def test_a_move_stays_played_once_another_human_has_moved() -> None:
 
 
 def test_against_bots_the_bots_answers_go_with_the_move() -> None:
-    """A player's move and the bot's answer that showed the player nothing (the toy game: a card
-    played is news only to... nobody, here) are taken back together, and the table is as it was
-    before the player's move."""
+    """A player's move and the bot's answer that showed the player nothing (the toy game played
+    face up) are taken back together, and the table is as it was before the player's move."""
     from table import new_match
-    from tests.toygame import ToyGame
 
-    class Quiet(ToyGame):
-        def reveals(self, event, seat):
-            return False
-
-    game = Quiet()
+    game = OpenToy()
     table = Table(
         new_match(
             game,
