@@ -413,4 +413,9 @@ class NewTableScreen(NewGameScreen):
         if reply.get("started"):
             self.app.run_worker(self.app.join(self.hall.table(str(reply["table"]))), group="join")
         else:
+            # the table is waiting, as the reply says: its start is news even if the hall's next
+            # list (gathered, or read from a database other servers share) shows it started already
+            for screen in self.app.screen_stack:
+                if isinstance(screen, LobbyScreen):
+                    screen.known.setdefault(str(reply["table"]), "waiting")
             self.app.notify("Your table is open: it starts when every seat is taken.")
