@@ -8,10 +8,11 @@ how the seats are reached differ (``table.bots.BotRunner``, ``net.server``).
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.engine import Bot, Command, Game, IllegalCommand, Match, Outcome, Viewer, outcome_text
+from core.engine import Bot, Command, Game, IllegalCommand, Match, Move, Outcome, Viewer, outcome_text
 from table.bots import BotTurn, think, turn_for
 
 if TYPE_CHECKING:
@@ -22,6 +23,10 @@ TAKE_BACK_RULE = (
     "A player may take back their own last move while no other human has moved since and "
     "nothing hidden was revealed to anyone since; against bots, the bots' answers go with it."
 )
+
+
+def _end(move: Move) -> int:
+    return move.end
 
 
 def outcome_record(outcome: Outcome | None) -> dict[str, Any] | None:
@@ -221,7 +226,8 @@ class Table:
 
     def history(self, viewer: Viewer, start: int = 0) -> list[tuple[int, str, str | None]]:
         """The history's lines from event ``start`` on, as ``viewer`` saw them."""
-        return history_lines(self.game, self.redacted(viewer, start), viewer)
+        redact, events = self.game.redact, self.match.events
+        return history_lines(self.game, ((i, redact(events[i], viewer)) for i in range(start, len(events))), viewer)
 
     def update_for(self, viewer: Viewer, told: int, away: Iterable[int] = ()) -> dict[str, Any]:
         """What ``viewer`` (a seat, or a spectator) is told once it was told ``told`` events:
@@ -238,7 +244,9 @@ class Table:
             "events": self.redacted(viewer, told),
             # each move's end and seat, from the first ending after ``told``: the seat counts
             # moves as players do, and knows which were its own (what is news since)
-            "moves": [[move.end, move.seat] for move in match.moves if move.end > told],
+            "moves": [
+                [move.end, move.seat] for move in match.moves[bisect.bisect_right(match.moves, told, key=_end) :]
+            ],
             "view": game.view(match.state, viewer),
             "legal": game.legal(match.state, viewer) if isinstance(viewer, int) and viewer in active else None,
             "active": active,
@@ -270,9 +278,10 @@ def history_lines(game: Game, events: Iterable[Sequence[Any]], viewer: Viewer) -
     """The history's lines of ``events``, each ``(number, event as viewer may see it)``: for
     each event that says something, (events after it, its line, its mark): at a table here and
     on a client of a server alike (``table.redacted`` gives the events as a seat may see them)."""
+    describe, mark = game.describe, game.mark
     lines = []
     for index, event in events:
-        text = game.describe(event, viewer)
+        text = describe(event, viewer)
         if text:
-            lines.append((int(index) + 1, text, game.mark(event)))
+            lines.append((index + 1, text, mark(event)))
     return lines
