@@ -59,23 +59,23 @@ class SeatLog:
             self.moves = [move for move in self.moves if move[0] <= start]
             for n in [n for n in self.past if n > start]:
                 del self.past[n]  # positions past the cut were of moves that are gone
-        for index, event in update.get("events") or []:
-            if index == len(self.events):
-                self.events.append(event)
+        events = self.events
+        for index, event in update.get("events") or ():
+            if index == len(events):
+                events.append(event)
                 new.append((index, event))
-        last = self.moves[-1][0] if self.moves else 0
-        for end, seat in update.get("moves") or []:
-            if (
-                isinstance(end, int)
-                and end > last
-                and end <= len(self.events)
-                and (seat is None or isinstance(seat, int))
-            ):
-                self.moves.append((end, seat))
-                last = end
+        told = len(events)
+        moves = update.get("moves")
+        if moves:  # (every update after a move has one or two; the checks are the cheap ones)
+            last = self.moves[-1][0] if self.moves else 0
+            for entry in moves:
+                end, seat = entry
+                if type(end) is int and last < end <= told and (seat is None or type(seat) is int):
+                    self.moves.append((end, seat))
+                    last = end
         self.view = update.get("view")
-        if isinstance(self.view, dict) and update.get("n") == len(self.events):
-            self.keep(len(self.events), self.view)
+        if type(self.view) is dict and update.get("n") == told:
+            self.keep(told, self.view)
         self.legal = update.get("legal")
         self.active = list(update.get("active") or [])
         self.away = list(update.get("away") or [])
