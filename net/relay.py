@@ -176,7 +176,7 @@ class Follower(GameServer):
             same = 0
             while same < min(len(old), len(match.events)) and old[same] == match.events[same]:
                 same += 1
-            self.match = self.table.match = match  # the log as its server now has it
+            self.table.match = match  # the log as its server now has it
             for conn in [*self.players.values(), *self.watchers]:
                 conn.told = min(conn.told, same)  # their next update starts where the logs part
         else:

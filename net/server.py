@@ -511,7 +511,6 @@ class GameServer:
         if writer is not None:
             match = writer.match
         assert match is not None, "a table's save, or the match another server's log holds"
-        self.match: Match = match
         self.game = match.game
         #: the table: its rules, its take-back rule, what each seat is told
         self.table = Table(match, writer)
@@ -561,6 +560,11 @@ class GameServer:
         self.arrivals: Tally | None = None  # spectators' arrivals, logged as a count
         self.refusals: Tally | None = None  # connections refused by a limit, likewise
         self.slowed: Tally | None = None  # messages held back by the rate, likewise
+
+    @property
+    def match(self) -> Match:
+        """The table's match (its Table holds it: a follower's is replaced when the log is rewritten)."""
+        return self.table.match
 
     # -- listening --------------------------------------------------------------------
 

@@ -59,25 +59,27 @@ class PlayScreen(LiveTableScreen):
     def viewer(self) -> Viewer:
         return self.feed.log.seat
 
+    def here(self, what: str) -> LocalFeed:
+        """The feed of a table played here; AttributeError (so that ``getattr`` with a default
+        works) at a table joined, which has no ``what`` on this side."""
+        if not isinstance(self.feed, LocalFeed):
+            raise AttributeError(f"a table joined has no {what} here")
+        return self.feed
+
     @property
     def match(self) -> Match:
         """The match, at a table played here."""
-        if not isinstance(self.feed, LocalFeed):
-            raise AttributeError("a table joined has no match here")
-        return self.feed.match
+        return self.here("match").match
 
     @property
     def path(self) -> Path:
         """The save, at a table played here."""
-        if not isinstance(self.feed, LocalFeed):
-            raise AttributeError("a table joined is saved on its server")
-        return self.feed.path
+        return self.here("save").path
 
     @property
     def runner(self) -> Any:
-        if not isinstance(self.feed, LocalFeed):
-            raise AttributeError("a table joined runs its bots on its server")
-        return self.feed.runner
+        """The bots' runner, at a table played here (a joined table's run on its server)."""
+        return self.here("bot runner").runner
 
     @property
     def remote(self) -> Any:

@@ -80,7 +80,6 @@ class LocalFeed:
         think: Thinker = think_in_thread,
     ) -> None:
         self.table = table
-        self.match: Match = table.match
         self.path = path
         self.here = table.humans()
         self.log = SeatLog(table.game, self.here[0] if self.here else PUBLIC, table.description())
@@ -98,6 +97,10 @@ class LocalFeed:
         table.watchers.append(self.changed)
         if table.writer is not None:
             table.writer.on_error = lambda sentence: self.deliver({"t": "error", "message": sentence})
+
+    @property
+    def match(self) -> Match:
+        return self.table.match
 
     def open(self, deliver: Deliver) -> None:
         self.deliver = deliver

@@ -130,8 +130,10 @@ class SeatLog:
         the one under way if ``n`` falls inside it (its first events are shown: a card played
         before the trick it ends)."""
         ends = [end for end, _ in self.moves]
-        done = self.moves_within(n)
-        return done + (1 if ends and n > ends[0] and n not in ends else 0)
+        if not ends or n <= ends[0]:
+            return 0  # the setup
+        done = bisect.bisect_right(ends, n, lo=1) - 1  # the moves complete by then
+        return done if ends[done] == n else done + 1
 
     def last_own_move(self) -> int:
         """The number of events once this seat's last move was made (the setup's end if it has

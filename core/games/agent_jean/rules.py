@@ -435,13 +435,7 @@ class AgentJean(Game):
             seat = next_round_leader(list(s.round_scored[2]), s.leader, s.players)
             return self._leader_event(s, seat, "round")
         if phase == "start":
-            return {
-                "t": "TurnStarted",
-                "round": s.round,
-                "turn": s.turn + 1,
-                "leader": s.leader,
-                "name": s.names[s.leader],
-            }
+            return _next_turn(s)
         if phase == "powers":
             card = s.top_plan
             agent = C.power_agent(card)
@@ -473,13 +467,7 @@ class AgentJean(Game):
                 return {"t": "ReserveTakenUp", "reserves": [list(r) for r in s.reserves], "names": list(s.names)}
             if s.turn >= ROUND_TURNS:
                 return self._score_event(s)
-            return {
-                "t": "TurnStarted",
-                "round": s.round,
-                "turn": s.turn + 1,
-                "leader": s.leader,
-                "name": s.names[s.leader],
-            }
+            return _next_turn(s)
         if phase == "scored":
             if max(s.medals) >= MEDALS_TO_WIN:
                 seats = [i for i, m in enumerate(s.medals) if m >= MEDALS_TO_WIN]
@@ -1125,6 +1113,11 @@ class AgentJean(Game):
             return event["reason"] == "draw" or event.get("by") != seat
         # deals, plan cards turned, reserves, scores
         return True
+
+
+def _next_turn(s: State) -> Event:
+    """The next turn of the round starts, led by the seat that leads now."""
+    return {"t": "TurnStarted", "round": s.round, "turn": s.turn + 1, "leader": s.leader, "name": s.names[s.leader]}
 
 
 # -- what a seat knows: helpers of observe and determinize ----------------------------
