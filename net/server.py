@@ -554,6 +554,8 @@ class GameServer:
         self.presence_handle: asyncio.TimerHandle | None = None
         self._frames: dict[tuple[Viewer, int], tuple[dict[str, Any], bytes]] = {}
         self._frames_version: tuple[int, int] = (-1, -1)
+        #: who was away at version ``[0]`` (a seat's coming or going changes the version)
+        self._away_at: tuple[int, list[int]] = (-1, [])
         self._welcome: bytes | None = None
         self._last_failure: float | None = None
         self._unix_id: tuple[int, int] | None = None
@@ -1063,12 +1065,14 @@ class GameServer:
         A move is shown once its save is written (on disk, committed): while a save
         written off the loop has moves not written yet, everybody is told when it has."""
         assert conn.seat is not None
-        if self.save is not None and self.save.pending:
-            self.save.when_written(self.broadcast)
+        save = self.save
+        if save is not None and save.pending:
+            save.when_written(self.broadcast)
             return
-        if self.save is not None and self.save.lost:
+        if save is not None and save.lost:
             return  # nobody is told a move the table's log may never hold: its players join it again elsewhere
-        now = (self.version, len(self.match.events))
+        told = len(self.match.events)
+        now = (self.version, told)
         if self._frames_version != now or len(self._frames) > 64:
             self._frames.clear()
             self._frames_version = now
@@ -1077,13 +1081,15 @@ class GameServer:
         if built is None:
             message = self.update_for(conn.seat, conn.told)
             built = self._frames[key] = (message, pack(message))
-        conn.told = len(self.match.events)
+        conn.told = told
         conn.version = self.version
         conn.send(*built)
 
     def update_for(self, seat: Viewer, told: int) -> dict[str, Any]:
         """The update of a seat told ``told`` events already."""
-        return self.table.update_for(seat, told, self.away())
+        if self._away_at[0] != self.version:
+            self._away_at = (self.version, self.away())
+        return self.table.update_for(seat, told, self._away_at[1])
 
     def away(self) -> list[int]:
         """The human seats whose players are connected neither here nor to another server."""

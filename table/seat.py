@@ -73,12 +73,17 @@ class SeatLog:
                 if type(end) is int and last < end <= told and (seat is None or type(seat) is int):
                     self.moves.append((end, seat))
                     last = end
-        self.view = update.get("view")
-        if type(self.view) is dict and update.get("n") == told:
-            self.keep(told, self.view)
+        self.view = view = update.get("view")
+        if type(view) is dict and update.get("n") == told:
+            past = self.past  # kept for the history, as keep() does, without a call a move
+            past.pop(told, None)
+            past[told] = view
+            if len(past) > PAST_VIEWS:
+                del past[next(iter(past))]
         self.legal = update.get("legal")
-        self.active = list(update.get("active") or [])
-        self.away = list(update.get("away") or [])
+        active, away = update.get("active"), update.get("away")  # lists, as decoded
+        self.active = active if type(active) is list else list(active or [])
+        self.away = away if type(away) is list else list(away or [])
         self.outcome = update.get("outcome")
         return new
 

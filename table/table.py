@@ -8,11 +8,10 @@ how the seats are reached differ (``table.bots.BotRunner``, ``net.server``).
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from core.engine import Bot, Command, Game, IllegalCommand, Match, Move, Outcome, Viewer, outcome_text
+from core.engine import Bot, Command, Game, IllegalCommand, Match, Outcome, Viewer, outcome_text
 from table.bots import BotTurn, think, turn_for
 
 if TYPE_CHECKING:
@@ -23,10 +22,6 @@ TAKE_BACK_RULE = (
     "A player may take back their own last move while no other human has moved since and "
     "nothing hidden was revealed to anyone since; against bots, the bots' answers go with it."
 )
-
-
-def _end(move: Move) -> int:
-    return move.end
 
 
 def outcome_record(outcome: Outcome | None) -> dict[str, Any] | None:
@@ -237,6 +232,10 @@ class Table:
         match, game = self.match, self.game
         told = max(0, min(told, len(match.events)))
         active = list(match.active())
+        moves = match.moves
+        first = len(moves)  # the first move ending after ``told``: from the end, where it is nearly always
+        while first and moves[first - 1].end > told:
+            first -= 1
         return {
             "t": "update",
             "n": len(match.events),
@@ -244,9 +243,7 @@ class Table:
             "events": self.redacted(viewer, told),
             # each move's end and seat, from the first ending after ``told``: the seat counts
             # moves as players do, and knows which were its own (what is news since)
-            "moves": [
-                [move.end, move.seat] for move in match.moves[bisect.bisect_right(match.moves, told, key=_end) :]
-            ],
+            "moves": [[move.end, move.seat] for move in moves[first:]],
             "view": game.view(match.state, viewer),
             "legal": game.legal(match.state, viewer) if isinstance(viewer, int) and viewer in active else None,
             "active": active,
