@@ -56,6 +56,11 @@ class PlayScreen(LiveTableScreen):
         return self.feed.log
 
     @property
+    def waiting_text(self) -> str | None:
+        """Whose move it is and what they decide, while this seat waits (the table says)."""
+        return self.knows.waiting
+
+    @property
     def viewer(self) -> Viewer:
         return self.feed.log.seat
 

@@ -19,6 +19,8 @@ from table.table import history_lines
 #: past views kept for browsing the history, the first kept going first (a view is 10-15 kB in
 #: memory: a seat holds 2 MB of them at most)
 PAST_VIEWS = 128
+#: the longest "whose move, deciding what" sentence taken from a server (a few names and words)
+WAITING_CHARS = 240
 
 
 class SeatLog:
@@ -34,6 +36,8 @@ class SeatLog:
         self.legal: list[Command] | None = None
         self.active: list[int] = []
         self.away: list[int] = []
+        #: whose move it is and what they decide, while this seat waits (the table's sentence)
+        self.waiting: str | None = None
         self.outcome: dict[str, Any] | None = None
         #: the seat's view after n events, as it was sent (an update's, or an answer's)
         self.past: dict[int, dict[str, Any]] = {}
@@ -85,6 +89,8 @@ class SeatLog:
         self.active = active if type(active) is list else list(active or [])
         self.away = away if type(away) is list else list(away or [])
         self.outcome = update.get("outcome")
+        waiting = update.get("waiting")
+        self.waiting = waiting[:WAITING_CHARS] if type(waiting) is str else None
         return new
 
     def keep(self, n: int, view: dict[str, Any]) -> None:

@@ -52,6 +52,7 @@ class Table:
         self.watchers: list[Callable[[bool], None]] = []
         #: bumped by every change: a seat told at this version has been told everything
         self.version = 0
+        self._waiting: tuple[int, str] = (-1, "")
 
     # -- who sits here ---------------------------------------------------------------------
 
@@ -247,9 +248,17 @@ class Table:
             "view": game.view(match.state, viewer),
             "legal": game.legal(match.state, viewer) if isinstance(viewer, int) and viewer in active else None,
             "active": active,
+            # whose move it is and what they decide, for a seat that waits (public: no seat's secret)
+            "waiting": None if viewer in active or match.outcome is not None else self.waiting_for(),
             "away": [seat for seat in away if not self.is_bot(seat)],
             "outcome": outcome_record(match.outcome),
         }
+
+    def waiting_for(self) -> str:
+        """Whose move it is and what they are deciding, in a sentence (once a version)."""
+        if self._waiting[0] != self.version:
+            self._waiting = (self.version, self.game.waiting_for(self.match.state))
+        return self._waiting[1]
 
     def view_at(self, viewer: Viewer, n: int) -> dict[str, Any]:
         """``viewer``'s view of the table after the first ``n`` events."""

@@ -574,10 +574,11 @@ async def test_a_key_that_comes_and_goes_is_hidden_and_shown_again_not_rebuilt()
 
 @pytest.mark.parametrize("game_id", ["chirac-mitterrand", "edgar-lucien", "ministeres"])
 @run_async
-async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id: str) -> None:
+async def test_while_a_bot_moves_the_choices_say_whose_move_it_is(tmp_path: Path, game_id: str) -> None:
     """Every game against a bot that takes its time: while the bot thinks, the list of the
-    player's choices stays on the screen, greyed under "Waiting" (Enter plays nothing),
-    and on the player's move it offers the new choices, and Enter plays."""
+    player's choices says, under "Waiting", whose move it is and what they decide; it offers
+    nothing (no old choice listed, no "Choose" key in the footer, Enter plays nothing); on the
+    player's move it offers the new choices, and Enter plays."""
     import asyncio
 
     from core.games import get_game
@@ -602,10 +603,13 @@ async def test_the_choices_wait_greyed_while_a_bot_moves(tmp_path: Path, game_id
             if app.screen is not screen:  # a period's score, say: read, then on
                 await pilot.press("enter")
                 continue
-            if screen.runner.thinking is not None and options.option_count:
+            drawn = len(screen.knows.events) == len(match.events)  # the screen has been told the last move
+            if screen.runner.thinking is not None and options.option_count and drawn:
                 assert options.display and options.waiting and options.border_title == "Waiting"
-                assert all(o.disabled for o in options.options) and options.highlighted is None
-                assert options.scroll_y == 0  # where the first choice, the one played, was
+                assert options.option_count == 1 and options.highlighted is None
+                said = str(options.get_option_at_index(0).prompt)
+                assert NAMES[1] in said and said == match.game.waiting_for(match.state), said
+                assert "Choose" not in screen_text(app).splitlines()[-1]
 
                 def mine() -> int:  # (the bot's move may land meanwhile: only the player's count)
                     return sum(1 for move in match.moves if move.seat == 0)

@@ -276,24 +276,26 @@ class ChoiceList(OptionList):
     """A board's list of the moves its seat may make: Enter plays the highlighted one,
     and the footer says so while the list has the keys.
 
-    Between two of the seat's moves the list may ``wait``: its choices stay where they
-    are, greyed, and none can be chosen, until ``resume`` (the same choices, in the
-    same place) or new ones. A list that went and came back with every turn would
-    move what is below it twice a move, take the keys elsewhere and back, and have
-    the whole screen laid out and drawn again each time."""
+    While another seat acts the list says whose move it is and what they decide (the
+    table's sentence), and offers nothing: no choice that cannot be taken stays listed,
+    and no key is shown that does nothing.  While the player looks back at the history
+    on their own move, their choices stay where they are, greyed, and come back as they
+    were (``resume``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Choose")]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        #: the choices are greyed (looked back at) or replaced by whose move it is: none can be taken
         self.waiting = False
+        #: the list holds the "whose move" line, not choices
+        self.telling = False
         self._kept_highlight: int | None = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "select":
-            if not self.option_count or not self.display:  # nothing to choose (a replay): no key
-                return False
-            return None if self.waiting else True  # greyed choices: the key greyed
+            # nothing to choose (a replay, another's move, the history looked back at): no key
+            return bool(self.option_count) and self.display and not self.waiting
         return True
 
     def add_options(self, items: Any) -> Self:
@@ -302,7 +304,7 @@ class ChoiceList(OptionList):
         return self
 
     def clear_options(self) -> Self:
-        self.waiting = False
+        self.waiting = self.telling = False
         super().clear_options()
         self.refresh_bindings()
         return self
@@ -310,13 +312,14 @@ class ChoiceList(OptionList):
     def list_choices(self, prompts: list[Any], title: str, live: bool, same: bool = False) -> bool:
         """What a board shows of its seat's choices, one ``prompts`` line each, under ``title``.
 
-        No prompts: while the game goes on (``live``) the choices listed wait, greyed,
-        titled "Waiting" (or "Looking back", while the screen shows a past position); at
-        its end, or where none were listed, the list goes. ``same``: the prompts are those
-        listed already, which keep their place. True where the list has choices to take
-        the keys (the board focuses it)."""
+        No prompts: while the game goes on (``live``) and the list was shown, it says whose
+        move it is and what they decide (the screen's ``waiting_text``), titled "Waiting";
+        or, while the player looks back at the history on their own move, the choices
+        wait, greyed, titled "Looking back".  At the game's end, or where no list was
+        shown, the list goes.  ``same``: the prompts are those listed already, which keep
+        their place.  True where the list has choices to take the keys (the board focuses it)."""
         if prompts:
-            if same and self.option_count:
+            if same and self.option_count and not self.telling:
                 self.resume()
             else:
                 self.clear_options()
@@ -327,13 +330,26 @@ class ChoiceList(OptionList):
             self.display = True
             return True
         if live and self.display and self.option_count:
-            # the seat's move, while the history is looked back at; or another's move
-            looking_back = getattr(self.screen, "browsing", None) is not None
-            self.wait("Looking back" if looking_back else "Waiting")
+            screen = self.screen
+            if getattr(screen, "browsing", None) is not None and not self.telling:
+                self.wait("Looking back")  # the seat's own move, while the history is looked back at
+            else:
+                self.tell(getattr(screen, "waiting_text", None) or "Another player is choosing.")
         elif self.option_count or self.display:
             self.clear_options()
             self.display = False
         return False
+
+    def tell(self, sentence: str) -> None:
+        """Another seat acts: the list says who, and what they are deciding; nothing to choose."""
+        self.border_title = "Waiting"
+        if self.telling and self.option_count == 1 and str(self.get_option_at_index(0).prompt) == sentence:
+            return
+        super().clear_options()
+        super().add_options([Option(plain(sentence), disabled=True)])
+        self.highlighted = None
+        self.waiting = self.telling = True
+        self.refresh_bindings()
 
     def wait(self, title: str) -> None:
         """Grey every choice (none can be chosen) and title the list ``title``."""
