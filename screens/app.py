@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
@@ -62,6 +63,24 @@ class CabinetApp(App[int]):
         super().notify(
             printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout, markup=False
         )
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded and not self.read_while_small(event.key):
+            return  # behind a table's "too small" notice: the key reaches nothing hidden there
+        await super().on_event(event)
+
+    def read_while_small(self, key: str) -> bool:
+        """Behind the "too small" notice of a table (or of a dialog over it) the only keys read
+        are those that leave (the screen's ``SMALL_KEEPS``) and the app's quit: a key must
+        not play a move nobody sees (an arrow and Enter at a choice hidden there)."""
+        screen = self.screen
+        if not getattr(screen, "too_small", False):
+            return True
+        bound = screen.active_bindings.get(key)
+        if bound is None:
+            return False
+        action = bound.binding.action
+        return action in getattr(screen, "SMALL_KEEPS", ()) or action in ("quit", "app.quit", "help_quit")
 
     def on_mount(self) -> None:
         from screens.menu import MainMenu

@@ -165,7 +165,10 @@ class PlayScreen(LiveTableScreen):
         self.curtain_up = True
         self.feed.hold(True)
 
-        def lowered(_: None) -> None:
+        def lowered(result: str | None) -> None:
+            if result == "menu":  # the table is left, hidden still (the game is saved as it is)
+                self.action_menu()
+                return
             self.curtain_up = False
             self.seated = True
             self.feed.sit(seat)
@@ -210,8 +213,11 @@ class PlayScreen(LiveTableScreen):
         self.reading = True
         self.feed.hold(True)
 
-        def read(_: None) -> None:
+        def read(result: str | None) -> None:
             self.reading = False
+            if result == "menu":
+                self.action_menu()
+                return
             self.feed.hold(False)
             self.hand_over()
 

@@ -112,7 +112,11 @@ class Board(Widget):
     def take_focus(self, widget: Widget) -> None:
         """Focus the widget of the player's choice, unless they are browsing the history."""
         self.play_focus = widget
-        focused = self.screen.focused
+        screen = self.screen
+        if getattr(screen, "too_small", False):  # hidden: it has the keys when the terminal is big again
+            screen.focus_before_small = widget  # type: ignore[attr-defined]
+            return
+        focused = screen.focused
         if focused is None or focused.id != "history":
             widget.focus()
 
@@ -139,6 +143,10 @@ def too_small_text(width: int, height: int) -> str:
         f"The terminal is {width}x{height}: a table needs 80x24.\n\n"
         "Enlarge the terminal (or make the font smaller) to play on; nothing is lost meanwhile."
     )
+
+
+def too_small_for_a_table(width: int, height: int) -> bool:
+    return width < RoomyScreen.SMALLEST[0] or height < RoomyScreen.SMALLEST[1]
 
 
 class StatusLine(Static):
@@ -172,7 +180,10 @@ class RoomyScreen(Screen):
     """A screen that knows when the terminal has room to spare.
 
     ``-wide`` (at least 110 columns) and ``-tall`` (at least 34 rows) let the
-    stylesheet and the boards draw more: a wider history, cards as boxes.
+    stylesheet and the boards draw more: a wider history, cards as boxes.  Below
+    ``SMALLEST`` it shows only a notice, and takes no key but leaving: its own
+    actions are refused here (``check_action``), and the app reads no other key
+    (``CabinetApp.on_event``), so that no key reaches the choices hidden behind it.
     """
 
     WIDE = 110
@@ -189,14 +200,30 @@ class RoomyScreen(Screen):
         history, the rules drawn at 40 columns): only leaving."""
         return not self.too_small or action in self.SMALL_KEEPS
 
+    #: what had the keys when the terminal became too small (given them back after)
+    focus_before_small: Widget | None = None
+
+    def focus_again(self) -> None:
+        widget, self.focus_before_small = self.focus_before_small, None
+        boards = list(self.query(Board))
+        if widget is not None and widget.is_attached and widget.display and widget.focusable:
+            widget.focus()
+        elif boards:
+            boards[0].focus_play()
+
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size
         self.set_class(width >= self.WIDE, "-wide")
         self.set_class(height >= self.TALL, "-tall")
-        small = width < self.SMALLEST[0] or height < self.SMALLEST[1]
+        small = too_small_for_a_table(width, height)
         self.set_class(small, "-small")
         if small != self.too_small:
             self.too_small = small
+            if small:  # nothing hidden keeps the keys (nor shows its own in the footer)
+                self.focus_before_small = self.focused
+                self.set_focus(None)
+            else:
+                self.focus_again()
             self.refresh_bindings()
         if small:
             for notice in self.query("#too-small").results(Static):
@@ -478,10 +505,39 @@ class HistoryPanel(OptionList):
             self.scroll_end(animate=False)
 
 
-class Curtain(ModalScreen[None]):
-    """Hides the table while the terminal passes to another player."""
+class TableDialog(ModalScreen[Any]):
+    """A dialog over a table (a curtain, a score sheet, the game's end): below 80x24 it is
+    hidden behind the same notice as the table, and, like the table, takes no key but those
+    of its ``SMALL_KEEPS`` actions (leaving)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "dismiss", "I am ready", priority=True)]
+    SMALL_KEEPS: ClassVar[frozenset[str]] = frozenset()
+    too_small = False
+
+    def on_mount(self) -> None:
+        self.mount(Static(too_small_text(*self.app.size), id="too-small"))
+        self.measure(*self.app.size)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.measure(*event.size)
+
+    def measure(self, width: int, height: int) -> None:
+        small = too_small_for_a_table(width, height)
+        self.too_small = small
+        self.set_class(small, "-small")
+        if small:
+            for notice in self.query("#too-small").results(Static):
+                notice.update(too_small_text(width, height))
+
+
+class Curtain(TableDialog):
+    """Hides the table while the terminal passes to another player: Enter when they are
+    ready; q or Esc back to the menu (the game is saved as it is)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "ready", "I am ready", priority=True),
+        Binding("q,escape", "leave", "Menu", key_display="q"),
+    ]
+    SMALL_KEEPS = frozenset({"leave"})
 
     def __init__(self, name: str, reason: str = "") -> None:
         super().__init__()
@@ -496,9 +552,13 @@ class Curtain(ModalScreen[None]):
                 id="curtain-reason",
             )
             yield Static(plain(f"{self.player}: press Enter when you are ready."), id="curtain-key")
+        yield KeysFooter(show_command_palette=False)
 
-    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+    def action_ready(self) -> None:
         self.dismiss(None)
+
+    def action_leave(self) -> None:
+        self.dismiss("menu")
 
 
 def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
@@ -528,10 +588,15 @@ def score_table_width(sheet: ScoreSheet, names: list[str]) -> int:
     return max([table, len(sheet.title)] + [len(note) for note in sheet.notes])
 
 
-class ScoreSheetDialog(ModalScreen[None]):
-    """A round has been scored: the breakdown, until the player has read it."""
+class ScoreSheetDialog(TableDialog):
+    """A round has been scored: the breakdown, until the player has read it (Enter); q back
+    to the menu."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space,escape", "dismiss", "Go on", priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space,escape", "go_on", "Go on", priority=True),
+        Binding("q", "leave", "Menu"),
+    ]
+    SMALL_KEEPS = frozenset({"leave"})
 
     def __init__(self, sheet: ScoreSheet, names: list[str]) -> None:
         super().__init__()
@@ -541,24 +606,28 @@ class ScoreSheetDialog(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-box"):
             yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
-            yield Static("[b]Enter[/] go on", id="gameover-keys")
+            yield Static("[b]Enter[/] go on   [b]q[/] menu", id="gameover-keys")
 
     def on_mount(self) -> None:
         # as wide as the table (an auto width would squeeze its cells into "…")
         self.query_one("#gameover-box").styles.width = score_table_width(self.sheet, self.names) + 5
 
-    def action_dismiss(self, result: None = None) -> None:  # type: ignore[override]
+    def action_go_on(self) -> None:
         self.dismiss(None)
 
+    def action_leave(self) -> None:
+        self.dismiss("menu")
 
-class GameOver(ModalScreen[str]):
+
+class GameOver(TableDialog):
     """The end of a game: who won and why, the score as the rules count it; replay or back to the menu."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('replay')", "Replay"),
-        Binding("m,escape", "choose('menu')", "Main menu"),
+        Binding("m,q,escape", "choose('menu')", "Main menu"),
         Binding("enter,space", "choose('look')", "Look at the table"),
     ]
+    SMALL_KEEPS = frozenset({"choose('menu')"})
 
     def __init__(self, text: str, sheet: ScoreSheet | None = None, names: list[str] | None = None) -> None:
         super().__init__()
@@ -572,7 +641,7 @@ class GameOver(ModalScreen[str]):
             yield Static(plain(self.text), id="gameover-text")
             if self.sheet is not None:
                 yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
-            yield Static("[b]Enter[/] look at the table   [b]r[/] replay   [b]m[/] main menu", id="gameover-keys")
+            yield Static("[b]Enter[/] look at the table   [b]r[/] replay   [b]q[/] main menu", id="gameover-keys")
 
     def on_mount(self) -> None:
         if self.sheet is not None:

@@ -1,0 +1,131 @@
+"""The keys of a table and of its dialogs: behind the "too small" notice none but leaving acts,
+the curtain and the game's end take the keys their footers and lines show."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from core.games import get_game
+from screens.menu import MainMenu
+from screens.play import PlayScreen
+from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
+from tui.session import new_match, start_save
+from tui.widgets import ChoiceList, Curtain, GameOver
+
+
+def finished_writer(tmp_path: Path, game_id: str = "ministeres", seed: int = 5):
+    """A save of a game played to its end by random legal moves, Ada's seat human."""
+    game = get_game(game_id)
+    controllers = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], controllers, seed=seed, bot_seed=seed)
+    rng = random.Random(seed)
+    writer = start_save(tmp_path, match)
+    while match.outcome is None:
+        seat = match.active()[0]
+        match.submit(seat, rng.choice(game.legal(match.state, seat)))
+        writer.record(match.moves[-1])
+    return writer
+
+
+@run_async
+async def test_behind_the_too_small_notice_arrows_and_enter_choose_nothing(tmp_path: Path) -> None:
+    """Edgar & Lucien, Ada's choice open: at 40x12, Down, Enter, digits and Space play nothing
+    (the choice is hidden there); back at 80x24 the same choice is offered, and Enter plays."""
+    game = get_game("edgar-lucien")
+    controllers = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], controllers, seed=3, bot_seed=3)
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen) and 0 in match.active()
+        options = screen.query_one(ChoiceList)
+        assert options.option_count and options.has_focus
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        moves = len(match.moves)
+        await pilot.press("down", "down", "enter", "space", "1", "2", "d", "escape", "h", "u")
+        await settle(pilot)
+        assert len(match.moves) == moves, "a key played behind the too-small notice"
+        text = screen_text(app)
+        assert "needs" in text and "80x24" in text and "Choose" not in text
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert options.option_count and options.has_focus
+        await pilot.press("enter")
+        await settle(pilot)
+        assert len(match.moves) > moves
+
+
+@run_async
+async def test_the_game_over_dialog_behind_the_too_small_notice_takes_only_q(tmp_path: Path) -> None:
+    """At 40x12 the game-over dialog is hidden behind the notice: r opens no replay, Enter
+    does not close it; q goes back to the menu (as its line says, at 80x24)."""
+    app = app_for(tmp_path, finished_writer(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, GameOver)
+        assert "q main menu" in screen_text(app)
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        dialog = app.screen
+        text = screen_text(app)
+        assert "needs" in text and "80x24" in text and "Game over" not in text
+        await pilot.press("r", "enter", "space")
+        await pilot.pause()
+        assert app.screen is dialog, "a key acted behind the too-small notice"
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, MainMenu)
+
+
+@run_async
+async def test_q_on_the_game_over_dialog_goes_back_to_the_menu(tmp_path: Path) -> None:
+    app = app_for(tmp_path, finished_writer(tmp_path, "agent-jean", seed=8))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, GameOver)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, MainMenu)
+
+
+def hot_seat_app(tmp_path: Path):
+    game = get_game("agent-jean")
+    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], [{"kind": "human"}] * 2, seed=2, bot_seed=2)
+    return app_for(tmp_path, start_save(tmp_path, match)), match
+
+
+@run_async
+async def test_the_curtain_shows_its_keys_and_q_or_escape_leave_to_the_menu(tmp_path: Path) -> None:
+    for key in ("q", "escape"):
+        app, match = hot_seat_app(tmp_path / key)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, Curtain)
+            footer = screen_text(app).splitlines()[-1]
+            assert "I am ready" in footer and "Menu" in footer
+            await pilot.press(key)
+            await pilot.pause()
+            assert isinstance(app.screen, MainMenu)
+            assert not match.moves[1:], "the table was left without a move"
+
+
+@run_async
+async def test_the_curtain_behind_the_too_small_notice_is_not_lowered_by_enter(tmp_path: Path) -> None:
+    app, _ = hot_seat_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        curtain = app.screen
+        assert isinstance(curtain, Curtain)
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        await pilot.press("enter", "space")
+        await pilot.pause()
+        assert app.screen is curtain
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlayScreen)
