@@ -1071,7 +1071,7 @@ class GameServer:
             return
         if save is not None and save.lost:
             return  # nobody is told a move the table's log may never hold: its players join it again elsewhere
-        told = len(self.match.events)
+        told = len(self.table.match.events)
         now = (self.version, told)
         if self._frames_version != now or len(self._frames) > 64:
             self._frames.clear()

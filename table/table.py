@@ -52,7 +52,7 @@ class Table:
         self.watchers: list[Callable[[bool], None]] = []
         #: bumped by every change: a seat told at this version has been told everything
         self.version = 0
-        self._waiting: tuple[int, str] = (-1, "")
+        self._now: tuple[Any, tuple[tuple[int, ...], dict[str, Any] | None, str | None]] = (None, ((), None, None))
 
     # -- who sits here ---------------------------------------------------------------------
 
@@ -231,15 +231,16 @@ class Table:
         who must act, who is away, the outcome.  The same update reaches a seat on this terminal and one over the
         network (``net.protocol`` carries it as it is)."""
         match, game = self.match, self.game
-        told = max(0, min(told, len(match.events)))
-        active = list(match.active())
+        n = len(match.events)
+        told = max(0, min(told, n))
+        active, ended, waiting = self.now()
         moves = match.moves
         first = len(moves)  # the first move ending after ``told``: from the end, where it is nearly always
         while first and moves[first - 1].end > told:
             first -= 1
         return {
             "t": "update",
-            "n": len(match.events),
+            "n": n,
             "from": told,  # under what the seat holds: a take-back cut the log
             "events": self.redacted(viewer, told),
             # each move's end and seat, from the first ending after ``told``: the seat counts
@@ -247,18 +248,25 @@ class Table:
             "moves": [[move.end, move.seat] for move in moves[first:]],
             "view": game.view(match.state, viewer),
             "legal": game.legal(match.state, viewer) if isinstance(viewer, int) and viewer in active else None,
-            "active": active,
+            "active": list(active),
             # whose move it is and what they decide, for a seat that waits (public: no seat's secret)
-            "waiting": None if viewer in active or match.outcome is not None else self.waiting_for(),
+            "waiting": None if viewer in active else waiting,
             "away": [seat for seat in away if not self.is_bot(seat)],
-            "outcome": outcome_record(match.outcome),
+            "outcome": ended,
         }
 
-    def waiting_for(self) -> str:
-        """Whose move it is and what they are deciding, in a sentence (once a version)."""
-        if self._waiting[0] != self.version:
-            self._waiting = (self.version, self.game.waiting_for(self.match.state))
-        return self._waiting[1]
+    def now(self) -> tuple[tuple[int, ...], dict[str, Any] | None, str | None]:
+        """What every seat is told alike of the table as it is: who must act, the outcome as
+        told, whose move it is and what they decide (None once over); worked out once for
+        all the seats told of a change (the rules' outcome is not free: Ministères counts
+        its lots)."""
+        match = self.match
+        key = (id(match), self.version, len(match.events))  # (the match is the table's while it lives)
+        if self._now[0] != key:
+            outcome = match.outcome
+            waiting = None if outcome is not None else self.game.waiting_for(match.state)
+            self._now = (key, (match.active(), outcome_record(outcome), waiting))
+        return self._now[1]
 
     def view_at(self, viewer: Viewer, n: int) -> dict[str, Any]:
         """``viewer``'s view of the table after the first ``n`` events."""
