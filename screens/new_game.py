@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -58,6 +59,11 @@ class NewGameScreen(Screen):
                 yield Select(self.player_choices(), value=self.players, allow_blank=False, compact=True, id="players")
             yield Vertical(id="seats")
             yield Vertical(id="variants")
+            # what the variant being chosen means: shown while one has the keys
+            variant_help = Static("", id="variant-help", markup=False)
+            variant_help.display = False
+            variant_help.styles.margin = (0, 0, 1, 0)
+            yield variant_help
             if self.ASK_SEED:
                 with Horizontal(classes="field"):
                     yield Label("Seed", classes="label")
@@ -141,6 +147,18 @@ class NewGameScreen(Screen):
             for v in self.game.variants
             if v.listed
         }
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """While a variant's choice has the keys, what its choices mean is written under the
+        variants (why a variant is there, or what it keeps from the rulebook)."""
+        variant = None
+        for node in event.widget.ancestors_with_self:
+            if isinstance(node, Select) and (node.id or "").startswith("variant-"):
+                variant = next((v for v in self.game.variants if f"variant-{v.key}" == node.id), None)
+                break
+        line = self.query_one("#variant-help", Static)
+        line.update(f"{variant.label}: {variant.help}" if variant is not None and variant.help else "")
+        line.display = variant is not None and bool(variant.help)
 
     async def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "game" and event.value != self.game.id:

@@ -33,7 +33,7 @@ from core.engine import ALL, PUBLIC, ConfigError, IllegalCommand, Match, make_he
 from core.games import get_game
 from core.games.edgar_lucien import GAME
 from core.games.edgar_lucien import cards as C
-from core.games.edgar_lucien.fosko import side_for
+from core.games.edgar_lucien.fosko import ADMIN_DISTRICTS, side_for
 from core.games.edgar_lucien.rules import robbery_amount, turn_order
 from tests.random_games import play_random
 
@@ -164,9 +164,12 @@ def offered(match: Match, command: dict, seat: int | None = None) -> bool:
 
 
 def random_until(players: int, seeds: range, stop: Callable[[Match], bool]) -> Match:
-    """Random legal play from the first seed of ``seeds`` whose game reaches ``stop``."""
+    """Random legal play from the first seed of ``seeds`` whose game reaches ``stop``.
+
+    The seeds were found when starts were on Steel and Ivory districts by default; the
+    positions they reach are about later rules, so those games keep that start."""
     for seed in seeds:
-        config = GAME.make_config(players, (), {"map": "1"})
+        config = GAME.make_config(players, (), {"map": "1", "start": "outskirts"})
         match = Match.new(GAME, make_header(GAME, config, seed))
         chooser = random.Random(seed)
         while match.outcome is None:
@@ -190,7 +193,7 @@ def test_registered_with_its_variants_and_bots() -> None:
         "fortunes": (("hidden", "open"), "hidden"),
         "deck": (("15", "20"), "15"),
         "map": (("2", "1"), "2"),
-        "start": (("outskirts", "anywhere"), "outskirts"),
+        "start": (("anywhere", "outskirts"), "anywhere"),
     }
     assert game.bot_levels == ("random", "easy", "normal", "hard")
     assert isinstance(make_bot(game, "random", 1), RandomBot)
@@ -252,19 +255,22 @@ def test_a_stacked_deck_puts_its_cards_on_top() -> None:
 # -- placement ------------------------------------------------------------------------------------
 
 
-def test_placement_in_order_on_neutral_outskirts() -> None:
+def test_placement_in_order_on_any_neutral_district_as_the_rulebook_says() -> None:
     match = new_match(3)
     view = GAME.view(match.state, PUBLIC)
     assert (view["phase"], view["to_act"], view["first"]) == ("place", 0, 0)
     assert match.active() == (0,)
-    refused(match, {"t": "Place", "district": "bank"}, "Administration district: start on a Steel or Ivory")
-    place(match, "forges")
-    refused(match, {"t": "Place", "district": "forges"}, "Forges is Ann's starting district")
+    # every district of the city is offered, the four Administration districts too
+    assert {c["district"] for c in GAME.legal(match.state, 0)} == set(match.state.board.ids)
     refused(match, {"t": "Place", "district": "nowhere"}, "There is no district called 'nowhere'")
+    place(match, "bank")
+    refused(match, {"t": "Place", "district": "bank"}, "Central Bank is Ann's starting district: choose a neutral one")
+    assert {"t": "Place", "district": "bank"} not in GAME.legal(match.state, 1)
     assert match.active() == (1,)
     events = place(match, "opera", "docks")
     view = GAME.view(match.state, PUBLIC)
-    assert view["owners"] == {"forges": 0, "opera": 1, "docks": 2}
+    assert view["owners"] == {"bank": 0, "opera": 1, "docks": 2}
+    assert view["players"][0]["districts"] == {"steel": 0, "ivory": 0, "admin": 1}
     bob = view["players"][1]
     assert (bob["edgar"], bob["lucien"], bob["supply"]) == ("opera", "opera", 15)
     started = one(events, "TurnStarted")
@@ -273,13 +279,29 @@ def test_placement_in_order_on_neutral_outskirts() -> None:
     assert view["phase"] == "program" and match.active() == (0, 1, 2)
     placed = of(events, "Placed")[0]
     assert GAME.describe(placed, PUBLIC) == "Bob places Edgar, Lucien and an influence token on Opera."
+    setup = match.events[0]
+    assert setup["start"] == "anywhere" and "Steel or Ivory" not in GAME.describe(setup, PUBLIC)
 
 
-def test_start_anywhere_allows_an_administration_district() -> None:
-    match = new_match(2, start="anywhere")
-    assert {"t": "Place", "district": "bank"} in GAME.legal(match.state, 0)
-    place(match, "bank", "forges")
-    assert GAME.view(match.state, 0)["players"][0]["districts"] == {"steel": 0, "ivory": 0, "admin": 1}
+def test_the_outskirts_variant_keeps_administration_districts_for_later() -> None:
+    match = new_match(3, start="outskirts")
+    assert {c["district"] for c in GAME.legal(match.state, 0)} == set(match.state.board.ids) - set(ADMIN_DISTRICTS)
+    refused(match, {"t": "Place", "district": "bank"}, "Administration district: start on a Steel or Ivory")
+    place(match, "forges")
+    refused(match, {"t": "Place", "district": "forges"}, "Forges is Ann's starting district")
+    setup = match.events[0]
+    assert GAME.describe(setup, PUBLIC).endswith("Players start on Steel or Ivory districts only.")
+
+
+def test_a_save_from_before_the_variant_starts_on_the_outskirts_as_it_was_played() -> None:
+    """A header without the key was written when only Steel and Ivory starts were allowed:
+    it opens as it was played, whatever the default is now."""
+    config = GAME.make_config(2, [{"name": n} for n in NAMES[:2]], {"map": "1"})
+    del config["variants"]["start"]
+    match = Match.new(GAME, make_header(GAME, config, 5))
+    assert not match.state.anywhere
+    refused(match, {"t": "Place", "district": "hall"}, "Administration district: start on a Steel or Ivory")
+    assert "start" not in match.header["variants"]
 
 
 # -- programming and movement --------------------------------------------------------------------

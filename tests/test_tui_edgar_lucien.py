@@ -186,8 +186,10 @@ CHOOSING = {
 
 
 def choosing(position: str):
+    """A position of CHOOSING. They were found when starts were on Steel and Ivory districts by
+    default, and keep that start: what they show is the dialog, whatever the start."""
     players, seed, moves, phase = CHOOSING[position]
-    match = played(el_match(players=players, seed=seed), moves, bot_seed=100 * seed)
+    match = played(el_match(players=players, seed=seed, variants={"start": "outskirts"}), moves, bot_seed=100 * seed)
     assert match.active() in ((0,), tuple(range(players))) and GAME.view(match.state, 0)["phase"] == phase
     return match
 

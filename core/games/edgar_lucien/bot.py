@@ -33,7 +33,7 @@ from typing import Any
 
 from core.engine import Bot, Command, Game
 
-from .fosko import ADMIN, ADMIN_DISTRICTS, BANK, HALL, IVORY, SIDES, STEEL, Fosko
+from .fosko import ADMIN, ADMIN_DISTRICTS, ARCHIVES, BANK, HALL, IVORY, PIG, SIDES, STEEL, Fosko
 
 #: where each Edgar administration action is done
 EDGAR_PLACE = {"draw": "pig", "intimidate": "archives", "heist": BANK, "requisition": HALL}
@@ -52,6 +52,13 @@ GUESS_COGS = 50_000  # a hidden fortune, guessed
 #: what a start's own kind is worth, in the placing score (an Administration start is a
 #: third of the Influential Bureaucrat, half of it at 4 players)
 START_VALUE = {STEEL: 1.0, IVORY: 0.6, ADMIN: 3.0}
+#: what starting on each Administration district is worth at 2 players, besides its kind (the
+#: rulebook's start, on any neutral district). Between easy bots City Hall (a Requisition from
+#: the first turn) wins most; the Archives (an Intimidation makes the rival's start neutral) beat
+#: a Central Bank start but not City Hall; Drunken Pig Square wins least. From 3 players on the
+#: Bank and City Hall, the strongest starts there, are rated by their nearness to the Bank
+#: (docs/rules/edgar-lucien.md, "Starting on an Administration district", has the figures).
+ADMIN_START_2 = {HALL: 1.0, ARCHIVES: 1.0, BANK: 0.4, PIG: 0.0}
 OPENING_TEMPERATURE = 0.3  # how far a start's rating may fall below the best and still be chosen
 DANDY_COGS = 150_000
 
@@ -314,7 +321,10 @@ class HeuristicBot(Bot):
             value = START_VALUE[kind]
             here = self.dist[d]
             value += sum(GAMMA ** here[a] for a in ADMIN_DISTRICTS)
-            value += 0.8 * GAMMA ** here[BANK]
+            if kind == ADMIN and self.n == 2:
+                value += ADMIN_START_2[d]
+            else:  # near the Bank (or on it): robbed every period without walking far
+                value += 0.8 * GAMMA ** here[BANK]
             # away from the others' Edgars
             value += 0.15 * sum(min(3, here[t]) for t in taken)
             return value

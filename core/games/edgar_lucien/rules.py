@@ -166,7 +166,8 @@ class State:
     side: str
     #: fortunes hidden from the other players (variant)
     hidden: bool = True
-    #: Administration districts allowed as starting districts (variant)
+    #: Administration districts allowed as starting districts (the rulebook; False: the outskirts
+    #: variant, and every save from before the variant)
     anywhere: bool = False
     deck_size: int = 15
     phase: str = "setup"
@@ -521,10 +522,11 @@ class EdgarLucien(Game):
         Variant(
             "start",
             "Starting districts",
-            ("outskirts", "anywhere"),
-            "outskirts",
-            "outskirts: players start on Steel or Ivory districts; "
-            "anywhere: any neutral district, an Administration one too, as the rulebook allows.",
+            ("anywhere", "outskirts"),
+            "anywhere",
+            "anywhere: any neutral district, an Administration one too, as the rulebook says; "
+            "outskirts: Steel or Ivory districts only, fairer at 3 and 4 players, where a start on "
+            "City Hall or the Central Bank wins about half the games.",
         ),
     )
     bot_classes: ClassVar[dict[str, str]] = {"easy": "core.games.edgar_lucien.bot:HeuristicBot"}
@@ -545,7 +547,9 @@ class EdgarLucien(Game):
             names=tuple(s.get("name", f"Player {i + 1}") for i, s in enumerate(seats)),
             side=side,
             hidden=variants.get("fortunes", "hidden") != "open",
-            anywhere=variants.get("start", "outskirts") == "anywhere",  # a header from before the variant: outskirts
+            # the rulebook's "any neutral district" is the default; a header from before the variant
+            # lacks the key and was played when only Steel and Ivory starts were allowed
+            anywhere=variants.get("start", "outskirts") == "anywhere",
             deck_size=20 if str(variants.get("deck", "15")) == "20" else 15,
             order=tuple(range(n)),
             owners=(None,) * len(board(side).ids),
@@ -2253,10 +2257,13 @@ def _pawn(ev: Event) -> str:
 
 def _d_game_set_up(ev: Event) -> str:
     hidden = "hidden from the other players" if ev["fortunes"] == "hidden" else "open on the table"
-    return (
+    text = (
         f"Fosko ({SIDES[ev['side']].players}-player side): each player receives {cogs(ev['cogs'])} and "
         f"{ev['popularity']} popularity; fortunes are {hidden}."
     )
+    if ev.get("start") == "outskirts":  # the variant; the rulebook's any neutral district goes unsaid
+        text += " Players start on Steel or Ivory districts only."
+    return text
 
 
 def _d_deck_shuffled(ev: Event) -> str:

@@ -364,6 +364,222 @@ def goals_table(view: dict[str, Any], wide: bool) -> Table:
     return table
 
 
+#: the Administration districts in the order the table of used actions heads them
+ADMIN_PLACES = (fosko.PIG, fosko.ARCHIVES, fosko.BANK, fosko.HALL)
+
+
+def _marked(value: str, met: bool, certified: bool) -> Text:
+    """A condition's value: ``✓`` met, ``©`` kept by a certificate (green either way)."""
+    mark = "©" if certified else ("✓" if met else "")
+    return Text(mark + value, style="bold green" if met or certified else "")
+
+
+def standings_table(view: dict[str, Any], wide: bool) -> Table:
+    """A row per player in turn order, each value with its condition: Cogs (Wealthy Dandy),
+    popularity (Grand Zealot, with the Governor's ★), districts by kind, Administration
+    districts (Influential Bureaucrat), all districts (High Tax Collector), cards in hand and
+    how many conditions are met (three win)."""
+    certificates = view.get("certificates") or {}
+    table = Table(box=None, padding=(0, 1, 0, 0), header_style="dim", pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 12)
+    table.add_column("Cogs", justify="right", no_wrap=True)
+    table.add_column("Pop", justify="right", no_wrap=True)
+    table.add_column("Steel" if wide else "S", justify="right", no_wrap=True)
+    table.add_column("Ivory" if wide else "I", justify="right", no_wrap=True)
+    table.add_column("Admin" if wide else "A", justify="right", no_wrap=True)
+    table.add_column("Districts" if wide else "Dist", justify="right", no_wrap=True)
+    table.add_column("Cards" if wide else "Crd", justify="right", no_wrap=True)
+    table.add_column("Met", justify="right", no_wrap=True)
+    for seat in _order(view):
+        player = view["players"][seat]
+        name = Text(player["name"], style=SEAT_STYLE[player["colour"]])
+        marks = Text()
+        if view.get("first") == seat:
+            marks.append("▶", style="bold")
+        if view.get("governor") == seat:
+            marks.append("★", style="bold yellow")
+        if view.get("heritage") == seat:
+            marks.append(PADLOCKED, style="bold")
+        if marks:  # the marks never cut off: the name gives way
+            room = (18 if wide else 12) - marks.cell_len - 1
+            name.truncate(max(1, room), overflow="ellipsis")
+            name.append(" ")
+            name.append_text(marks)
+        d = player.get("districts") or {}
+        conditions = player.get("conditions") or {}
+
+        def cell(condition: str, value: str, conditions: dict[str, Any] = conditions, seat: int = seat) -> Text:
+            certified = certificates.get(condition) == seat
+            return _marked(value, bool(conditions.get(condition)) and not certified, certified)
+
+        known = [bool(conditions.get(c)) or certificates.get(c) == seat for c in CONDITIONS]
+        met = str(sum(known))
+        if conditions.get("dandy") is None and certificates.get("dandy") != seat:  # a hidden fortune
+            met = f"{sum(known)}–{sum(known) + 1}"
+        table.add_row(
+            seat_text(view, seat, name=False),
+            name,
+            cell("dandy", cogs(player.get("cogs"))),
+            cell("zealot", str(player["popularity"])),
+            str(d.get(STEEL, 0)),
+            str(d.get(IVORY, 0)),
+            cell("bureaucrat", str(d.get(ADMIN, 0))),
+            cell("collector", str(sum(d.values()))),
+            str(player.get("hand", 0)),
+            Text(met, style="bold" if sum(known) >= 2 else ""),
+        )
+    return table
+
+
+def turn_cell(view: dict[str, Any], seat: int) -> Text:
+    """Where a player stands in this turn: orders given or not; acting now, done or to come."""
+    phase = view.get("phase")
+    player = view["players"][seat]
+    if phase == "program":
+        return Text("ready", style="dim") if player.get("programmed") else Text("orders…", style="bold")
+    if phase == "place":
+        placed = player.get("edgar") is not None
+        return (
+            Text("placed", style="dim")
+            if placed
+            else Text("to place", style="bold" if view.get("to_act") == seat else "")
+        )
+    if phase in ("act", "ask", "bid"):
+        order = list(view.get("order") or [])
+        now = view.get("to_act")
+        ask = view.get("ask") or {}
+        if phase == "ask" and ask.get("seat") == seat:
+            return Text("choosing", style="bold")
+        if phase == "bid":
+            bidding = view.get("bidding") or {}
+            if bidding.get("bidder") == seat:
+                return Text("bidding", style="bold")
+            return Text("out" if seat in (bidding.get("dropped") or []) else "", style="dim")
+        if now == seat:
+            return Text("acting", style="bold")
+        if now in order and seat in order:
+            return Text("done", style="dim") if order.index(seat) < order.index(now) else Text("to act")
+    return Text("")
+
+
+def pawns_table(view: dict[str, Any], place: Fosko, wide: bool) -> Table:
+    """A row per player: where Edgar and Lucien stand (✓ acted this turn), the player's part of
+    the turn, which administration actions are used this period at each Administration
+    district (E Edgar's, L Lucien's) and whether a certificate was taken this period."""
+    table = Table(box=None, padding=(0, 1, 0, 0), header_style="dim", pad_edge=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("Player", no_wrap=True, overflow="ellipsis", max_width=18 if wide else 9)
+    table.add_column("Edgar" if wide else "E", no_wrap=True)
+    table.add_column("Lucien" if wide else "L", no_wrap=True)
+    table.add_column("This turn" if wide else "Turn", no_wrap=True)
+    for district in ADMIN_PLACES:
+        table.add_column(place.district(district).code, no_wrap=True)
+    table.add_column("©", no_wrap=True)
+    program = view.get("phase") == "program"
+    for seat in _order(view):
+        player = view["players"][seat]
+        acted = player.get("acted") or {}
+        where = []
+        for pawn in ("edgar", "lucien"):
+            district = player.get(pawn)
+            code = Text(place.district(district).code if district and place.has(district) else "—")
+            if program and not player.get("programmed"):
+                code.stylize("dim italic")
+            if acted.get(pawn) and view.get("phase") in ("act", "ask"):
+                code.append("✓", style="bold")
+            where.append(code)
+        used = set(player.get("used") or [])
+        cells = []
+        for district in ADMIN_PLACES:
+            edgar, lucien = (
+                any(cards.admin_district(a) == district for a in used & set(actions))
+                for actions in (cards.EDGAR_ACTIONS, cards.LUCIEN_ACTIONS)
+            )
+            mark = ("E" if edgar else "") + ("L" if lucien else "")
+            cells.append(Text(mark or "·", style="bold" if mark else "dim"))
+        table.add_row(
+            seat_text(view, seat, name=False),
+            Text(player["name"], style=SEAT_STYLE[player["colour"]]),
+            *where,
+            turn_cell(view, seat),
+            *cells,
+            Text("©", style="bold") if player.get("certified_this_period") else Text("·", style="dim"),
+        )
+    return table
+
+
+def election_text(view: dict[str, Any]) -> Text | None:
+    """The Governor election under way: who is tied, the bid to beat, who dropped out."""
+    bidding = view.get("bidding")
+    if not bidding:
+        return None
+    text = Text("Election: ", style="bold")
+    for k, seat in enumerate(bidding.get("tied") or []):
+        text.append(", " if k else "")
+        text.append_text(seat_text(view, seat))
+    text.append(" tied · ")
+    bid = bidding.get("bid") or 0
+    if bid:
+        text.append(f"top bid {cogs(bid)}", style="bold")
+    else:
+        text.append("no bid yet", style="dim")
+    dropped = bidding.get("dropped") or []
+    if dropped:
+        text.append(" · out: ")
+        text.append(", ".join(view["players"][s]["name"] for s in dropped))
+    return text
+
+
+def table_view(view: dict[str, Any], place: Fosko, wide: bool) -> Group:
+    """Every public fact of the table but the map, in one screen: the standings (each
+    condition's value, met or certified), the pawns and the turn, the administration actions
+    used this period, the deck; the seat's own cards; an election under way."""
+    needs = view.get("needs") or {}
+    parts: list[Any] = [standings_table(view, wide)]
+    # narrow, each line of the key fits the 50 columns of the pane
+    key = Text(style="dim")
+    key.append("Win with 3 of 4: " if wide else "Win with 3: ")
+    key.append(
+        f"Cogs ≥{cogs(needs.get('cogs', 150000))}, {'districts' if wide else 'Dist'} ≥{needs.get('districts', 7)}, "
+        f"A ≥{needs.get('admin', 3)}, ★ Governor with Pop {needs.get('popularity', 100)}"
+        if wide
+        else f"Cogs ≥{cogs(needs.get('cogs', 150000))}, Dist ≥{needs.get('districts', 7)}, "
+        f"A ≥{needs.get('admin', 3)}, ★ Pop {needs.get('popularity', 100)}"
+    )
+    key.append(
+        f"\n✓ met  © certificate  ▶ first player  ★ Governor  {PADLOCKED} Heritage Protection"
+        if wide
+        else f"\n✓ met © certificate ▶ first ★ Governor {PADLOCKED} Heritage"
+    )
+    parts.append(key)
+    parts.append(pawns_table(view, place, wide))
+    used = Text(style="dim")
+    used.append(
+        "Used this period: E Edgar's, L Lucien's action · © a certificate taken"
+        if wide
+        else "Used this period: E Edgar, L Lucien · © certified"
+    )
+    parts.append(used)
+    extra = Text()
+    me = view.get("seat")
+    for seat, player in enumerate(view["players"]):
+        if player.get("cards") is not None and (player.get("cards") or seat == me):
+            extra.append("\n" if extra else "")
+            extra.append("Your cards: " if seat == me else f"{player['name']}'s cards: ", style="bold")
+            extra.append(", ".join(card_title(c) for c in player["cards"]) or "none")
+    election = election_text(view)
+    if election is not None:
+        extra.append("\n" if extra else "")
+        extra.append_text(election)
+    if view.get("reason"):
+        extra.append("\n" if extra else "")
+        extra.append(view["reason"], style="bold")
+    if extra:
+        parts.append(extra)
+    return Group(*parts)
+
+
 def me_text(view: dict[str, Any], wide: bool) -> Text | None:
     """The seat's own situation, kept in sight under the map whatever dialog is open:
     Cogs, popularity, who is Governor, Heritage Protection, certificates, cards."""
@@ -585,6 +801,9 @@ class EdgarLucienBoard(Board):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", show=False),
         Binding("d", "done", "Done", show=False),
+        # one key, shown as what it brings up: the table of every player, or the map again
+        Binding("t", "pane('table')", "Table"),
+        Binding("t", "pane('map')", "Map"),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -594,12 +813,17 @@ class EdgarLucienBoard(Board):
         self.edgar_move: str | None = None
         self.opened: tuple[str, ...] | None = None
         self.listed: list[tuple[str, Any]] = []
+        #: what the left pane shows: the map ("map") or the table of every player ("table")
+        self.pane = "map"
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="el-scroll"):
             yield Static("", id="el-tally")
             yield Static("", id="el-map")
             yield Static("", id="el-players")
+            table = Static("", id="el-table")
+            table.display = False
+            yield table
         yield Static("", id="el-me")
         yield ChoiceList(id="el-choices")
 
@@ -612,9 +836,28 @@ class EdgarLucienBoard(Board):
         self.legal = list(legal or [])
         place = fosko.SIDES[view["side"]]
         wide = self.screen.has_class("-wide")
+        self.paint_pane(view, place, wide)
+        mine = me_text(view, wide)
+        panel = self.query_one("#el-me", Static)
+        # the table has the seat's own row and cards: the line under it would say them twice
+        panel.display = mine is not None and self.pane == "map"
+        self.paint("#el-me", mine or "")
+        self.fill_choices(view, place)
+        self.fit_choices(view, place, wide, mine)
+
+    def paint_pane(self, view: dict[str, Any], place: Fosko, wide: bool) -> None:
+        """The left pane as chosen: the map (with, below it, what scrolls), or the table."""
+        on_map = self.pane == "map"
+        for selector in ("#el-map", "#el-players"):
+            self.query_one(selector, Static).display = on_map
+        self.query_one("#el-table", Static).display = not on_map
+        track = popularity_track(view)
+        if not on_map:  # the tally and the popularity track head the table
+            self.paint("#el-tally", Group(tally(view), track), same_as=(wide, view, "table"))
+            self.paint("#el-table", table_view(view, place, wide), same_as=(wide, view))
+            return
         # Narrow, the tally is one line and the popularity track goes under the map, so that
         # at 80x24 the whole map, the seat's own panel and the dialog fit together.
-        track = popularity_track(view)
         self.paint("#el-tally", Group(tally(view), track) if wide else tally(view), same_as=(wide, view))
         city = map_text(place, view, wide)
         self.paint("#el-map", city if wide else Group(city, track), same_as=(wide, view))
@@ -640,18 +883,41 @@ class EdgarLucienBoard(Board):
             parts.append(extra)
         parts.append(legend(wide))
         self.paint("#el-players", Group(*parts), same_as=(wide, view))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pane":  # the key offers the pane not shown
+            return bool(parameters) and parameters[0] != self.pane
+        return True
+
+    def action_pane(self, pane: str) -> None:
+        """Show the map or the table of every player. Only the left pane changes: the
+        dialog keeps its choices, its step and its highlighted line."""
+        if pane == self.pane or self.shown is None:
+            return
+        self.pane = pane
+        view = self.view
+        assert view is not None
+        place = fosko.SIDES[view["side"]]
+        wide = self.screen.has_class("-wide")
+        self.paint_pane(view, place, wide)
         mine = me_text(view, wide)
-        panel = self.query_one("#el-me", Static)
-        panel.display = mine is not None
-        self.paint("#el-me", mine or "")
-        self.fill_choices(view, place)
+        self.query_one("#el-me", Static).display = mine is not None and pane == "map"
+        self.query_one("#el-scroll", VerticalScroll).scroll_home(animate=False)
         self.fit_choices(view, place, wide, mine)
+        self.refresh_bindings()
 
     def fit_choices(self, view: dict[str, Any], place: Fosko, wide: bool, mine: Text | None) -> None:
         """As many lines of choices as leave in sight the tally, the whole map and (where
-        there is room) the goals: never fewer than three choices, never more than twelve."""
+        there is room) the goals, or the whole table: never fewer than three choices, never
+        more than twelve."""
         height = self.size.height or max(0, self.app.size.height - 2)
         width = self.size.width or 50
+        if self.pane == "table":
+            console = self.app.console
+            table = Group(tally(view), popularity_track(view), table_view(view, place, wide))
+            keep = len(console.render_lines(table, console.options.update_width(max(1, width - 1)), pad=False))
+            self.query_one("#el-choices", OptionList).styles.max_height = max(5, min(14, height - keep))
+            return
         panel = len(mine.wrap(self.app.console, width)) if mine is not None else 0
         rows = place.rows * (4 if wide else 3) + 1  # each row of squares and the line above it
         keep = rows + (2 if wide else 1)
