@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.theme import Theme
 
 from core.engine import printable
 from tui.start import HOUSE_STYLE, Start
@@ -17,6 +18,33 @@ from tui.widgets import plain
 if TYPE_CHECKING:
     from core.engine import Match
     from saves import SaveWriter
+
+
+#: Textual's dark theme, its colours chosen so that every text keeps 4.5:1 against its
+#: background in full colour, in 256 and in 16 colours, and as the greys of NO_COLOR
+#: (tests/test_contrast.py measures every screen): an amber accent (the orange one is
+#: taken for red in 16 colours), a darker panel under the footer and the status line (a grey
+#: in 16 colours), and a navy selection under light text (a light blue one held 3.8:1)
+CABINET_THEME = Theme(
+    name="cabinet",
+    primary="#0178D4",
+    secondary="#004578",
+    accent="#FFB000",
+    warning="#FFB000",
+    error="#FF7B8C",
+    success="#4EBF71",
+    foreground="#E0E0E0",
+    background="#121212",
+    surface="#1E1E1E",
+    panel="#1B2430",
+    dark=True,
+    variables={
+        "block-cursor-background": "#0A2A4A",
+        "block-cursor-foreground": "#E0E0E0",
+        "block-cursor-blurred-background": "#0A2A4A",
+        "footer-key-foreground": "#FFB000",
+    },
+)
 
 
 class CabinetApp(App[int]):
@@ -33,6 +61,8 @@ class CabinetApp(App[int]):
         from screens.games import stylesheets
 
         super().__init__(css_path=[HOUSE_STYLE, *stylesheets()])
+        self.register_theme(CABINET_THEME)
+        self.theme = CABINET_THEME.name
         self.save_dir = save_dir
         self.start = start or Start()
         #: seconds a bot waits before moving, so a player can follow
