@@ -22,9 +22,10 @@ system: ``Color.downgrade(system).get_truecolor(app.ansi_theme)`` is what the te
 
 from __future__ import annotations
 
+import asyncio
+import random
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-import random
 from pathlib import Path
 
 import pytest
@@ -32,20 +33,22 @@ from rich.cells import cell_len
 from rich.color import Color, ColorSystem
 from rich.segment import Segment
 from rich.terminal_theme import TerminalTheme
+from rich.text import Text
 from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import ModalScreen
+from textual.widgets import Static
 
 from core.bots import make_bot
 from core.games import get_game
 from core.games.chirac_mitterrand import cards as CM
+from saves import load
 from screens.app import CabinetApp
 from screens.join import JoinScreen
 from screens.new_game import NewGameScreen
 from screens.save_list import SaveListScreen
 from table import Table
 from tests.tui_helpers import NAMES, agent_jean_match, app_for, play_app, settle
-from saves import load
 from tui.session import new_match, start_save
 from tui.start import Start
 from tui.widgets import ScoreSheetDialog
@@ -413,7 +416,7 @@ def _score_sheet(tmp_path: Path):
 
 def replay(keys: tuple[str, ...]) -> Scene:
     def make(tmp_path: Path):
-        match, path = finished(tmp_path)
+        _, path = finished(tmp_path)
 
         async def before(pilot: Pilot) -> None:
             await pilot.pause()
@@ -493,3 +496,70 @@ def _lobby(tmp_path: Path):
         await pilot.pause()
 
     return CabinetApp(tmp_path, Start(mode="lobby", remote=Hall())), before
+
+
+# -- the tests ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colours", ["colour", "NO_COLOR"])
+@pytest.mark.parametrize("name", list(SCENES))
+def test_every_text_keeps_its_contrast_in_every_colour_mode(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, colours: str
+) -> None:
+    if colours == "NO_COLOR":
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    app, before = SCENES[name](tmp_path)
+
+    async def measure() -> dict[str, list[Run]]:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await before(pilot)
+            assert any(run.text for run in runs(app, ColorSystem.TRUECOLOR)), "nothing was drawn"
+            return {system: too_faint(app, SYSTEMS[system]) for system in SYSTEMS}
+
+    faint = asyncio.run(measure())
+    said = [f"{system} colours: {run}" for system, found in faint.items() for run in found]
+    assert not said, f"{name} ({colours}): text below {MINIMUM}:1\n" + "\n".join(said)
+
+
+class Sample(App[None]):
+    """One line in a colour of the boards before this test (L'Agent Jean!'s purple cards)."""
+
+    def compose(self):
+        yield Static(Text.assemble(("P4", "bold magenta"), " ", ("Y9", "bold #FFD75F")))
+
+
+@pytest.mark.parametrize(
+    ("colours", "system", "shown"),
+    [
+        ("colour", "truecolor", "#f4005f on #121212"),  # magenta is Monokai's crimson
+        ("colour", "16", "#f4005f on #1a1a1a"),
+        ("NO_COLOR", "256", "#3a3a3a on #121212"),  # grey 237 on 233, as seen in a terminal
+    ],
+)
+def test_the_measure_sees_a_colour_as_the_terminal_shows_it(
+    monkeypatch: pytest.MonkeyPatch, colours: str, system: str, shown: str
+) -> None:
+    if colours == "NO_COLOR":
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+
+    async def measure() -> list[Run]:
+        app = Sample()
+        async with app.run_test(size=(20, 3)) as pilot:
+            await pilot.pause()
+            return too_faint(app, SYSTEMS[system])
+
+    faint = asyncio.run(measure())
+    assert [run.text for run in faint] == ["P4"]  # and Y9, in the new yellow, reads in every mode
+    assert str(faint[0]).endswith(f"{shown}, {faint[0].contrast:.2f}:1") and faint[0].contrast < MINIMUM
+
+
+def test_the_luminance_ratio_is_wcags() -> None:
+    assert contrast((0, 0, 0), (255, 255, 255)) == pytest.approx(21)
+    assert contrast((118, 118, 118), (255, 255, 255)) == pytest.approx(
+        4.54, abs=0.01
+    )  # #767676: the lightest grey on white that passes
+    assert contrast((18, 18, 18), (18, 18, 18)) == 1
