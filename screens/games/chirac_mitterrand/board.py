@@ -27,7 +27,11 @@ from tui.widgets import Board, ChoiceList
 SIDE_STYLE = {"chirac": "bold #5FAFFF", "mitterrand": "bold #DC70A8"}
 SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
 #: each tag a badge, its letter on its own background, readable on the selection bar too
-ACTION_STYLE = {"white": "bold #121212 on #D7D7D7", "blue": "bold #121212 on #5FAFFF", "pink": "bold #121212 on #DC70A8"}
+ACTION_STYLE = {
+    "white": "bold #121212 on #D7D7D7",
+    "blue": "bold #121212 on #5FAFFF",
+    "pink": "bold #121212 on #DC70A8",
+}
 #: a colour is also a letter: W neutral, C Chirac's own (blue), M Mitterrand's own (pink)
 ACTION_LETTER = {"white": "W", "blue": "C", "pink": "M"}
 QUALITY_SHORT = {"charisma": "Cha", "courage": "Cou", "integrity": "Int", cards.CHOICE: "Choice"}
@@ -409,7 +413,9 @@ class ChiracMitterrandBoard(Board):
             text.append(f"{names[side]} ({SIDE_LETTER[side]})", style=SIDE_STYLE[side])
             text.append(f": pile {view['piles'][side]}", style="")
             text.append("  erosion ")
-            text.append("▮" * len(erosion) + "▯" * max(0, 6 - len(erosion)), style="#F89884" if len(erosion) >= 4 else "")
+            text.append(
+                "▮" * len(erosion) + "▯" * max(0, 6 - len(erosion)), style="#F89884" if len(erosion) >= 4 else ""
+            )
             text.append(f" {len(erosion)}/6")
             known = view.get("known_bottom", {}).get(side) or []
             if known:
