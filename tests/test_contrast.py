@@ -563,3 +563,23 @@ def test_the_luminance_ratio_is_wcags() -> None:
         4.54, abs=0.01
     )  # #767676: the lightest grey on white that passes
     assert contrast((18, 18, 18), (18, 18, 18)) == 1
+
+
+# -- snapshots: the boards whose colours changed, with and without colours -----------------------
+
+SNAPSHOTS = [
+    "L'Agent Jean!, 5 players, cards of every colour, news in the history",
+    "Edgar & Lucien, 4 players, districts of every owner",
+]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("colours", ["colour", "NO_COLOR"])
+@pytest.mark.parametrize("name", SNAPSHOTS, ids=["agent-jean", "edgar-lucien"])
+def test_snapshot_boards_in_colour_and_without(snap_compare, tmp_path: Path, monkeypatch, name, colours, size) -> None:
+    if colours == "NO_COLOR":
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    app, before = SCENES[name](tmp_path)
+    assert snap_compare(app, terminal_size=size, run_before=before)
