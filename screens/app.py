@@ -6,10 +6,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from rich.theme import Theme as RichTheme
 from textual import events
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
+from textual.theme import Theme
 
 from core.engine import printable
 from tui.start import HOUSE_STYLE, Start
@@ -18,6 +20,48 @@ from tui.widgets import plain
 if TYPE_CHECKING:
     from core.engine import Match
     from saves import SaveWriter
+
+
+#: Textual's dark theme, its colours chosen so that every text keeps 4.5:1 against its
+#: background in full colour, in 256 and in 16 colours, and as the greys of NO_COLOR
+#: (tests/test_contrast.py measures every screen): an amber accent (the orange one is
+#: taken for red in 16 colours), a darker panel under the footer and the status line (a grey
+#: in 16 colours), and a navy selection under light text (a light blue one held 3.8:1; in 16 colours it is
+#: the background, and a selection is marked as without colours)
+CABINET_THEME = Theme(
+    name="cabinet",
+    primary="#0178D4",
+    secondary="#004578",
+    accent="#FFB000",
+    warning="#FFB000",
+    error="#FF7B8C",
+    success="#4EBF71",
+    foreground="#E0E0E0",
+    background="#121212",
+    surface="#1E1E1E",
+    panel="#1B2430",
+    dark=True,
+    variables={
+        "block-cursor-background": "#072546",
+        "block-cursor-foreground": "#E0E0E0",
+        "block-cursor-blurred-background": "#072546",
+        "footer-key-foreground": "#FFB000",
+    },
+)
+
+
+#: the rules' Markdown in the same colours (Rich's own headings and quotes are magenta, which
+#: Textual draws as Monokai's crimson: 4.5:1 at best, and a dark grey without colours)
+RULES_STYLES = RichTheme(
+    {
+        "markdown.h2": "underline #B48CFF",
+        "markdown.h3": "bold #B48CFF",
+        "markdown.h4": "italic #B48CFF",
+        "markdown.block_quote": "#B48CFF",
+        "markdown.link": "#5FAFFF",
+        "markdown.link_url": "underline #5FAFFF",
+    }
+)
 
 
 class CabinetApp(App[int]):
@@ -34,6 +78,9 @@ class CabinetApp(App[int]):
         from screens.games import stylesheets
 
         super().__init__(css_path=[HOUSE_STYLE, *stylesheets()])
+        self.register_theme(CABINET_THEME)
+        self.theme = CABINET_THEME.name
+        self.console.push_theme(RULES_STYLES)
         self.save_dir = save_dir
         self.start = start or Start()
         #: seconds a bot waits before moving, so a player can follow
@@ -85,8 +132,9 @@ class CabinetApp(App[int]):
     def on_mount(self) -> None:
         from screens.menu import MainMenu
 
-        # Without colours (NO_COLOR) a selection must still stand out: ``-mono`` reverses it.
-        self.set_class(self.no_color, "-mono")
+        # Without colours (NO_COLOR), or with 16 (where the navy of a selection is the
+        # background's black), a selection must still stand out: ``-mono`` underlines it.
+        self.set_class(self.no_color or self.console.color_system in ("standard", "windows"), "-mono")
 
         start = self.start
         if self.served:

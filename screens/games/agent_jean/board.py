@@ -17,7 +17,8 @@ from core.engine import Command
 from core.games.agent_jean import cards
 from tui.widgets import Board, ChoiceList
 
-COLOUR_STYLE = {"purple": "bold magenta", "blue": "bold dodger_blue1", "green": "bold green3", "yellow": "bold yellow"}
+#: (colours that keep 4.5:1 on the board, the selection and the greys of NO_COLOR, in 16 colours too)
+COLOUR_STYLE = {"purple": "bold #B48CFF", "blue": "bold #5FAFFF", "green": "bold #5FD75F", "yellow": "bold #FFD75F"}
 
 
 def card_text(card: str, value: int | None = None) -> Text:
@@ -398,12 +399,12 @@ class AgentJeanBoard(Board):
                 yellows = scoring["yellows"][i] if yellows is None else yellows
             hand = str(p["hand"]) + (f"+{p['reserve']}" if p["reserve"] else "")
             row = [
-                Text(marker, style="bold yellow"),
+                Text(marker, style="bold #FFD75F"),
                 who,
                 hand,
                 _shown(p.get("won")),
-                Text(_shown(greens), style="green3"),
-                Text(_shown(yellows), style="yellow"),
+                Text(_shown(greens), style="#5FD75F"),
+                Text(_shown(yellows), style="#FFD75F"),
                 _shown(points),
             ]
             if scoring:

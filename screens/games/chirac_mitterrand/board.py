@@ -24,10 +24,14 @@ from core.engine import Command
 from core.games.chirac_mitterrand import cards
 from tui.widgets import Board, ChoiceList
 
-SIDE_STYLE = {"chirac": "bold dodger_blue1", "mitterrand": "bold hot_pink"}
+SIDE_STYLE = {"chirac": "bold #5FAFFF", "mitterrand": "bold #DC70A8"}
 SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
 #: each tag a badge, its letter on its own background, readable on the selection bar too
-ACTION_STYLE = {"white": "bold black on grey85", "blue": "bold white on blue3", "pink": "bold white on deep_pink3"}
+ACTION_STYLE = {
+    "white": "bold #121212 on #D7D7D7",
+    "blue": "bold #121212 on #5FAFFF",
+    "pink": "bold #121212 on #DC70A8",
+}
 #: a colour is also a letter: W neutral, C Chirac's own (blue), M Mitterrand's own (pink)
 ACTION_LETTER = {"white": "W", "blue": "C", "pink": "M"}
 QUALITY_SHORT = {"charisma": "Cha", "courage": "Cou", "integrity": "Int", cards.CHOICE: "Choice"}
@@ -374,7 +378,7 @@ class ChiracMitterrandBoard(Board):
             row = Text()
             for square in range(-length, length + 1):
                 if square == pos:
-                    row.append("●", style="bold yellow")
+                    row.append("●", style="bold #FFD75F")
                 elif square == 0:
                     row.append("┼", style="dim")
                 else:
@@ -409,7 +413,9 @@ class ChiracMitterrandBoard(Board):
             text.append(f"{names[side]} ({SIDE_LETTER[side]})", style=SIDE_STYLE[side])
             text.append(f": pile {view['piles'][side]}", style="")
             text.append("  erosion ")
-            text.append("▮" * len(erosion) + "▯" * max(0, 6 - len(erosion)), style="red" if len(erosion) >= 4 else "")
+            text.append(
+                "▮" * len(erosion) + "▯" * max(0, 6 - len(erosion)), style="#F89884" if len(erosion) >= 4 else ""
+            )
             text.append(f" {len(erosion)}/6")
             known = view.get("known_bottom", {}).get(side) or []
             if known:

@@ -18,16 +18,17 @@ from core.games.edgar_lucien.fosko import ADMIN, IVORY, STEEL, Fosko
 from tui.widgets import Board, ChoiceList
 
 #: how each seat's colour is drawn, and its letter for monochrome terminals
-SEAT_STYLE = {"red": "bold red", "yellow": "bold yellow", "blue": "bold dodger_blue1", "white": "bold white"}
+#: (colours that keep 4.5:1 on the board, the selection and the greys of NO_COLOR, in 16 colours too)
+SEAT_STYLE = {"red": "bold #F89884", "yellow": "bold #FFD75F", "blue": "bold #5FAFFF", "white": "bold #E4E4E4"}
 SEAT_LETTER = {"red": "R", "yellow": "Y", "blue": "B", "white": "W"}
 BORDER_STYLE = {
-    "green": "bold green",
-    "orange": "bold dark_orange",
-    "violet": "bold medium_purple1",
-    "cyan": "bold cyan",
+    "green": "bold #98E024",
+    "orange": "bold #FFAF5F",
+    "violet": "bold #AF87FF",
+    "cyan": "bold #58D1EB",
 }
-LINE_STYLE = {"pink": "bold hot_pink", "brown": "bold orange4", "grey": "bold grey70"}
-KIND_STYLE = {STEEL: "steel_blue1", IVORY: "navajo_white1", ADMIN: "bold magenta"}
+LINE_STYLE = {"pink": "bold #DC70A8", "brown": "bold #D0A070", "grey": "bold #B2B2B2"}
+KIND_STYLE = {STEEL: "#5FAFFF", IVORY: "#FFD7AF", ADMIN: "bold #B48CFF"}
 OWNED, PADLOCKED = "■", "▣"
 CONDITIONS = ("dandy", "collector", "bureaucrat", "zealot")
 CONDITION_NAME = {
@@ -67,7 +68,8 @@ def seat_text(view: dict[str, Any], seat: int | None, name: bool = True) -> Text
         return Text("nobody", style="dim")
     player = view["players"][seat]
     colour = player["colour"]
-    text = Text(SEAT_LETTER[colour], style=SEAT_STYLE[colour] + " reverse")
+    text = Text()  # (a style given to Text() would be the whole line's, the caller's words too)
+    text.append(SEAT_LETTER[colour], style=SEAT_STYLE[colour] + " reverse")
     if name:
         text.append(" " + player["name"], style=SEAT_STYLE[colour])
     return text
@@ -168,7 +170,7 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
     rule = "─"
     for r in range(place.rows):
         # the line above row r: outer edge, or the borders between row r-1 and row r
-        line = Text("┌" if r == 0 else "├", style="dim")
+        line = Text.assemble(("┌" if r == 0 else "├", "dim"))  # the rules dim, not the border letters
         for c in range(place.cols):
             colour = None
             if r > 0:
@@ -186,7 +188,7 @@ def map_text(place: Fosko, view: dict[str, Any], wide: bool) -> Text:
         out.append("\n")
         cells = [cell_lines(place.at(r, c)) for c in range(place.cols)]
         for k in range(height):
-            line = Text("│", style="dim")
+            line = Text.assemble(("│", "dim"))  # the rules dim, not the districts
             for c in range(place.cols):
                 content = cells[c][k]
                 content.truncate(width, overflow="ellipsis")
@@ -254,7 +256,7 @@ def tally(view: dict[str, Any]) -> Text:
     }.get(view.get("phase", ""), "")
     text.append(f"  · {phase}", style="italic")
     if view.get("supported"):
-        text.append("  Political Support!", style="bold magenta")
+        text.append("  Political Support!", style="bold #B48CFF")
     text.no_wrap = True
     text.overflow = "ellipsis"
     return text
@@ -300,7 +302,7 @@ def players_table(view: dict[str, Any], place: Fosko, wide: bool) -> Table:
         if view.get("first") == seat:
             name.append(" ▶", style="bold")
         if view.get("governor") == seat:
-            name.append(" ★", style="bold yellow")
+            name.append(" ★", style="bold #FFD75F")
         if view.get("heritage") == seat:
             name.append(" " + PADLOCKED, style="bold")
         d = player.get("districts") or {}
@@ -597,7 +599,7 @@ def me_text(view: dict[str, Any], wide: bool) -> Text | None:
     governor = view.get("governor")
     text.append(" · ")
     if governor == me:
-        text.append("★ you are Governor" if wide else "★ Governor", style="bold yellow")
+        text.append("★ you are Governor" if wide else "★ Governor", style="bold #FFD75F")
     elif governor is None:
         text.append("no Governor", style="dim")
     else:

@@ -16,7 +16,7 @@ from core.games.ministeres import cards
 from core.games.ministeres.rules import card_name
 from tui.widgets import Board, ChoiceList
 
-KIND_STYLE = {"gouvernement": "bold", "roi": "bold magenta", "or": "bold yellow"}
+KIND_STYLE = {"gouvernement": "bold", "roi": "bold #B48CFF", "or": "bold #FFD75F"}
 KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
 
 
@@ -200,10 +200,10 @@ class MinisteresBoard(Board):
             me = view["players"][view["seat"]]
             golds = sorted(cards.card_info(c)["value"] for c in hand if cards.card_info(c)["kind"] == "or")
             text.append("Or in hand: ", style="dim")
-            text.append(str(me.get("gold") or 0), style="bold yellow")
+            text.append(str(me.get("gold") or 0), style="bold #FFD75F")
             if golds:
                 counts = ", ".join(f"{golds.count(v)}×{v}" for v in sorted(set(golds)))
-                text.append(f" ({counts})", style="yellow")
+                text.append(f" ({counts})", style="#FFD75F")
             rois = [c for c in hand if cards.card_info(c)["kind"] == "roi"]
             if rois:
                 text.append("  ")
