@@ -237,9 +237,9 @@ class HandRow(Widget, can_focus=True):
 
 
 class TableScroll(VerticalScroll, can_focus=False):
-    """The board's column: it scrolls (to the focused choice) only when a
-    long choice meets five players in 24 rows; the keys stay with the hand
-    and the choices."""
+    """The table above the hand and the choices: it scrolls only when a long
+    choice meets five players in 24 rows; the keys stay with the hand and the
+    choices, which are never in it."""
 
 
 class AgentJeanBoard(Board):
@@ -248,15 +248,16 @@ class AgentJeanBoard(Board):
         self.choices: list[Command] = []
 
     def compose(self) -> ComposeResult:
-        # it scrolls only if a tall choice meets five players at 80x24
+        # the table scrolls only if a tall choice meets five players at 80x24; the hand and the
+        # choices stay below it, whole, whatever its height (a choice is never cut off)
         with TableScroll():
             yield Static("", id="aj-round")
             yield Static("", id="aj-plan")
             yield Static("", id="aj-table")
             yield Static("", id="aj-players")
-            yield HandRow(id="aj-hand")
             yield Static("", id="aj-hands")
-            yield ChoiceList(id="aj-choices")
+        yield HandRow(id="aj-hand")
+        yield ChoiceList(id="aj-choices")
 
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
