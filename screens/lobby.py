@@ -12,15 +12,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, OptionList, Select, Static
+from textual.widgets.data_table import CellDoesNotExist
 from textual.widgets.option_list import Option
 
-from core.engine import ConfigError
+from core.engine import ConfigError, printable
 from core.games import get_game
 from net.client import HallClient
 from saves import SaveError
@@ -57,10 +61,14 @@ def sorted_tables(tables: list[dict[str, Any]], user: str) -> list[dict[str, Any
 
 
 def seats_text(table: dict[str, Any], user: str) -> str:
+    """A table's seats in its row: the players by name ("you" for the user), a free seat as
+    such, and the bots counted (each bot's name and level are in the line under the list,
+    ``LobbyScreen.detail``)."""
     parts = []
+    bots = []
     for seat in table.get("seats") or []:
         if seat.get("kind") == "bot":
-            parts.append(f"{seat.get('name')} ({seat.get('level')})")
+            bots.append(seat)
         elif seat.get("user"):
             name = str(seat["user"])
             if name == user:
@@ -69,7 +77,53 @@ def seats_text(table: dict[str, Any], user: str) -> str:
                 parts.append(name + (" (away)" if seat.get("away") else ""))
         else:
             parts.append("— free")
+    if len(bots) == 1:
+        parts.append(f"{bots[0].get('name')} ({bots[0].get('level')})")
+    elif bots:
+        parts.append(f"{len(bots)} bots")
     return ", ".join(parts)
+
+
+def others_text(table: dict[str, Any], user: str) -> str:
+    """The other players at a table, as its news names them: ", with bob and cy"."""
+    names = [str(s["user"]) for s in table.get("seats") or [] if s.get("user") and s.get("user") != user]
+    if not names:
+        return ""
+    return ", with " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+
+
+def fit_widths(natural: list[int], room: int, floors: list[list[int]]) -> list[int]:
+    """Column widths that fit ``room`` cells.  ``floors`` are the stages in which columns give
+    way, each a floor a column: in each stage the widest column still above its floor gives a
+    cell at a time, until the row fits, or every column is at the stage's floor and the next
+    stage begins."""
+    widths = list(natural)
+    for stage in floors:
+        while sum(widths) > room:
+            narrower = [i for i, w in enumerate(widths) if w > stage[i]]
+            if not narrower:
+                break
+            widths[max(narrower, key=lambda i: widths[i])] -= 1
+    return widths
+
+
+def clipped(text: str, width: int) -> str:
+    """``text`` (printable already) cut to ``width`` cells, an ellipsis where it was cut."""
+    shown = Text(text)
+    shown.truncate(max(width, 1), overflow="ellipsis")
+    return shown.plain
+
+
+def packed(entries: list[str], width: int) -> str:
+    """``entries`` three spaces apart, in lines of at most ``width`` cells, broken only between
+    two entries (a seat is never cut in two across lines)."""
+    lines: list[str] = []
+    for entry in entries:
+        if lines and cell_len(lines[-1]) + 3 + cell_len(entry) <= width:
+            lines[-1] += "   " + entry
+        else:
+            lines.append(entry)
+    return "\n".join(lines)
 
 
 async def replay_table(app: App, hall: HallClient, table_id: str) -> None:
@@ -116,22 +170,48 @@ class LobbyScreen(Screen):
     """The bottom screen of a served session: every screen leaves back to it."""
 
     IS_HOME = True
+    DEFAULT_CSS = """
+    LobbyScreen #tables {
+        height: 1fr;
+        /* the room the columns are fitted to does not change when the list grows a scrollbar */
+        scrollbar-gutter: stable;
+    }
+    LobbyScreen #lobby-detail {
+        height: auto;
+        max-height: 8;
+        padding: 0 1;
+    }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open", "Open", show=False),
         Binding("n", "new", "New table"),
+        Binding("o", "open_news", "Open started table"),
         Binding("w", "watch", "Watch"),
         Binding("x", "stand", "Give up seat"),
         Binding("r", "replay", "Replay"),
         Binding("question_mark", "rules", "Rules"),
         Binding("q", "app.quit", "Quit"),
     ]
+    COLUMNS = ("", "Game", "Seats", "Progress")
+    #: how the columns give way where a row is wider than the screen (the line under the list
+    #: says the row whole): a finished table's result first, down to a dozen cells, then the
+    #: seats down to 16, the game's title down to a dozen, and at last everything but the tag
+    FLOORS = (
+        (99, 999, 999, 12),
+        (99, 999, 16, 12),
+        (99, 12, 16, 12),
+        (99, 4, 4, 4),
+    )
 
     def __init__(self, hall: HallClient) -> None:
         super().__init__()
         self.hall = hall
-        self.shown: list[dict[str, Any]] = []
+        self.shown: list[dict[str, Any]] = []  # the tables listed, in their order
+        self.by_id: dict[str, dict[str, Any]] = {}  # the same by id: the grid's row keys
         self.known: dict[str, str] = {}  # table -> how it stood for the user when last listed
         self.texts: dict[str, str] = {}  # what the title and the detail line show
+        #: the table of the user's that started last, not opened since ("o" opens it)
+        self.news: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title", classes="title")
@@ -141,9 +221,12 @@ class LobbyScreen(Screen):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("", "Game", "Seats", "Progress")
+        table.add_columns(*self.COLUMNS)
         self.refresh_list()
         table.focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.refresh_list()  # the columns and the detail fitted to the new width
 
     # -- the listing --------------------------------------------------------------------------
 
@@ -156,20 +239,22 @@ class LobbyScreen(Screen):
         else:
             self.tell_news(sorted_tables(self.hall.tables, self.hall.user))
 
+    def width(self) -> int:
+        return self.size.width or self.app.size.width
+
     def refresh_list(self) -> None:
         user = self.hall.user
         tables = sorted_tables(self.hall.tables, user)
         self.tell_news(tables)
         grid = self.query_one(DataTable)
-        current = self.current()
+        current = self.current_id()
         grid.clear()  # drawn whole, so that each column is as wide as its longest cell
-        for t in tables:
-            grid.add_row(*self.cells(t, user), key=str(t["id"]))
-        if current is not None:
-            ids = [t["id"] for t in tables]
-            if current["id"] in ids:
-                grid.move_cursor(row=ids.index(current["id"]))
+        for t, row in zip(tables, self.rows(tables, user), strict=True):
+            grid.add_row(*row, key=str(t["id"]))
         self.shown = tables
+        self.by_id = {str(t["id"]): t for t in tables}
+        if current in self.by_id:  # the cursor stays on its table, wherever the table is now listed
+            grid.move_cursor(row=grid.get_row_index(current))
         count = len(tables)
         mine = sum(1 for t in tables if kind_of(t, user) == "your move")
         news = f" · {mine} waiting for your move" if mine else ""
@@ -180,65 +265,106 @@ class LobbyScreen(Screen):
         )
         self.refresh_bindings()
 
+    def rows(self, tables: list[dict[str, Any]], user: str) -> list[tuple[str, ...]]:
+        """The tables' rows, each column cut (with an ellipsis) to what the screen's width leaves
+        it: the Progress column always shows, and the line under the list says each row whole."""
+        texts = [self.cells(t, user) for t in tables]
+        natural = [max([cell_len(c)] + [cell_len(row[i]) for row in texts]) for i, c in enumerate(self.COLUMNS)]
+        grid = self.query_one(DataTable)
+        # the grid's width less its scrollbar's gutter (2) and each column's padding
+        room = self.width() - 2 - 2 * grid.cell_padding * len(self.COLUMNS)
+        widths = fit_widths(
+            natural, room, [[min(n, f) for n, f in zip(natural, stage, strict=True)] for stage in self.FLOORS]
+        )
+        return [tuple(cell(clipped(c, w)) for c, w in zip(row, widths, strict=True)) for row in texts]
+
     @staticmethod
     def cells(t: dict[str, Any], user: str) -> tuple[str, ...]:
-        """A table's row: what names players (its seats, who won) shown as it is (:func:`cell`)."""
+        """A table's row as text (printable: it names players), before it is fitted and escaped."""
         kind = kind_of(t, user)
         if kind == "finished":
-            extra = cell(str(t.get("outcome") or ""))
+            extra = str(t.get("outcome") or "")
         elif kind == "waiting":
             free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
             extra = f"{free} seat{'s' if free > 1 else ''} free"
         else:
             extra = f"move {t.get('moves', 0)}"
-        return (TAGS.get(kind, kind), cell(str(t.get("title"))), cell(seats_text(t, user)), extra)
+        return tuple(printable(x) for x in (TAGS.get(kind, kind), str(t.get("title")), seats_text(t, user), extra))
 
     def show(self, selector: str, text: str) -> None:
         """``text`` in the Static ``selector``, drawn again only when it changed."""
         if self.texts.get(selector) != text:
             self.texts[selector] = text
-            self.query_one(selector, Static).update(plain(text))  # it names players: text, not markup
+            # it names players: text, not markup; the detail's lines are its own (``packed``)
+            self.query_one(selector, Static).update(Text(printable(text, lines=True)))
 
     def tell_news(self, tables: list[dict[str, Any]]) -> None:
-        """A table of yours that started, or came to your move, is said once."""
+        """A table of yours that started, or came to your move, is said once; a table that
+        started is the lobby's news until it is opened (o opens it, wherever the cursor is)."""
         user = self.hall.user
+        in_front = self.is_attached and self.app.screen is self
         for t in tables:
             kind = kind_of(t, user)
             before = self.known.get(t["id"])
             sits = any(s.get("user") == user for s in t.get("seats") or [])
             if sits and before == "waiting" and kind in ("playing", "your move"):
+                self.news = str(t["id"])
                 self.notify(
-                    f"Your table of {t.get('title')} has started."
+                    f"Your table of {t.get('title')} has started{others_text(t, user)}."
                     + (" It is your move." if kind == "your move" else "")
+                    + (" o opens it." if in_front else " o in the lobby opens it.")
                 )
-            elif sits and before == "playing" and kind == "your move" and self.app.screen is self:
+            elif sits and before == "playing" and kind == "your move" and in_front:
                 self.notify(f"{t.get('title')}: your move.")
             self.known[t["id"]] = kind
+        if self.news is not None and self.news_table() is None:
+            self.news = None  # finished, or no longer listed: nothing left to open
+
+    def news_table(self) -> dict[str, Any] | None:
+        """The table the news named, while it is in play with the user at it."""
+        user = self.hall.user
+        t = next((t for t in self.hall.tables if t.get("id") == self.news), None)
+        if t is None or t.get("state") != "playing" or not any(s.get("user") == user for s in t.get("seats") or []):
+            return None
+        return t
+
+    def current_id(self) -> str | None:
+        """The key of the row under the cursor: the table's id."""
+        grid = self.query_one(DataTable)
+        if not grid.row_count:
+            return None
+        try:
+            row_key, _ = grid.coordinate_to_cell_key(grid.cursor_coordinate)
+        except CellDoesNotExist:  # the cursor past the rows: no table under it
+            return None
+        return row_key.value
 
     def current(self) -> dict[str, Any] | None:
-        grid = self.query_one(DataTable)
-        if not self.shown or grid.cursor_row is None or not 0 <= grid.cursor_row < len(self.shown):
-            return None
-        return self.shown[grid.cursor_row]
+        table_id = self.current_id()
+        return self.by_id.get(table_id) if table_id is not None else None
 
     def detail(self) -> str:
+        """The table under the cursor whole: each seat, its result, its rules, one entry never
+        cut across two lines."""
         t = self.current()
         if t is None:
             return ""
-        lines = []
+        entries = []
         for i, seat in enumerate(t.get("seats") or []):
             who = seat.get("name") or "free"
             if seat.get("kind") == "bot":
                 who += f" (bot, {seat.get('level')})"
             label = f" · {seat['label']}" if seat.get("label") else ""
-            lines.append(f"Seat {i + 1}: {who}{label}")
+            entries.append(f"Seat {i + 1}: {who}{label}")
+        if t.get("state") == "finished" and t.get("outcome"):
+            entries.append(str(t["outcome"]))
         game = get_game(str(t.get("game")))
         chosen = t.get("variants") or {}
         changed = [v for v in (game.variants if game else ()) if v.listed and chosen.get(v.key, v.default) != v.default]
-        lines.append(
+        entries.append(
             "Variants: " + "; ".join(f"{v.label} {chosen[v.key]}" for v in changed) if changed else "Rules as written"
         )
-        return "   ".join(lines)
+        return packed([printable(e) for e in entries], self.width() - 2)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show("#lobby-detail", self.detail())
@@ -246,7 +372,8 @@ class LobbyScreen(Screen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.action_open()
+        # the table of the row Enter was pressed on, even if the list was drawn again since
+        self.action_open(self.by_id.get(str(event.row_key.value)))
 
     def on_screen_resume(self) -> None:
         self.refresh_list()
@@ -254,6 +381,8 @@ class LobbyScreen(Screen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         t = self.current()
         user = self.hall.user
+        if action == "open_news":
+            return self.news_table() is not None
         if action == "watch":  # a table of others in play (at one's own, Enter opens one's seat)
             return (
                 t is not None
@@ -272,8 +401,8 @@ class LobbyScreen(Screen):
 
     # -- what a player does ------------------------------------------------------------------
 
-    def action_open(self) -> None:
-        t = self.current()
+    def action_open(self, t: dict[str, Any] | None = None) -> None:
+        t = t or self.current()
         if t is None:
             self.action_new()
             return
@@ -318,7 +447,16 @@ class LobbyScreen(Screen):
             self.notify("You have a seat; the table starts when every seat is taken.")
 
     def open_table(self, table_id: str, watch: bool = False) -> None:
+        if table_id == self.news:
+            self.news = None  # opened: no longer news
+            self.refresh_bindings()
         self.run_worker(self.app.join(self.hall.table(table_id, watch=watch)), group="join")
+
+    def action_open_news(self) -> None:
+        """Open the table the news named, wherever it is listed and whatever the cursor is on."""
+        t = self.news_table()
+        if t is not None:
+            self.open_table(str(t["id"]))
 
     def action_watch(self) -> None:
         t = self.current()

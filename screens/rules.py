@@ -29,17 +29,30 @@ def rules_text(game_id: str) -> str:
         return f"# {game_id}\n\nThe rules text is missing from this installation."
 
 
+#: the heading of a rules file's last section, its notes for developers (how a rule is coded,
+#: measured or tested, why a screen is laid out as it is): kept in docs/rules/, never shown
+DEVELOPER_NOTES = "## Notes for developers"
+
+
+def players_text(game_id: str) -> str:
+    """What a player reads of a game's rules: its rules text without the notes for developers."""
+    text = rules_text(game_id)
+    cut = text.find("\n" + DEVELOPER_NOTES + "\n")
+    return text if cut < 0 else text[: cut + 1]
+
+
 @cache
 def rules_document(game_id: str) -> Markdown:
     # Rich draws a whole document in a few milliseconds, where a tree of
     # Markdown widgets took a second to open and seconds to switch games.
-    return Markdown(rules_text(game_id), hyperlinks=False)
+    return Markdown(players_text(game_id), hyperlinks=False)
 
 
 class RulesScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "game(-1)", "Game", key_display="←→"),
-        Binding("right", "game(1)", "Next game", show=False),
+        # before the text's own ← → (a scroll sideways it never needs), which hid them from the footer
+        Binding("left", "game(-1)", "Game", key_display="←→", priority=True),
+        Binding("right", "game(1)", "Next game", show=False, priority=True),
         Binding("pagedown,space", "page(1)", "Page", key_display="PgDn"),
         Binding("pageup", "page(-1)", "Page up", show=False),
         Binding("escape,q", "app.pop_screen", "Back", key_display="q"),

@@ -425,9 +425,17 @@ class HistoryPanel(OptionList):
         self.texts: list[tuple[str, str | None]] = []  # option -> (text, mark), to restyle
 
     def on_resize(self, event: events.Resize) -> None:
-        # the lines wrap anew at the new width: the highlighted one may have moved out of view
-        if self.keep_highlight and self.highlighted is not None and not self.has_focus:
-            self.call_after_refresh(self.scroll_to_highlight)
+        """The lines wrap anew at the new width, and every line after the first changed moves:
+        the panel keeps its place, the newest line in view while it follows the game, the
+        highlighted one while the player looks back (or a replay shows its line).  Done now,
+        the lines measured at the new width (which OptionList does only after this handler),
+        so that no frame is drawn at the old place."""
+        self._clear_caches()
+        self._update_lines()
+        if self.highlighted is not None and (self.has_focus or self.keep_highlight):
+            self.scroll_to_highlight()
+        elif self.highlighted is None and not self.keep_highlight:
+            self.scroll_end(animate=False, immediate=True)
 
     def set_lines(self, lines: list[tuple[int, str, str | None]], follow: bool = True) -> None:
         """(events after the line, text, mark) for every line, from scratch; ``follow``:
