@@ -371,7 +371,7 @@ def test_snapshot_chirac_mitterrand_choosing_the_action(snap_compare, tmp_path: 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_chirac_mitterrand_choosing_the_order(snap_compare, tmp_path: Path, size) -> None:
-    app = cm_app(tmp_path, stack=two_player_stack())
+    app = cm_app(tmp_path, stack=round_three_stack(), before=two_quiet_rounds)
     assert snap_compare(app, terminal_size=size, run_before=choose_action)
 
 
