@@ -110,8 +110,8 @@ def wrap_names(head: str, names: list[str], width: int, indent: str) -> list[str
     line = head
     for i, name in enumerate(names):
         piece = name + ("," if i < len(names) - 1 else "")
-        fresh = line in (head, indent)
-        if fresh or len(line) + 1 + len(piece) <= width:
+        fresh = line in (head, indent)  # nothing after the head yet: no space before the name
+        if len(line) + (0 if fresh else 1) + len(piece) <= width or line == indent:
             line += ("" if fresh else " ") + piece
         else:
             lines.append(line)
@@ -569,7 +569,7 @@ class ChiracMitterrandBoard(Board):
         if discard:
             # the top card's whole name where it fits, else a shorter form: never cut
             top = f", top: {title(discard[-1], width - len(counts) - 7)}"
-            if len(counts) + len(top) > width:
+            if top[7:] != cards.event_info(discard[-1])["name"]:  # a shorter line, a longer name
                 counts = f"Campaign {campaign.get('pile', 0)} · discard {len(discard)}"
                 top = f", top: {title(discard[-1], width - len(counts) - 7)}"
             counts += top
