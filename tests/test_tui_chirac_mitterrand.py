@@ -339,7 +339,7 @@ async def test_the_cards_you_slid_are_listed_in_the_order_your_opponent_draws_th
         lines = str(board.query_one("#cm-piles").render()).split("\n")
         at = next(i for i, line in enumerate(lines) if line.startswith("François"))
         assert lines[at + 1 : at + 3] == [
-            "   you slid, drawn in this order: Mitterrand à Moscou,",
+            "   you slid, in draw order: Mitterrand à Moscou,",
             "   Suppression de l'impôt sur les grandes fortunes",
         ]
         assert_fits(board)
