@@ -17,7 +17,7 @@ from core.games.chirac_mitterrand import cards as C
 from saves import load
 from screens.games.chirac_mitterrand.board import NARROW_ROOM, CampaignDialog, ChiracMitterrandBoard, CommandList
 from screens.play import PlayScreen
-from tests.tui_helpers import app_for, run_async, settle
+from tests.tui_helpers import app_for, run_async, screen_text, settle
 from tui.session import new_match, start_save
 from tui.widgets import GameOver
 
@@ -31,6 +31,22 @@ OPENING = ["ev:08", "ev:06", "ev:07"]
 def two_player_stack() -> dict:
     rest = [c for c in C.EVENT_IDS if c not in OPENING]
     return {"chirac": OPENING + rest[:7], "mitterrand": rest[7:17], "discard": rest[17:], "campaign": []}
+
+
+def round_three_stack() -> dict:
+    """Chirac's third hand is OPENING: in round 3 the two cards he passes on come up in two
+    different hands of Mitterrand's, so their order is asked."""
+    rest = [c for c in C.EVENT_IDS if c not in OPENING]
+    return {"chirac": rest[:6] + OPENING + rest[6:7], "mitterrand": rest[7:17], "discard": rest[17:], "campaign": []}
+
+
+def two_quiet_rounds(match) -> None:
+    """Rounds 1 and 2, each candidate playing a neutral action: no erosion, no campaign."""
+    for _ in range(4):
+        (seat,) = match.active()
+        legal = GAME.legal(match.state, seat)
+        match.submit(seat, next(c for c in legal if C.actions(c["card"])[c["action"]].colour == "white"))
+    assert GAME.view(match.state, 0)["turn"] == 5
 
 
 def solo_stack() -> dict:
@@ -149,7 +165,7 @@ async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path) -> N
 
 @run_async
 async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(tmp_path: Path) -> None:
-    app = cm_app(tmp_path, stack=two_player_stack())
+    app = cm_app(tmp_path, stack=round_three_stack(), before=two_quiet_rounds)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         board = board_of(app)
@@ -184,15 +200,37 @@ async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(
         assert board.card is None
         await pilot.press("1", "4", "down", "enter")
         await settle(pilot)
-        played = next(e for e in match.events if e["t"] == "CardPlayed")
+        played = [e for e in match.events if e["t"] == "CardPlayed" and e["by"] == "chirac"][-1]
         assert (played["card"], played["action"], played["choices"]) == ("ev:08", 1, ["integrity"])
-        slid = next(e for e in match.events if e["t"] == "CardsSlid")
+        slid = [e for e in match.events if e["t"] == "CardsSlid" and e["by"] == "chirac"][-1]
         assert slid["cards"] == ["ev:07", "ev:06"]  # the one named first is drawn first
 
 
 @run_async
-async def test_a_card_with_one_action_to_offer_goes_straight_to_the_order(tmp_path: Path) -> None:
+async def test_where_the_order_cannot_matter_it_is_not_asked_and_the_option_says_why(tmp_path: Path) -> None:
     app = cm_app(tmp_path, stack=two_player_stack())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        match = board.screen.match
+        await pilot.press("1")  # Attentats de Paris, turn 1: Mitterrand draws both in his fourth hand
+        box = board.query_one("#cm-choices", CommandList)
+        assert "which action?" in str(box.border_title)
+        lines = option_lines(board)
+        assert len(lines) == 4  # a), then b) with each quality: no order to choose after them
+        assert all(line[1] == "   the other two: drawn together by François" for line in lines)
+        assert_fits(board)
+        await pilot.press("down", "enter")  # b), choosing Charisma: played at once
+        await settle(pilot)
+        played = next(e for e in match.events if e["t"] == "CardPlayed")
+        assert (played["card"], played["action"], played["choices"]) == ("ev:08", 1, ["charisma"])
+        slid = next(e for e in match.events if e["t"] == "CardsSlid")
+        assert slid["cards"] == ["ev:06", "ev:07"]  # as they were in the hand
+
+
+@run_async
+async def test_a_card_with_one_action_to_offer_goes_straight_to_the_order(tmp_path: Path) -> None:
+    app = cm_app(tmp_path, stack=round_three_stack(), before=two_quiet_rounds)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         board = board_of(app)
@@ -247,26 +285,38 @@ async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Pat
         match = board_of(app).screen.match
         dialog = app.screen
         assert isinstance(dialog, CampaignDialog)
-        labels = [str(o.prompt) for o in dialog.query_one(CommandList).options]
-        # the letter and the polls once for each quality; Barre has no quality to pick
-        assert labels == [
-            "Apply Lettre à tous les Français, choosing Charisma",
-            "Apply Lettre à tous les Français, choosing Courage",
-            "Apply Lettre à tous les Français, choosing Integrity",
-            "Apply Les sondages, choosing Charisma",
-            "Apply Les sondages, choosing Courage",
-            "Apply Les sondages, choosing Integrity",
+        box = dialog.query_one(CommandList)
+
+        def labels() -> list[str]:
+            return [str(o.prompt).split(":")[0] for o in box.options]
+
+        # the cards, each with what it does; the quality is the next step's
+        assert labels() == [
+            "Apply Lettre à tous les Français",
+            "Apply Les sondages",
             "Apply Candidature de Raymond Barre",
         ]
-        await pilot.press("enter")  # the letter, choosing Charisma
-        labels = [str(o.prompt) for o in dialog.query_one(CommandList).options]
-        assert labels == [
-            "Remove Les sondages from the game",
-            "Remove Candidature de Raymond Barre from the game",
+        assert "Move the Integrity token one step" in str(box.options[0].prompt)
+        # what the draw is about stays in view: the Opinion rows and the Power Erosion counts
+        text = screen_text(app)
+        assert "Charisma" in text and "Integrity" in text and "Media " in text
+        assert "Power Erosion: Jacques (C) 2/6 · François (M) 0/6" in text
+        await pilot.press("enter")  # the letter: which quality?
+        assert str(box.border_title) == "Applying Lettre à tous les Français: which quality? (Esc: back)"
+        assert labels() == ["Charisma", "Courage", "Integrity"]
+        await pilot.press("enter")  # Charisma: the step after says so
+        assert str(box.border_title) == (
+            "Applying Lettre à tous les Français, choosing Charisma: remove which? (Esc: back)"
+        )
+        assert [str(o.prompt) for o in box.options] == [
+            "Remove Les sondages; Candidature de Raymond Barre goes back",
+            "Remove Candidature de Raymond Barre; Les sondages goes back",
         ]
-        await pilot.press("escape")  # back to the cards
-        assert len(dialog.query_one(CommandList).options) == 7
-        await pilot.press("enter", "down", "enter")
+        await pilot.press("escape", "escape")  # back to the qualities, then to the cards
+        assert len(box.options) == 3 and box.border_title == "Apply which card? (Esc: later)"
+        await pilot.press("3")  # Barre names no quality in the first set: straight to what to remove
+        assert str(box.border_title) == "Applying Candidature de Raymond Barre: remove which? (Esc: back)"
+        await pilot.press("escape", "1", "1", "down", "enter")
         await settle(pilot)
         applied = next(e for e in match.events if e["t"] == "CampaignApplied")
         assert (applied["applied"], applied["quality"], applied["removed"]) == ("cp:05", "charisma", "cp:02")
@@ -289,8 +339,8 @@ async def test_the_cards_you_slid_are_listed_in_the_order_your_opponent_draws_th
         lines = str(board.query_one("#cm-piles").render()).split("\n")
         at = next(i for i, line in enumerate(lines) if line.startswith("François"))
         assert lines[at + 1 : at + 3] == [
-            "   you slid under it, drawn in this order:",
-            "   Mitterrand à Moscou, Suppression de l'IGF",
+            "   you slid, in draw order: Mitterrand à Moscou,",
+            "   Suppression de l'impôt sur les grandes fortunes",
         ]
         assert_fits(board)
 
@@ -321,7 +371,7 @@ def test_snapshot_chirac_mitterrand_choosing_the_action(snap_compare, tmp_path: 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_chirac_mitterrand_choosing_the_order(snap_compare, tmp_path: Path, size) -> None:
-    app = cm_app(tmp_path, stack=two_player_stack())
+    app = cm_app(tmp_path, stack=round_three_stack(), before=two_quiet_rounds)
     assert snap_compare(app, terminal_size=size, run_before=choose_action)
 
 

@@ -303,3 +303,85 @@ async def test_a_spectator_sees_the_tokens_and_no_column_of_cards_it_does_not_ha
                     assert all(len(m) >= 4 and m[3].isdigit() for m in ministries), text
     finally:
         await server.close()
+
+
+# -- bids and payments at 80x24 (issue 34) -----------------------------------------------------------
+
+
+def board_and_box(app) -> tuple[MinisteresBoard, OptionList]:
+    board = app.screen.query_one(MinisteresBoard)
+    return board, board.query_one("#mi-choices", OptionList)
+
+
+@run_async
+async def test_bids_beyond_your_gold_are_marked(tmp_path: Path) -> None:
+    players, seed, stop = POSITIONS["bid"]
+    match = played_to(players, seed, stop)
+    gold = cards.gold(match.state.hands[0])
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board, box = board_and_box(app)
+        for index, command in enumerate(board.choices):
+            line = str(box.get_option_at_index(index).prompt)
+            if command["t"] == "Bid" and command["amount"] > gold:
+                assert line == f"Bid {command['amount']}  more than your {gold} gold: unpaid"
+            else:
+                assert "more than" not in line, line
+
+
+@run_async
+async def test_a_bid_is_typed_digit_by_digit_and_enter_makes_it(tmp_path: Path) -> None:
+    players, seed, stop = POSITIONS["bid"]
+    match = played_to(players, seed, stop)
+    low = match.state.bid + 1
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board, box = board_and_box(app)
+        assert "type it" in str(box.border_title)
+        await pilot.press("1")  # no bid 1 (the bid is past it): the first bid in the tens
+        assert board.choices[box.highlighted]["amount"] == 10
+        await pilot.press("2")
+        assert board.choices[box.highlighted]["amount"] == 12
+        await pilot.press("1", "5")  # 1215 is no bid: a new number, 15
+        assert board.choices[box.highlighted]["amount"] == 15
+        await pilot.press("down", "0")  # the arrows moved on: 0 starts afresh, and is no bid
+        assert board.choices[box.highlighted]["amount"] == 16
+        assert app._notifications and f"You can bid from {low} to" in list(app._notifications)[-1].message
+        await pilot.press("2", "0", "enter")
+        await settle(pilot)
+        made = [e for e in match.events if e["t"] == "BidMade" and e["seat"] == 0][-1]
+        assert made["amount"] == 20
+
+
+@run_async
+async def test_paying_for_an_or_card_offers_the_cheapest_card_first_each_with_its_cost(tmp_path: Path) -> None:
+    players, seed, stop = POSITIONS["pay"]
+    match = played_to(players, seed, stop)
+    hand = match.state.hands[0]
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board, box = board_and_box(app)
+        paid = [c["card"] for c in board.choices]
+        values = [0 if cards.is_roi(c) else cards.value(c) for c in paid]
+        assert values == sorted(values)  # the cheapest first
+        assert box.highlighted == 0
+        for index, card in enumerate(paid):
+            line = str(box.get_option_at_index(index).prompt)
+            if cards.is_or(card):
+                gold = cards.gold(hand)
+                assert f"(gold {gold} → {gold - cards.value(card)})" in line, line
+            elif cards.is_gouvernement(card):
+                total = sum(
+                    cards.value(c)
+                    for c in hand
+                    if cards.is_gouvernement(c) and cards.ministry(c) == cards.ministry(card)
+                )
+                assert f"(sum {total} → {total - cards.value(card)})" in line, line
+        # the first Or 1 comes before the Gouvernement cards worth 1
+        assert cards.is_or(paid[0]) and cards.value(paid[0]) == 1
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [e for e in match.events if e["t"] == "CardPaid"][-1]["card"] == paid[0]

@@ -249,6 +249,46 @@ def automaton_actions(card: str, c: int, eroded: int) -> tuple[list[int], bool]:
     return used, skipped
 
 
+def last_round_due(lengths: tuple[int, int] | list[int]) -> bool:
+    """Two players: a round starting with piles of these sizes is the final one."""
+    return all(n <= HAND for n in lengths)
+
+
+def slid_draws(lengths: tuple[int, int] | list[int], mover: int, final: bool) -> tuple[int | None, int | None]:
+    """Two players, in ``mover``'s turn (his hand drawn, his piles at ``lengths``): in which
+    of his opponent's draws to come each of the two cards he slides under the opponent's
+    pile will be drawn (1: the opponent's next), None for never.
+
+    Cards only ever go under a pile and every draw takes the top three, so where a card
+    slid now comes up is known: the order of the two matters only when they come up in
+    different draws, or one of them never does."""
+    onto = other(mover)
+    sizes = list(lengths)
+    sizes[onto] += 2
+    positions: list[int | None] = [sizes[onto] - 2, sizes[onto] - 1]
+    drawn: list[int | None] = [None, None]
+    draws = 0
+    while any(p is not None for p in positions):
+        if mover == MITTERRAND:
+            if final:
+                break  # the final round is over: the election
+            final = last_round_due(sizes)
+        mover = other(mover)
+        count = min(HAND, sizes[mover])
+        if not count:
+            break  # an empty pile ends the game (the rules never build one)
+        sizes[mover] -= count
+        sizes[other(mover)] += count - 1
+        if mover == onto:
+            draws += 1
+            for i, pos in enumerate(positions):
+                if pos is not None and pos < count:
+                    drawn[i], positions[i] = draws, None
+                elif pos is not None:
+                    positions[i] = pos - count
+    return drawn[0], drawn[1]
+
+
 def quality_index(q: str) -> int:
     return C.QUALITIES.index(q)
 
@@ -488,7 +528,7 @@ class ChiracMitterrand(Game):
         if s.solo:
             h, a = s.solo_human, s.solo_automaton
             return len(s.piles[h]) <= SOLO_FINAL[0] and len(s.piles[a]) <= SOLO_FINAL[1]
-        return all(len(p) <= HAND for p in s.piles)
+        return last_round_due([len(p) for p in s.piles])
 
     def _draw_count(self, s: State, c: int) -> int:
         if s.solo and c == s.automaton:
@@ -1167,8 +1207,11 @@ class ChiracMitterrand(Game):
             arrangements: list[tuple[str | None, list[str]]]
             if s.solo:
                 arrangements = [(r, [x for x in rest if x != r]) for r in rest]
-            else:
+            elif self._slide_order_matters(s):
                 arrangements = [(None, list(p)) for p in permutations(rest)]
+            else:
+                # drawn in one hand, or never: the order cannot matter, and is not asked
+                arrangements = [(None, rest)]
             for index, action in enumerate(C.actions(card)):
                 if not C.may_use(SIDES[c], action):
                     continue
@@ -1181,6 +1224,18 @@ class ChiracMitterrand(Game):
                             command["choices"] = list(choices)
                         out.append(command)
         return out
+
+    def _slide_order_matters(self, s: State) -> bool:
+        """Two players, in the mover's turn: can the order of the two cards he slides matter?"""
+        draws = self._slid_draws(s)
+        return draws is None or draws[0] != draws[1]
+
+    def _slid_draws(self, s: State) -> tuple[int | None, int | None] | None:
+        """Two players, in the play phase with a full hand: :func:`slid_draws` of the
+        mover's turn; None where there is no such pair of cards."""
+        if s.solo or s.phase != "play" or len(s.hand) != HAND:
+            return None
+        return slid_draws((len(s.piles[0]), len(s.piles[1])), s.to_move, s.final)
 
     def _legal_campaigns(self, s: State) -> list[Command]:
         out: list[Command] = []
@@ -1359,6 +1414,9 @@ class ChiracMitterrand(Game):
             "played": s.played,
             "campaign": campaign,
             "final_turn": s.final,
+            # two players, in a turn: in which of his draws to come the opponent draws each of
+            # the two cards slid under his pile (1: his next; None: never)
+            "slid_draws": None if (draws := self._slid_draws(s)) is None else list(draws),
             "last_turn": last,
             "last_campaign": last_campaign,
             "winner": SIDES[s.winner] if s.winner is not None else None,

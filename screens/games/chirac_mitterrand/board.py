@@ -22,7 +22,7 @@ from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.chirac_mitterrand import cards
-from tui.widgets import Board, ChoiceList
+from tui.widgets import Board, ChoiceList, KeysFooter
 
 SIDE_STYLE = {"chirac": "bold #5FAFFF", "mitterrand": "bold #DC70A8"}
 SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
@@ -56,6 +56,72 @@ SHORT_NAME = {
     "ev:22": "Retour de Mafart",
     "ev:24": "Otages du Liban",
 }
+
+#: the shortest forms, a word or two of the name, for a list of many cards in little room
+TAG = {
+    "ev:01": "Législatives",
+    "ev:02": "Dévaluation",
+    "ev:03": "Peine de mort",
+    "ev:04": "G7 à Tokyo",
+    "ev:05": "Ordonnances",
+    "ev:06": "Moscou",
+    "ev:07": "IGF",
+    "ev:08": "Attentats",
+    "ev:09": "101 Maliens",
+    "ev:10": "Carrefour",
+    "ev:11": "Besse",
+    "ev:12": "Acte unique",
+    "ev:13": "Devaquet",
+    "ev:14": "Oussekine",
+    "ev:15": "Saint-Gobain",
+    "ev:16": "Luchaire",
+    "ev:17": "Action directe",
+    "ev:18": "TF1",
+    "ev:19": "Gordji",
+    "ev:20": "Calédonie",
+    "ev:21": "Krach",
+    "ev:22": "Mafart",
+    "ev:23": "Ouvéa",
+    "ev:24": "Otages",
+}
+
+
+def forms(card: str) -> list[str]:
+    """An Event card's names, longest first: its name, its short form, its tag."""
+    name = cards.event_info(card)["name"]
+    out = [name]
+    for form in (SHORT_NAME.get(card), TAG.get(card)):
+        if form and form not in out:
+            out.append(form)
+    return out
+
+
+def names_in_lines(heads: list[str], items: list[str], width: int, lines: int, indent: str = "   ") -> list[str]:
+    """``items`` (cards) after the first of ``heads`` with which all of them fit in ``lines``
+    lines of ``width``, in the longest form of their names that does; a line breaks between
+    two cards, never inside one, and goes on after ``indent``. Where nothing fits, the tags
+    after the last head, in as many lines as they need."""
+    for level in range(3):
+        for head in heads:
+            out = wrap_names(head, [forms(c)[min(level, len(forms(c)) - 1)] for c in items], width, indent)
+            if len(out) <= lines:
+                return out
+    return wrap_names(heads[-1], [forms(c)[-1] for c in items], width, indent)
+
+
+def wrap_names(head: str, names: list[str], width: int, indent: str) -> list[str]:
+    lines: list[str] = []
+    line = head
+    for i, name in enumerate(names):
+        piece = name + ("," if i < len(names) - 1 else "")
+        fresh = line in (head, indent)  # nothing after the head yet: no space before the name
+        if len(line) + (0 if fresh else 1) + len(piece) <= width or line == indent:
+            line += ("" if fresh else " ") + piece
+        else:
+            lines.append(line)
+            line = indent + piece
+    lines.append(line)
+    return lines
 
 
 def icons_text(icons: list[str]) -> str:
@@ -94,10 +160,9 @@ def one_line(text: Text) -> Text:
 
 
 def title(card: str, room: int = 24) -> str:
-    """An Event card's name, or its short form when the whole name does not fit in ``room``."""
-    name = cards.event_info(card)["name"]
-    if len(name) > room:
-        name = SHORT_NAME.get(card, name)
+    """An Event card's name, or its short form, or its tag: the longest that fits in ``room``."""
+    names = forms(card)
+    name = next((n for n in names if len(n) <= room), names[-1])
     return name if len(name) <= room else name[: max(1, room - 1)] + "…"
 
 
@@ -150,6 +215,17 @@ def fate_label(command: Command, view: dict[str, Any], room: int = NARROW_ROOM) 
             text.append(" under your pile", style="dim")
         return one_line(text)
     name = view["names"].get(opponent_of(view), "your opponent")
+    draws = view.get("slid_draws")
+    if len(under) > 1 and draws and draws[0] == draws[1]:
+        # the rules ask no order: say why, where the two cards will come up
+        text.append("the other two: ", style="dim")
+        if draws[0] is None:
+            text.append("never drawn, the game ends")
+        elif draws[0] == 1:
+            text.append(f"in {name}'s next hand")
+        else:
+            text.append(f"drawn together by {name}")
+        return one_line(text)
     # both lines name the cards alike, in the room of the tighter line
     fit = room - len(name) - 13
     if under:
@@ -194,93 +270,188 @@ def command_label(command: Command, view: dict[str, Any], room: int = NARROW_ROO
     return Text(" · ".join([str(kind)] + [f"{k}: {v}" for k, v in command.items() if k != "t"]))
 
 
+def opinion_group(view: dict[str, Any]) -> Group:
+    """The Public Opinion rows, who leads each, the Media token and who is ahead in how many."""
+    length = view["row_length"]
+    # the rows of six of the hard solo game keep the width of the usual rows of four
+    gap = 2 if length <= 4 else 1
+    width = (2 * length + 1) * (gap + 1) - gap
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=9)
+    grid.add_column(width=width, no_wrap=True, overflow="ellipsis")
+    grid.add_column(justify="right")
+    left, right = Text("◀ Mitterrand", style=SIDE_STYLE["mitterrand"]), Text("Chirac ▶", style=SIDE_STYLE["chirac"])
+    header = Text.assemble(left, " " * max(1, width - left.cell_len - right.cell_len), right)
+    grid.add_row(Text("Opinion", style="dim"), header, Text("Lead", style="dim"))
+    ahead = {"chirac": 0, "mitterrand": 0}
+    for quality in cards.QUALITIES:
+        pos = view["rows"][quality]
+        row = Text()
+        for square in range(-length, length + 1):
+            if square == pos:
+                row.append("●", style="bold #FFD75F")
+            elif square == 0:
+                row.append("┼", style="dim")
+            else:
+                row.append("·", style="dim")
+            if square != length:
+                row.append(" " * gap)
+        side = "chirac" if pos > 0 else "mitterrand" if pos < 0 else None
+        if side:
+            ahead[side] += 1
+            lead = Text(f"{SIDE_LETTER[side]}+{abs(pos)}", style=SIDE_STYLE[side])
+        else:
+            lead = Text("=", style="dim")
+        grid.add_row(quality.capitalize(), row, lead)
+    media = view["media"]
+    names = view["names"]
+    footer = Text.assemble(
+        ("Media ", "dim"),
+        (f"{names[media]} ({SIDE_LETTER[media]})", SIDE_STYLE[media]),
+        (" (face down)" if view.get("veto_used") else "", "dim"),
+        ("  ahead in ", "dim"),
+        (f"C {ahead['chirac']}", SIDE_STYLE["chirac"]),
+        (" · ", "dim"),
+        (f"M {ahead['mitterrand']}", SIDE_STYLE["mitterrand"]),
+    )
+    return Group(grid, one_line(Text.assemble(" " * 10, footer)))
+
+
+def erosion_line(view: dict[str, Any]) -> Text:
+    """Each candidate's Power Erosion: ``Power Erosion: Jacques (C) 2/6 · François (M) 0/6``."""
+    text = Text("Power Erosion: ", style="dim")
+    for i, side in enumerate(("chirac", "mitterrand")):
+        count = len(view["erosion"][side])
+        if i:
+            text.append(" · ", style="dim")
+        text.append(f"{view['names'][side]} ({SIDE_LETTER[side]})", style=SIDE_STYLE[side])
+        text.append(f" {count}/6", style="bold #F89884" if count >= 4 else "")
+    return text
+
+
 class CommandList(ChoiceList):
     """A list of legal commands, each in words."""
 
 
 class CampaignDialog(ModalScreen[Command | None]):
-    """The electoral campaign draw: three cards, apply one (and pick its quality), then remove one."""
+    """The electoral campaign draw, in up to three steps: the card to apply, the quality it
+    moves (where it lets you choose one), the card to remove; the third goes back.
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
+    The Public Opinion rows, the Media token and the Power Erosion counts it is about are
+    drawn in the dialog itself, above the question: at 80x24 it covers the board."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+    ]
 
     def __init__(self, drawn: list[str], commands: list[Command], view: dict[str, Any]) -> None:
         super().__init__()
         self.drawn = drawn
         self.commands = commands
         self.view = view
-        #: the card to apply and its quality, once chosen
-        self.applying: tuple[str, str | None] | None = None
+        #: the card to apply, once chosen
+        self.card: str | None = None
+        #: its quality, once chosen (None: the card names its qualities itself)
+        self.quality: str | None = None
+        self.quality_chosen = False
         self.listed: list[Any] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="campaign-box"):
-            yield Static("Electoral campaign: apply one card, remove one; the third goes back.", id="campaign-title")
-            text = Text()
-            for card in self.drawn:
-                info = cards.campaign_info(card)
-                if text:
-                    text.append("\n")
-                text.append(info["name"], style="bold")
-                text.append(f": {info['text']}")
-            yield Static(text, id="campaign-cards")
+            yield Static("Electoral campaign: apply one card, remove one, the third goes back", id="campaign-title")
+            yield Static(opinion_group(self.view), id="campaign-opinion")
+            yield Static(one_line(erosion_line(self.view)), id="campaign-erosion")
             yield CommandList(id="campaign-options")
+        yield KeysFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.fill()
         self.query_one(CommandList).focus()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pick":
+            index = parameters[0]
+            return isinstance(index, int) and index < len(self.listed)
+        return True
+
+    def options_for(self, card: str, quality: str | None = None, any_quality: bool = True) -> list[Command]:
+        return [c for c in self.commands if c["apply"] == card and (any_quality or c.get("quality") == quality)]
+
     def fill(self) -> None:
         options = self.query_one(CommandList)
         options.clear_options()
         self.listed = []
-        if self.applying is None:
+        prompts: list[Text] = []
+        if self.card is None:
             options.border_title = "Apply which card? (Esc: later)"
-            seen: list[tuple[str, str | None]] = []
-            for command in self.commands:
-                key = (command["apply"], command.get("quality"))
-                if key in seen:
-                    continue
-                seen.append(key)
-                removes = [c for c in self.commands if (c["apply"], c.get("quality")) == key]
-                label = Text("Apply ")
-                label.append(cards.campaign_info(key[0])["name"], style="bold")
-                if key[1]:
-                    label.append(f", choosing {cards.QUALITY_NAMES[key[1]]}", style="bold")
-                if len(removes) == 1:
-                    self.listed.append(("command", removes[0]))
-                    if removes[0].get("remove"):
-                        label.append(", remove " + cards.campaign_info(removes[0]["remove"])["name"])
-                else:
-                    self.listed.append(("apply", key))
-                options.add_option(Option(one_line(label)))
+            for card in dict.fromkeys(c["apply"] for c in self.commands):
+                info = cards.campaign_info(card)
+                label = Text.assemble(("Apply ", ""), (info["name"], "bold"), f": {info['text']}")
+                self.listed.append(("card", card))
+                prompts.append(label)
+        elif not self.quality_chosen:
+            name = cards.campaign_info(self.card)["name"]
+            options.border_title = f"Applying {name}: which quality? (Esc: back)"
+            for quality in dict.fromkeys(c.get("quality") for c in self.options_for(self.card)):
+                self.listed.append(("quality", quality))
+                prompts.append(Text(cards.QUALITY_NAMES[quality or ""], style="bold"))
         else:
-            options.border_title = (
-                f"Applying {cards.campaign_info(self.applying[0])['name']}: remove which? (Esc: back)"
-            )
-            for command in self.commands:
-                if (command["apply"], command.get("quality")) == self.applying:
-                    self.listed.append(("command", command))
-                    label = Text("Remove ")
-                    label.append(cards.campaign_info(command["remove"])["name"], style="bold")
-                    label.append(" from the game", style="dim")
-                    options.add_option(Option(label))
+            name = cards.campaign_info(self.card)["name"]
+            choosing = f", choosing {cards.QUALITY_NAMES[self.quality]}" if self.quality else ""
+            options.border_title = f"Applying {name}{choosing}: remove which? (Esc: back)"
+            for command in self.options_for(self.card, self.quality, any_quality=False):
+                self.listed.append(("command", command))
+                prompts.append(self.remove_label(command))
+        options.add_options([Option(p) for p in prompts])
         options.highlighted = 0
+        self.refresh_bindings()
+
+    def remove_label(self, command: Command) -> Text:
+        label = Text("Remove ")
+        label.append(cards.campaign_info(command["remove"])["name"], style="bold")
+        kept = [c for c in self.drawn if c not in (command["apply"], command["remove"])]
+        if kept:
+            label.append(f"; {cards.campaign_info(kept[0])['name']} goes back", style="dim")
+        return label
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        kind, what = self.listed[event.option_index]
-        if kind == "apply":
-            self.applying = what
-            self.fill()
+        self.choose(event.option_index)
+
+    def action_pick(self, index: int) -> None:
+        if index < len(self.listed):
+            self.choose(index)
+
+    def choose(self, index: int) -> None:
+        kind, what = self.listed[index]
+        if kind == "card":
+            self.card, self.quality, self.quality_chosen = what, None, False
+            qualities = {c.get("quality") for c in self.options_for(what)}
+            if qualities == {None}:
+                self.quality_chosen = True
+        elif kind == "quality":
+            self.quality, self.quality_chosen = what, True
         else:
             self.dismiss(what)
+            return
+        if self.quality_chosen:
+            only = self.options_for(self.card or "", self.quality, any_quality=False)
+            if len(only) == 1 and only[0].get("remove") is None:  # one card drawn: nothing to remove
+                self.dismiss(only[0])
+                return
+        self.fill()
 
     def action_back(self) -> None:
-        if self.applying is not None:
-            self.applying = None
-            self.fill()
-        else:
+        if self.card is None:
             self.dismiss(None)
+            return
+        needs_quality = {c.get("quality") for c in self.options_for(self.card)} != {None}
+        if self.quality_chosen and needs_quality:
+            self.quality, self.quality_chosen = None, False
+        else:
+            self.card, self.quality, self.quality_chosen = None, None, False
+        self.fill()
 
 
 class ChiracMitterrandBoard(Board):
@@ -352,7 +523,7 @@ class ChiracMitterrandBoard(Board):
             turn.append("  You: ", style="dim")
             turn.append(f"{names[you]} ({SIDE_LETTER[you]})", style=SIDE_STYLE[you])
         self.paint("#cm-turn", one_line(turn))
-        self.query_one("#cm-opinion", Static).update(self.opinion(view))
+        self.query_one("#cm-opinion", Static).update(opinion_group(view))
         self.paint("#cm-piles", one_line(self.piles(view)))
         self.fill_choices(view)
         hand = self.hand(view)
@@ -360,53 +531,29 @@ class ChiracMitterrandBoard(Board):
         self.query_one("#cm-hand", Static).display = bool(hand.plain)
         self.refresh_bindings()
 
-    def opinion(self, view: dict[str, Any]) -> Group:
-        length = view["row_length"]
-        # the rows of six of the hard solo game keep the width of the usual rows of four
-        gap = 2 if length <= 4 else 1
-        width = (2 * length + 1) * (gap + 1) - gap
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(width=9)
-        grid.add_column(width=width, no_wrap=True, overflow="ellipsis")
-        grid.add_column(justify="right")
-        left, right = Text("◀ Mitterrand", style=SIDE_STYLE["mitterrand"]), Text("Chirac ▶", style=SIDE_STYLE["chirac"])
-        header = Text.assemble(left, " " * max(1, width - left.cell_len - right.cell_len), right)
-        grid.add_row(Text("Opinion", style="dim"), header, Text("Lead", style="dim"))
-        ahead = {"chirac": 0, "mitterrand": 0}
-        for quality in cards.QUALITIES:
-            pos = view["rows"][quality]
-            row = Text()
-            for square in range(-length, length + 1):
-                if square == pos:
-                    row.append("●", style="bold #FFD75F")
-                elif square == 0:
-                    row.append("┼", style="dim")
-                else:
-                    row.append("·", style="dim")
-                if square != length:
-                    row.append(" " * gap)
-            side = "chirac" if pos > 0 else "mitterrand" if pos < 0 else None
-            if side:
-                ahead[side] += 1
-                lead = Text(f"{SIDE_LETTER[side]}+{abs(pos)}", style=SIDE_STYLE[side])
-            else:
-                lead = Text("=", style="dim")
-            grid.add_row(quality.capitalize(), row, lead)
-        media = view["media"]
-        names = view["names"]
-        footer = Text.assemble(
-            ("Media ", "dim"),
-            (f"{names[media]} ({SIDE_LETTER[media]})", SIDE_STYLE[media]),
-            (" (face down)" if view.get("veto_used") else "", "dim"),
-            ("  ahead in ", "dim"),
-            (f"C {ahead['chirac']}", SIDE_STYLE["chirac"]),
-            (" · ", "dim"),
-            (f"M {ahead['mitterrand']}", SIDE_STYLE["mitterrand"]),
-        )
-        return Group(grid, one_line(Text.assemble(" " * 10, footer)))
+    def known_lines(self, view: dict[str, Any], side: str, known: list[str], width: int) -> list[str]:
+        """The cards slid under ``side``'s pile, nearest the top first (the order they will be
+        drawn in), in two lines where they fit: two players, the opponent slid them there; solo,
+        the owner kept them. In the last turn of the final round nobody draws again."""
+        solo = view.get("solo")
+        keeper = side if solo else ("mitterrand" if side == "chirac" else "chirac")
+        who = "you" if keeper == view.get("you") else view["names"][keeper]
+        verb = "kept" if solo else "slid"
+        if view.get("final_turn") and view.get("to_move") == "mitterrand" and view.get("phase") == "play":
+            heads = [f"   {who} {verb}, never drawn: ", f"   {who} {verb} (never drawn): "]
+        elif len(known) == 1:
+            heads = [f"   {who} {verb} under it: ", f"   {who} {verb}: "]
+        else:
+            heads = [
+                f"   {who} {verb}, drawn in this order: ",
+                f"   {who} {verb}, in draw order: ",
+                f"   {who} {verb}: ",
+            ]
+        return names_in_lines(heads, known, width, 2)
 
     def piles(self, view: dict[str, Any]) -> Text:
         names = view["names"]
+        width = self.content_size.width or NARROW_ROOM + 5
         text = Text()
         for side in ("chirac", "mitterrand"):
             erosion = view["erosion"][side]
@@ -419,23 +566,20 @@ class ChiracMitterrandBoard(Board):
             text.append(f" {len(erosion)}/6")
             known = view.get("known_bottom", {}).get(side) or []
             if known:
-                # the cards slid under this pile, nearest the top first: the order they will be drawn in
-                # two players, the opponent slid them there; solo, the owner kept them
-                keeper = side if view.get("solo") else ("mitterrand" if side == "chirac" else "chirac")
-                who = "you" if keeper == view.get("you") else names[keeper]
-                how = f"{who} {'kept' if view.get('solo') else 'slid'} under it"
-                if len(known) == 1:
-                    text.append(f"\n   {how}: {title(known[0], 30)}", style="dim")
-                else:
-                    text.append(f"\n   {how}, drawn in this order:", style="dim")
-                    text.append("\n   ", style="dim")
-                    text.append(", ".join(title(c, 22) for c in known), style="dim")
+                text.append("\n")
+                text.append("\n".join(self.known_lines(view, side, known, width)), style="dim")
             text.append("\n")
         discard = view["discard"]
         campaign = view.get("campaign") or {}
-        text.append(f"Campaign cards {campaign.get('pile', 0)} · discard {len(discard)}", style="dim")
+        counts = f"Campaign cards {campaign.get('pile', 0)} · discard {len(discard)}"
         if discard:
-            text.append(f", top: {cards.event_info(discard[-1])['name']}", style="dim")
+            # the top card's whole name where it fits, else a shorter form: never cut
+            top = f", top: {title(discard[-1], width - len(counts) - 7)}"
+            if top[7:] != cards.event_info(discard[-1])["name"]:  # a shorter line, a longer name
+                counts = f"Campaign {campaign.get('pile', 0)} · discard {len(discard)}"
+                top = f", top: {title(discard[-1], width - len(counts) - 7)}"
+            counts += top
+        text.append(counts, style="dim")
         last = view.get("last_turn")
         if last and last.get("card") and self.screen.has_class("-tall"):
             who = last.get("by")

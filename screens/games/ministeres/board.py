@@ -13,7 +13,7 @@ from textual.widgets import OptionList, Static
 
 from core.engine import Command
 from core.games.ministeres import cards
-from core.games.ministeres.rules import card_name
+from core.games.ministeres.rules import card_name, lot_kind, means
 from tui.widgets import Board, ChoiceList
 
 KIND_STYLE = {"gouvernement": "bold", "roi": "bold #B48CFF", "or": "bold #FFD75F"}
@@ -69,6 +69,32 @@ PLACES = {
 }
 
 
+def bid_means(view: dict[str, Any]) -> tuple[int, str] | None:
+    """What the seat can pay for the card on offer, and in what: its gold, or (an Or card,
+    paid in cards face down) its number of cards; None where the screen cannot tell."""
+    auction, hand = view.get("auction"), view.get("hand")
+    if not auction or hand is None:
+        return None
+    kind = lot_kind(auction["card"])
+    return means(tuple(hand), kind), ("gold" if kind == "gold" else "cards")
+
+
+def pay_cost(card: str, view: dict[str, Any]) -> tuple[tuple[int, int, tuple[int, int, str]], str]:
+    """Paying for an Or card with ``card``, face down: what the player gives up, as a sort
+    key (cheapest first: a card that counts for nothing, then by value, an Or card before a
+    Gouvernement card of the same value) and in words."""
+    if cards.is_roi(card):
+        return (0, 0, cards.hand_order(card)), "counts for nothing"
+    value = cards.value(card)
+    if cards.is_or(card):
+        gold = view["players"][view["seat"]].get("gold") or 0
+        return (value, 1, cards.hand_order(card)), f"gold {gold} → {gold - value}"
+    ministry = cards.ministry(card)
+    held = [c for c in view.get("hand") or [] if cards.is_gouvernement(c) and cards.ministry(c) == ministry]
+    total = sum(cards.value(c) for c in held)
+    return (value, 2, cards.hand_order(card)), f"sum {total} → {total - value}"
+
+
 def command_label(command: Command, view: dict[str, Any]) -> Text:
     """A legal command in words; the core decided it is legal, the screen only names it."""
     kind = command.get("t")
@@ -79,11 +105,19 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
     if kind == "Take":
         return Text.assemble("Take ", card_text(command["card"]))
     if kind == "Bid":
-        return Text(f"Bid {command['amount']}")
+        text = Text(f"Bid {command['amount']}")
+        have = bid_means(view)
+        if have is not None and command["amount"] > have[0]:
+            # allowed (the rulebook's "if he cannot pay"): a winner who cannot pay loses a card
+            text.append(f"  more than your {have[0]} {have[1]}: unpaid", style="bold red")
+        return text
     if kind == "Pass":
         return Text("Pass")
     if kind == "Pay":
-        return Text.assemble("Pay with ", card_text(command["card"]))
+        text = Text.assemble("Pay with ", card_text(command["card"]))
+        if (view.get("payment") or {}).get("kind") == "cards":
+            text.append(f"  ({pay_cost(command['card'], view)[1]})", style="dim")
+        return text
     text = Text(str(kind))
     for key, value in command.items():
         if key == "t":
@@ -95,12 +129,17 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
 
 
 class MinisteresBoard(Board):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("p", "pass_bid", "Pass", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("p", "pass_bid", "Pass", show=False),
+        *(Binding(str(n), f"type_bid({n})", show=False) for n in range(10)),
+    ]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.choices: list[Command] = []
         self.prompts: list[Text] = []  # the choices' lines as listed
+        #: the digits of a bid being typed
+        self.typed = ""
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -143,6 +182,9 @@ class MinisteresBoard(Board):
         for command in legal or []:
             label = command_label(command, view)
             alike.setdefault(label.plain, [command, label, 0])[2] += 1
+        if view["phase"] == "pay" and (view.get("payment") or {}).get("kind") == "cards":
+            # paying for an Or card: the card that costs least first, the highlighted default
+            alike = dict(sorted(alike.items(), key=lambda item: pay_cost(item[1][0]["card"], view)[0]))
         choices = [command for command, _, _ in alike.values()]
         options = self.query_one("#mi-choices", ChoiceList)
         where = {"Pay": "in your hand", "Take": "in the centre"}
@@ -266,7 +308,7 @@ class MinisteresBoard(Board):
         return {
             "gifts": "Place the card you drew",
             "take": "Take a card from the centre",
-            "auction": "Your bid (p: pass)",
+            "auction": "Your bid: type it, or ↑↓ (p: pass)",
         }.get(phase, "Your choice")
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -275,6 +317,33 @@ class MinisteresBoard(Board):
         event.stop()
         if event.option_index < len(self.choices):
             self.post_message(Board.Chosen(self.choices[event.option_index]))
+
+    def action_type_bid(self, digit: int) -> None:
+        """A digit typed in an auction: the highlight goes to the bid typed so far (Enter
+        makes it); a digit that makes no bid on offer starts a new number."""
+        options = self.query_one("#mi-choices", ChoiceList)
+        bids = [c["amount"] for c in self.choices if c.get("t") == "Bid"]
+        if not bids or options.waiting:
+            return
+        for typed in (self.typed + str(digit), str(digit)):
+            exact = [i for i, c in enumerate(self.choices) if c.get("t") == "Bid" and str(c["amount"]) == typed]
+            longer = [
+                i for i, c in enumerate(self.choices) if c.get("t") == "Bid" and str(c["amount"]).startswith(typed)
+            ]
+            if exact or longer:
+                self.typed = typed
+                options.highlighted = (exact or longer)[0]
+                return
+        self.typed = ""
+        self.notify(f"You can bid from {min(bids)} to {max(bids)}.", severity="warning")
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        # the arrows move on from what was typed: the next digit starts a new number
+        index = event.option_index
+        if index is None or index >= len(self.choices) or str(self.choices[index].get("amount")) != self.typed:
+            prefix = self.typed and index is not None and index < len(self.choices)
+            if not (prefix and str(self.choices[index].get("amount", "")).startswith(self.typed)):
+                self.typed = ""
 
     def action_pass_bid(self) -> None:
         if self.query_one("#mi-choices", ChoiceList).waiting:
