@@ -89,6 +89,7 @@ class Board(Widget):
         is one, and may come from a save or a host, so every string the board is
         given is made printable first, once for the four games."""
         self.draw(printable_view(view), legal)
+        self.refresh_bindings()  # a board's own keys (pass, done, campaign) are offered as its moves are
 
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         raise NotImplementedError

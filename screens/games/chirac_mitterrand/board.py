@@ -457,7 +457,7 @@ class CampaignDialog(ModalScreen[Command | None]):
 class ChiracMitterrandBoard(Board):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back a step"),
-        Binding("c", "campaign", "Campaign", show=False),
+        Binding("c", "campaign", "Campaign"),
         *(Binding(str(n), f"pick({n - 1})", show=False) for n in (1, 2, 3, 4)),
     ]
 
@@ -484,6 +484,8 @@ class ChiracMitterrandBoard(Board):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
             return self.card is not None
+        if action == "campaign":  # offered while the campaign draw is a move (the footer shows it then only)
+            return any(c.get("t") == "Campaign" for c in self.legal)
         return True
 
     def room(self) -> int:

@@ -802,7 +802,7 @@ class EdgarLucienBoard(Board):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", show=False),
-        Binding("d", "done", "Done", show=False),
+        Binding("d", "done", "Done"),
         # one key, shown as what it brings up: the table of every player, or the map again
         Binding("t", "pane('table')", "Table"),
         Binding("t", "pane('map')", "Map"),
@@ -889,6 +889,8 @@ class EdgarLucienBoard(Board):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane":  # the key offers the pane not shown
             return bool(parameters) and parameters[0] != self.pane
+        if action == "done":  # offered where a move may end with it (the footer shows it then only)
+            return any(c["t"] in ("Done", "Drop") for c in self.legal or ())
         return True
 
     def action_pane(self, pane: str) -> None:

@@ -130,7 +130,7 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
 
 class MinisteresBoard(Board):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("p", "pass_bid", "Pass", show=False),
+        Binding("p", "pass_bid", "Pass"),
         *(Binding(str(n), f"type_bid({n})", show=False) for n in range(10)),
     ]
 
@@ -344,6 +344,13 @@ class MinisteresBoard(Board):
             prefix = self.typed and index is not None and index < len(self.choices)
             if not (prefix and str(self.choices[index].get("amount", "")).startswith(self.typed)):
                 self.typed = ""
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pass_bid":  # offered while passing is a move (the footer shows it then only)
+            return not self.query_one("#mi-choices", ChoiceList).waiting and any(
+                c.get("t") == "Pass" for c in self.choices
+            )
+        return True
 
     def action_pass_bid(self) -> None:
         if self.query_one("#mi-choices", ChoiceList).waiting:
