@@ -129,3 +129,21 @@ async def test_the_curtain_behind_the_too_small_notice_is_not_lowered_by_enter(t
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, PlayScreen)
+
+
+@run_async
+async def test_browsing_the_history_the_footer_shows_the_arrows_and_esc(tmp_path: Path) -> None:
+    game = get_game("agent-jean")
+    controllers = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], controllers, seed=4, bot_seed=4)
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("h", "up")
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "↑↓ Earlier" in footer and "esc Back to play" in footer, footer
+        await pilot.press("escape")
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "Earlier" not in footer and "History" in footer, footer

@@ -406,7 +406,12 @@ class ChoiceList(OptionList):
 class HistoryPanel(OptionList):
     """One line per event; highlighting a line shows the table as it was then."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "screen.live", "Back to play", show=False)]
+    #: while the player browses it, the footer says how: the arrows step, Esc goes back to play
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor_up", "Earlier", key_display="↑↓"),
+        Binding("down", "cursor_down", "Later", show=False),
+        Binding("escape", "screen.live", "Back to play"),
+    ]
 
     class Browse(Message):
         """Show the position after ``n`` events (None: the live position)."""
