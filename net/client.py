@@ -219,6 +219,9 @@ class RemoteFeed:
     def hold(self, held: bool) -> None:
         pass  # a served table does not wait for one player's reading
 
+    def showed_own_move(self, seat: int) -> bool:
+        return False  # one player a terminal: no terminal to pass on
+
     @property
     def thinking(self) -> int | None:
         return None

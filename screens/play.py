@@ -26,6 +26,7 @@ _UNSEEN = object()
 class PlayScreen(LiveTableScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("h", "history", "History"),
+        Binding("enter", "pass_on", "Pass the terminal", priority=True),
         Binding("u", "takeback", "Take back"),
         Binding("r", "replay", "Replay"),
         Binding("question_mark", "rules", "Rules"),
@@ -42,6 +43,12 @@ class PlayScreen(LiveTableScreen):
         self.over = False
         self.farewell: str | None = None
         self.curtain_up = False
+        #: hot-seat: the seat the terminal is to pass to once the player has seen what their move
+        #: showed them (Enter passes it); None: no such wait
+        self.passing: int | None = None
+        #: hot-seat: the move left the player at the terminal since they last had it (others moved,
+        #: or a new turn or round began): when it comes back to them, the curtain comes first
+        self.turn_left = False
         #: a player of this terminal has sat down (at a hot-seat table, the first behind a curtain too)
         self.seated = False
         self.reading = False  # a round's score sheet is open: the table here waits for the player
@@ -141,6 +148,8 @@ class PlayScreen(LiveTableScreen):
             history.append_lines(log.lines(new))
             if isinstance(log.seat, int):
                 history.mark_news(log.last_own_move())
+            if log.game is not None and any(log.game.mark(event) for _, event in new):
+                self.turn_left = True  # a new turn or round: at a hot-seat table its first move comes after a curtain
         self.refresh_table()
         if log.outcome is not None:
             self.announce_end()
@@ -149,17 +158,43 @@ class PlayScreen(LiveTableScreen):
 
     def hand_over(self) -> None:
         """The move to the player at this terminal whose it is: a curtain between two players
-        sharing it, so that neither sees the other's secrets."""
-        if self.curtain_up or self.reading or self.knows.outcome is not None:
+        sharing it, so that neither sees the other's secrets.
+
+        At a table of several players here: a player whose move showed them something (a card
+        drawn, a turn won) sees it before the terminal passes (Enter passes it); and a player
+        whose move comes back after others moved, or who begins a new turn, meets the curtain
+        again, so that a key meant for a curtain never plays a move."""
+        if self.curtain_up or self.reading or self.passing is not None or self.knows.outcome is not None:
             return
-        human = next((seat for seat in self.knows.active if seat in self.feed.here), None)
-        if human is None or (human == self.viewer and self.seated):
+        here = self.feed.here
+        human = next((seat for seat in self.knows.active if seat in here), None)
+        viewer = self.viewer
+        if human is None or human != viewer:
+            self.turn_left = True
+        if human is None:
             return
-        if len(self.feed.here) > 1:
+        if human == viewer and self.seated and not (self.turn_left and len(here) > 1):
+            return
+        if len(here) > 1:
+            if human != viewer and self.seated and isinstance(viewer, int) and self.feed.showed_own_move(viewer):
+                self.passing = human
+                self.feed.hold(True)
+                self.refresh_table()
+                self.refresh_bindings()
+                return
             self.raise_curtain(human)
         else:
             self.seated = True
             self.feed.sit(human)
+
+    def action_pass_on(self) -> None:
+        """Hot-seat: the player has seen what their move showed them; the terminal passes on."""
+        seat, self.passing = self.passing, None
+        if seat is None:
+            return
+        self.feed.hold(False)
+        self.refresh_bindings()
+        self.raise_curtain(seat)
 
     def raise_curtain(self, seat: int) -> None:
         self.curtain_up = True
@@ -170,6 +205,7 @@ class PlayScreen(LiveTableScreen):
                 self.action_menu()
                 return
             self.curtain_up = False
+            self.turn_left = False
             self.seated = True
             self.feed.sit(seat)
             self.feed.hold(False)
@@ -221,7 +257,9 @@ class PlayScreen(LiveTableScreen):
             self.feed.hold(False)
             self.hand_over()
 
-        self.app.push_screen(ScoreSheetDialog(sheet, self.knows.names()), read)
+        # at a table of several players here, nothing of the table shows behind it: the sheet is
+        # everybody's, the hand behind it one player's
+        self.app.push_screen(ScoreSheetDialog(sheet, self.knows.names(), hide_table=len(self.feed.here) > 1), read)
         return True
 
     # -- drawing -------------------------------------------------------------------------------
@@ -236,6 +274,8 @@ class PlayScreen(LiveTableScreen):
             text = f"Looking back: move {log.move_at(self.browsing)} of {log.move_count} (Esc: back to play)"
         elif log.outcome is not None:
             text = "Game over: " + log.outcome_text(why=False)
+        elif self.passing is not None:
+            text = f"{log.name(log.seat)}: see what your move showed you, then Enter: pass the terminal to {log.name(self.passing)}."
         else:
             text = log.waiting_sentence(self.feed.thinking)
         you = f"You: {log.name(log.seat)}" if isinstance(log.seat, int) else "Watching"
@@ -288,6 +328,8 @@ class PlayScreen(LiveTableScreen):
             return not self.over and isinstance(self.viewer, int) and self.knows.outcome is None
         if action == "replay":
             return self.knows.outcome is not None
+        if action == "pass_on":  # (a priority key: Enter is the choices' otherwise)
+            return self.passing is not None and self.browsing is None
         return True
 
     def on_board_chosen(self, message: Board.Chosen) -> None:

@@ -47,6 +47,10 @@ class Feed(Protocol):
     def answered(self, message: dict[str, Any]) -> dict[str, Any] | None:
         """A ``view_at`` message: the view of the position looked at now, if known at last."""
 
+    def showed_own_move(self, seat: int) -> bool:
+        """Whether the last move of the table was ``seat``'s and showed it something it did
+        not know (a card drawn, a turn won): its player should see it before passing on."""
+
     def hold(self, held: bool) -> None:
         """While held, the table does not move on here (a curtain between players, a score
         sheet being read); a served table does not wait."""
@@ -155,6 +159,13 @@ class LocalFeed:
 
     def answered(self, message: dict[str, Any]) -> dict[str, Any] | None:
         return None  # nothing is ever asked: every past view is here
+
+    def showed_own_move(self, seat: int) -> bool:
+        moves = self.match.moves
+        if not moves or moves[-1].seat != seat:
+            return False
+        move, reveals = moves[-1], self.table.game.reveals
+        return any(reveals(event, seat) for event in self.match.events[move.start : move.end])
 
     def hold(self, held: bool) -> None:
         self.held = held

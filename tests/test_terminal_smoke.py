@@ -49,7 +49,8 @@ NEW_GAMES = [
         game="chirac-mitterrand",
         index=1,
         shown="Jacques Chirac",
-        move=[("Play which card?", ["1"]), ("which action?", ["enter"]), ("which comes up first?", ["enter"])],
+        # the order of the two cards slid under the opponent's pile is asked only where it matters
+        move=[("Play which card?", ["1"]), ("which action?", ["enter"])],
         played="Chirac (Ada) plays",
     ),
     dict(

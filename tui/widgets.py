@@ -612,8 +612,8 @@ class ScoreSheetDialog(TableDialog):
     ]
     SMALL_KEEPS = frozenset({"leave"})
 
-    def __init__(self, sheet: ScoreSheet, names: list[str]) -> None:
-        super().__init__()
+    def __init__(self, sheet: ScoreSheet, names: list[str], hide_table: bool = False) -> None:
+        super().__init__(classes="-opaque" if hide_table else None)
         self.sheet = sheet
         self.names = names
 
