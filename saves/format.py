@@ -583,6 +583,26 @@ def held(path: PathLike) -> bool:
     return False
 
 
+def who_holds(path: PathLike) -> str | None:
+    """The sentence naming who writes the save at ``path`` now ("bob is playing this game
+    already (cabinet play, pid 1234)."), or None when nobody holds it (see :func:`held`)."""
+    if sys.platform == "win32":
+        return None
+    try:
+        fd = os.open(lock_path(path), os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                return _holder_sentence(_read_holder(fd), Path(path).name)
+        return None
+    finally:
+        os.close(fd)
+
+
 class _WriterLock:
     """An exclusive ``flock`` on ``SAVE.lock``, held as long as the writer lives.
 

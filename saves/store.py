@@ -15,6 +15,7 @@ import datetime
 import os
 import re
 import secrets
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,6 +94,21 @@ class SaveInfo:
     warning: str | None = None  # a torn tail that loading will drop
     #: the file's modification time in nanoseconds: orders saves played within the same second
     written: int = 0
+    #: a fork's (a game played on from a replay): the file it was forked from, and the
+    #: position there (in events) it plays on from
+    parent: str | None = None
+    forked_at: int | None = None
+    #: the file as it was read (device, inode, size, modification and change times), and
+    #: when (ns since the epoch): a file with the same stamp need not be read again
+    #: (:func:`list_saves`'s ``known``)
+    stamp: tuple[int, ...] = ()
+    read_at: int = 0
+
+    def still(self, stamp: tuple[int, ...]) -> bool:
+        """Whether the file is as it was read, by its ``stamp`` now.  A file written less
+        than a second before it was read may have been written again since within the same
+        tick of the file system's clock, its stamp the same: it is read again."""
+        return bool(stamp) and stamp == self.stamp and stamp[3] < self.read_at - 1_000_000_000
 
     @property
     def winner_names(self) -> tuple[str, ...]:
@@ -125,15 +141,28 @@ def _game(game_id: str, games: Mapping[str, Game] | None) -> Game | None:
 def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> SaveInfo:
     """The listing entry for one file; a damaged file gets its sentence in ``error``."""
     path = Path(path)
-    try:
-        written = path.stat().st_mtime_ns
-    except OSError:
-        written = 0
+    read_at = time.time_ns()
+    stamp = _stamp(path)
+    written = stamp[3] if stamp else 0
     mtime = datetime.datetime.fromtimestamp(written / 1e9, datetime.UTC)
     try:
         s = scan(path)
     except SaveError as exc:
-        return SaveInfo(path, None, path.name, (), None, mtime, 0, False, (), error=str(exc), written=written)
+        return SaveInfo(
+            path,
+            None,
+            path.name,
+            (),
+            None,
+            mtime,
+            0,
+            False,
+            (),
+            error=str(exc),
+            written=written,
+            stamp=stamp,
+            read_at=read_at,
+        )
     header = s.header
     game_id = header["game"]
     game = _game(game_id, games)
@@ -165,7 +194,22 @@ def save_info(path: str | os.PathLike[str], games: Mapping[str, Game] | None = N
         error=error,
         warning=s.torn.warning(path.name) if s.torn is not None else None,
         written=written,
+        parent=header.get("parent"),
+        forked_at=header.get("forked_at"),
+        stamp=stamp,
+        read_at=read_at,
     )
+
+
+def _stamp(path: Path) -> tuple[int, ...]:
+    """What tells a file changed: its device, inode, size, modification and change
+    times (a save grows with each move, and is rewritten as a new file); () when it
+    cannot be looked at."""
+    try:
+        st = path.stat()
+    except OSError:
+        return ()
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _is_file(path: Path) -> bool:
@@ -175,8 +219,16 @@ def _is_file(path: Path) -> bool:
         return True
 
 
-def list_saves(directory: str | os.PathLike[str], games: Mapping[str, Game] | None = None) -> list[SaveInfo]:
-    """Every ``*.cab`` in ``directory``, newest played first; never replays."""
+def list_saves(
+    directory: str | os.PathLike[str],
+    games: Mapping[str, Game] | None = None,
+    known: dict[Path, SaveInfo] | None = None,
+) -> list[SaveInfo]:
+    """Every ``*.cab`` in ``directory``, newest played first; never replays.
+
+    ``known``: what an earlier listing found, by path (a screen listing the same directory
+    again keeps it).  A file whose stamp has not changed since is not read again; ``known``
+    is left holding exactly this listing's entries."""
     directory = Path(directory)
     try:
         paths = [p for p in directory.iterdir() if p.suffix == EXTENSION and not p.name.startswith(".") and _is_file(p)]
@@ -184,7 +236,17 @@ def list_saves(directory: str | os.PathLike[str], games: Mapping[str, Game] | No
         return []
     for p in paths:  # a save of ours left readable by others (an older Cabinet, a copy) is narrowed
         tighten(p)
-    infos = [save_info(p, games) for p in paths]
+    if known is None:
+        infos = [save_info(p, games) for p in paths]
+    else:
+        infos = []
+        for p in paths:
+            info = known.get(p)
+            if info is None or not info.still(_stamp(p)):
+                info = save_info(p, games)
+            infos.append(info)
+        known.clear()
+        known.update((info.path, info) for info in infos)
     # the moves' times are to the second: within one, the file written last was played last
     infos.sort(key=lambda i: (i.last_played, i.written, i.path.name), reverse=True)
     return infos

@@ -144,7 +144,10 @@ class CabinetApp(App[int]):
         if start.mode == "play" and start.writer is not None:
             self.open_game(start.writer)
         elif start.mode == "replay" and start.match is not None and start.path is not None:
-            self.open_replay(start.match, start.path, at=start.at, viewer=start.viewer, locked=start.locked)
+            # opened from the command line: leaving it goes back to the shell
+            self.open_replay(
+                start.match, start.path, at=start.at, viewer=start.viewer, locked=start.locked, ends_program=True
+            )
         elif start.mode == "join" and start.remote is not None:
             self.run_worker(self.join(start.remote, from_command_line=True), group="join")
         for warning in start.warnings:
@@ -186,11 +189,17 @@ class CabinetApp(App[int]):
         self.push_screen(PlayScreen(feed))
 
     def open_replay(
-        self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False
+        self,
+        match: Match,
+        path: Path,
+        at: int | None = None,
+        viewer: Any = None,
+        locked: bool = False,
+        ends_program: bool = False,
     ) -> None:
         from screens.replay import ReplayScreen
 
-        self.push_screen(ReplayScreen(match, path, at=at, viewer=viewer, locked=locked))
+        self.push_screen(ReplayScreen(match, path, at=at, viewer=viewer, locked=locked, ends_program=ends_program))
 
     async def join(self, remote: Any, from_command_line: bool = False) -> bool:
         """Join a hosted game and show it; a failure is one sentence (and, from the

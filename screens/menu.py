@@ -66,10 +66,10 @@ class MainMenu(Screen):
         when it is replayed (the listing only reads its records) is said so, and
         the next most recent is continued instead."""
         from saves import SaveError, list_saves, load
-        from screens.save_list import open_save
+        from screens.save_list import KNOWN, open_save
 
         skipped: list[str] = []
-        for info in list_saves(self.app.save_dir):
+        for info in list_saves(self.app.save_dir, known=KNOWN):
             if info.error is not None or info.finished:
                 if info.error is not None and not skipped:
                     skipped.append(info.error)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -19,6 +20,8 @@ from tui.session import start_save
 from tui.widgets import KeysFooter
 
 DEFAULT_NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa"]
+#: the columns a compact Select takes besides its value's text (its padding and its ▼)
+GAME_SELECT_FRAME = 5
 
 
 def who_choices(game: Game) -> list[tuple[str, str]]:
@@ -72,8 +75,11 @@ class NewGameScreen(Screen):
         yield KeysFooter()
 
     async def on_mount(self) -> None:
+        game = self.query_one("#game", Select)
+        # as wide as the longest title, with room for the arrow: every title shown whole
+        game.styles.width = max(cell_len(g.title) for g in self.games.values()) + GAME_SELECT_FRAME
         await self.rebuild(players_too=True)
-        self.query_one("#game", Select).focus()
+        game.focus()
 
     async def rebuild(self, players_too: bool = False) -> None:
         game = self.game

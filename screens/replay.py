@@ -8,8 +8,9 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input
+from textual.widgets import Input, Static
 
 from core.engine import ALL, PUBLIC, Match, Viewer, outcome_text
 from screens.boards import TableScreen
@@ -19,9 +20,34 @@ from tui.widgets import Board, HistoryPanel, StatusLine
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
 
 
-class GoTo(ModalScreen[int | None]):
-    """Ask for a move number."""
+def moves_sentence(last: int) -> str:
+    """What a move number may be, in one sentence: 'There are 57 moves: type a number from 0 to 57.'"""
+    if last == 0:
+        return "No move has been made yet: type 0, the start."
+    if last == 1:
+        return "There is 1 move: type 0 (the start) or 1."
+    return f"There are {last} moves: type a number from 0 to {last}."
 
+
+class GoTo(ModalScreen[int | None]):
+    """Ask for a move number; anything else is answered in the dialog, which stays open."""
+
+    DEFAULT_CSS = """
+    GoTo #goto-box {
+        width: 56;
+        max-width: 100%;
+        height: auto;
+        border: round $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    GoTo #goto-problem {
+        color: $text-error;
+    }
+    GoTo #goto-keys {
+        color: $text-muted;
+    }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, last: int) -> None:
@@ -29,13 +55,22 @@ class GoTo(ModalScreen[int | None]):
         self.last = last
 
     def compose(self) -> ComposeResult:
-        yield Input(placeholder=f"Go to move (0 to {self.last})", type="integer", id="goto")
+        with Vertical(id="goto-box"):
+            yield Static(f"Go to move (0 to {self.last}):", id="goto-prompt")
+            yield Input(placeholder=f"0 to {self.last}", max_length=12, compact=True, id="goto")
+            yield Static("", id="goto-problem")
+            yield Static("Enter goes there · Esc cancels", id="goto-keys")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        try:
-            self.dismiss(int(event.value))
-        except ValueError:
-            self.dismiss(None)
+        text = event.value.strip()
+        if text.isascii() and text.isdigit() and int(text) <= self.last:
+            self.dismiss(int(text))
+            return
+        self.query_one("#goto-problem", Static).update(moves_sentence(self.last))
+        event.input.action_select_all()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_one("#goto-problem", Static).update("")  # said of what was typed before
 
     def action_cancel(self) -> None:
         self.dismiss(None)
@@ -63,11 +98,19 @@ class ReplayScreen(TableScreen):
     ]
 
     def __init__(
-        self, match: Match, path: Path, at: int | None = None, viewer: Any = None, locked: bool = False
+        self,
+        match: Match,
+        path: Path,
+        at: int | None = None,
+        viewer: Any = None,
+        locked: bool = False,
+        ends_program: bool = False,
     ) -> None:
         """``at``: the position after that many moves (a move is what a player did);
-        None: the end."""
+        None: the end.  ``ends_program``: leaving ends the program (a replay the command
+        line opened goes back to the shell; one opened from the menu, to the menu)."""
         super().__init__()
+        self.ends_program = ends_program
         self.match = match
         self.path = path
         #: the positions between moves, in events: right after the setup, then after each move
@@ -185,15 +228,8 @@ class ReplayScreen(TableScreen):
 
     def action_goto(self) -> None:
         def chosen(n: int | None) -> None:
-            if n is None:
-                return
-            if not 0 <= n <= self.match.move_count:
-                self.notify(
-                    f"This game has {self.match.move_count} moves: go to a move from 0 to {self.match.move_count}.",
-                    severity="warning",
-                )
-                return
-            self.go(self.match.events_after_moves(n))
+            if n is not None:  # (the dialog takes only a move of this game)
+                self.go(self.match.events_after_moves(n))
 
         self.app.push_screen(GoTo(self.match.move_count), chosen)
 
@@ -246,6 +282,9 @@ class ReplayScreen(TableScreen):
     def action_leave(self) -> None:
         if self.timer is not None:
             self.timer.stop()
+        if self.ends_program:
+            self.app.exit(0)
+            return
         self.app.pop_screen()
 
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:

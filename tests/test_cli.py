@@ -360,3 +360,48 @@ def test_the_installed_command_never_shows_a_traceback(tmp_path) -> None:
     assert result.returncode == 1
     assert "Traceback" not in result.stdout + result.stderr
     assert "bad.cab" in result.stdout
+
+
+def test_help_lists_every_command_a_user_types_and_nothing_else(capsys) -> None:
+    assert exit_code(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "SUPPRESS" not in out
+    assert "\n    lobby" not in out and ",lobby" not in out  # what a served session runs is no user's command
+    for command in ("play", "host", "join", "serve", "load", "replay", "simulate", "verify", "export", "store"):
+        assert f"\n    {command} " in out, command
+    assert "--version" in out
+
+
+def test_version_is_the_installed_packages(capsys) -> None:
+    from importlib.metadata import version
+
+    assert exit_code(["--version"]) == 0
+    assert capsys.readouterr().out == f"cabinet {version('cabinet')}\n"
+
+
+@pytest.mark.parametrize("command", ["play", "host"])
+def test_a_new_game_without_a_game_names_every_game(command, capsys, tmp_path) -> None:
+    from core.games import game_titles
+
+    assert exit_code(["--save-dir", str(tmp_path), command]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith(f"cabinet {command}: say which game to {command}")
+    for game_id, title in game_titles().items():
+        assert f"{game_id} ({title})" in last
+    assert not list(tmp_path.glob("*.cab"))
+
+
+def test_an_unknown_game_names_every_game(capsys, tmp_path) -> None:
+    from core.games import game_titles
+
+    assert exit_code(["--save-dir", str(tmp_path), "play", "chess"]) == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("cabinet play: there is no game 'chess': the games are ")
+    assert all(f"{game_id} ({title})" in last for game_id, title in game_titles().items())
+
+
+def test_the_installed_command_says_its_version() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "cabinet", "--version"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0 and result.stdout.startswith("cabinet ") and not result.stderr

@@ -129,10 +129,12 @@ async def test_every_menu_entry_with_saves_of_every_game(saves) -> None:
         for entry, mode in (("Load a game", "load"), ("Replay a game", "replay")):
             await choose(entry)
             assert isinstance(app.screen, SaveListScreen)
+            await settle(pilot)  # the games in play replayed for whose move it is
             text = screen_text(app)
             for title in ("L'Agent Jean!", "1988", "Edgar & Lucien", "Ministères"):
                 assert title in text
-            assert "finished" in text and "in play" in text
+            # where each game stands: who won a finished game, whose move it is in one in play
+            assert "won by" in text and " to play" in text
             # the first finished game of the list (newest first): down to its row, then Enter
             row = next(i for i, info in enumerate(list_saves(directory)) if info.finished)
             await pilot.press(*["down"] * row, "enter")

@@ -19,6 +19,37 @@ from table.spec import BOT, HUMAN, SeatSpec, TableSpec, check_level, usual_playe
 EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
 
 
+def version_line() -> str:
+    """``cabinet 0.1.0``: the installed package's version (the source tree's when it is run
+    uninstalled)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        number = version("cabinet")
+    except PackageNotFoundError:
+        from core import __version__ as number
+    return f"cabinet {number}"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: the version line, looked up only when it is asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        print(version_line())
+        parser.exit()
+
+
+def games_list() -> str:
+    """``agent-jean (L'Agent Jean!), ... or ministeres (Ministères)``: each game's id, then its title."""
+    items = [f"{game_id} ({title})" for game_id, title in game_titles().items()]
+    if len(items) < 2:
+        return "".join(items) or "none is installed"
+    return ", ".join(items[:-1]) + " or " + items[-1]
+
+
 class Parser(argparse.ArgumentParser):
     """argparse, but every mistake is a usage line and exit status 2."""
 
@@ -51,6 +82,7 @@ def build_parser() -> Parser:
 
     parser = Parser(prog="cabinet", description="Games of politics and intrigue, in the terminal.", epilog=EPILOG)
     parser.add_argument("--save-dir", metavar="DIR", default=None, help="where saves are kept (also CABINET_SAVE_DIR)")
+    parser.add_argument("--version", action=VersionAction, help="print the version of Cabinet and exit")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     #: each command's own parser, so that a mistake found after parsing shows that command's usage
     parser.commands = sub.choices  # type: ignore[attr-defined]
@@ -65,7 +97,7 @@ def build_parser() -> Parser:
     table.add_argument("--names", metavar="A,B,...", help="the players' names")
 
     play = sub.add_parser("play", parents=[common, table], help="start a new game")
-    play.add_argument("game", help="game id: " + ", ".join(game_titles()))
+    play.add_argument("game", nargs="?", help="game id: " + ", ".join(game_titles()))
 
     host = sub.add_parser("host", parents=[common, table], help="host a game for players in other terminals")
     host.add_argument("game", nargs="?", help="game id: " + ", ".join(game_titles()))
@@ -281,7 +313,7 @@ def sources(parser: Parser, args: argparse.Namespace, names: list[Path]) -> list
 def game_or_error(parser: Parser, game_id: str):
     game = get_game(game_id)
     if game is None:
-        parser.error(f"unknown game {game_id!r} (games: {', '.join(game_titles())})")
+        parser.error(f"there is no game {game_id!r}: the games are {games_list()}")
     return game
 
 
@@ -299,6 +331,8 @@ def match_from_args(parser: Parser, args: argparse.Namespace):
     """A new match from ``play``'s or ``host``'s arguments."""
     from tui.session import parse_bots
 
+    if not args.game:
+        parser.error(f"say which game to play: {games_list()}")
     game = game_or_error(parser, args.game)
     players = usual_players(game) if args.players is None else args.players
     checked(parser, TableSpec(game.id, players))
@@ -373,7 +407,7 @@ def cmd_host(parser: Parser, args: argparse.Namespace) -> int:
         writer = resume_or_exit(loaded)
     else:
         if not args.game:
-            parser.error("host needs a game id, or --resume SAVE")
+            parser.error(f"say which game to host, or --resume SAVE: {games_list()}")
         new = match_from_args(parser, args)
         if not new.humans():
             parser.error("every seat is a bot: there is nobody to host (try cabinet simulate)")
