@@ -151,9 +151,12 @@ def too_small_for_a_table(width: int, height: int) -> bool:
 
 
 class StatusLine(Static):
-    """A table's one line of status: its parts joined by `` · ``, the first ones left out
-    while the line is wider than the screen. What it says last (whose move, who won) is
-    what must be read whole; the game's title and the seat come back as room allows."""
+    """A table's one line of status: its parts joined by `` · ``.  What it says last (whose
+    move, who won) is what must be read whole: while the line is wider than the screen, the
+    parts before it are shortened first (each to ``SHORTEST`` cells, ending in "…"), and only
+    then left out, the first ones first."""
+
+    SHORTEST = 12
 
     def __init__(self, **kwargs: Any) -> None:
         # text, never markup: the parts name players, and say what a host sent
@@ -164,12 +167,27 @@ class StatusLine(Static):
         self.parts = tuple(printable(part) for part in parts)
         self.fit()
 
+    @classmethod
+    def fitted(cls, parts: tuple[str, ...], room: int) -> str:
+        """``parts`` joined, in ``room`` cells if it can be done (0: any width)."""
+        parts_left = list(parts)
+        if room:
+            for i in range(len(parts_left) - 1):
+                excess = cell_len(" · ".join(parts_left)) - room
+                if excess <= 0:
+                    break
+                width = cell_len(parts_left[i])
+                keep = max(cls.SHORTEST, width - excess)
+                if keep < width:
+                    short = Text(parts_left[i])
+                    short.truncate(keep, overflow="ellipsis")
+                    parts_left[i] = short.plain
+            while len(parts_left) > 1 and cell_len(" · ".join(parts_left)) > room:
+                parts_left.pop(0)
+        return " · ".join(parts_left)
+
     def fit(self) -> None:
-        room = self.content_region.width
-        parts = self.parts
-        while room and len(parts) > 1 and cell_len(" · ".join(parts)) > room:
-            parts = parts[1:]
-        line = " · ".join(parts)
+        line = self.fitted(self.parts, self.content_region.width)
         if line != self.content:  # the same line is not drawn again
             self.update(line, layout=False)  # one line, always: nothing to lay out again
 
