@@ -319,7 +319,7 @@ def opinion_group(view: dict[str, Any]) -> Group:
 
 def erosion_line(view: dict[str, Any]) -> Text:
     """Each candidate's Power Erosion: ``Power Erosion: Jacques (C) 2/6 · François (M) 0/6``."""
-    text = Text("Power Erosion: ", style="dim")
+    text = Text.assemble(("Power Erosion: ", "dim"))  # (a Text's own style would dim the names too)
     for i, side in enumerate(("chirac", "mitterrand")):
         count = len(view["erosion"][side])
         if i:

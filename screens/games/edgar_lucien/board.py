@@ -267,7 +267,7 @@ def popularity_track(view: dict[str, Any]) -> Text:
     slots: dict[int, list[int]] = {}
     for seat, player in enumerate(view["players"]):
         slots.setdefault(max(0, min(100, player["popularity"])) // 10, []).append(seat)
-    text = Text("Pop 0 ", style="dim")  # as the players table heads it; the line fits 50 columns
+    text = Text.assemble(("Pop 0 ", "dim"))  # as the players table heads it (a Text's own style would dim the markers)
     for slot in range(11):
         seats = slots.get(slot, [])
         if not seats:
