@@ -143,6 +143,14 @@ class Terminal:
     def alive(self) -> bool:
         return self.child is not None and self.child.isalive()
 
+    def resize(self, rows: int, cols: int) -> None:
+        """The window resized, as a terminal does it: the pty's size changes (the program gets
+        SIGWINCH) and the screen is drawn anew at that size."""
+        assert self.child is not None, "the terminal was not started"
+        self.rows, self.cols = rows, cols
+        self.screen.resize(rows, cols)
+        self.child.setwinsize(rows, cols)
+
     # -- reading ------------------------------------------------------------
 
     def pump(self, timeout: float = 0.05) -> bool:

@@ -376,3 +376,25 @@ def test_join_form_opens_and_esc_goes_back(cabinet: Terminal) -> None:
     cabinet.wait_gone("join code")
     at_menu(cabinet)
     quit_app(cabinet)
+
+
+def test_behind_the_too_small_notice_keys_play_nothing_in_a_real_terminal(tmp_path: Path) -> None:
+    """In a real terminal: Ada's first choice open, the window shrunk to 40x12 shows the notice;
+    arrows, Enter, Space and digits there play nothing; back at 80x24 the same choice waits, and
+    the save holds no move of Ada's."""
+    from saves import load
+
+    args = ["play", "edgar-lucien", "--bots", "2", "--seed", "3", "--names", "Ada,Bot"]
+    # the size read from the pty, as a terminal's shell leaves it (COLUMNS and LINES unexported)
+    with Terminal(args, tmp_path, env={"COLUMNS": "", "LINES": ""}) as term:
+        term.wait_for("Where do Edgar and Lucien start?")
+        term.resize(12, 40)
+        term.wait_for("80x24")
+        term.press("down", "down", "enter", "space", "1", "enter")
+        term.resize(24, 80)
+        term.wait_for("Where do Edgar and Lucien start?")
+        term.press("q")
+        term.wait_for("New game")
+    (saved,) = tmp_path.glob("edgar-lucien-*.cab")
+    match = load(saved).match
+    assert not [move for move in match.moves if move.seat == 0], "a key played behind the notice"
