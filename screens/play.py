@@ -53,7 +53,9 @@ class PlayScreen(LiveTableScreen):
         self.seated = False
         self.reading = False  # a round's score sheet is open: the table here waits for the player
         self.announced_end = False
-        self.sheet_seen: object = _UNSEEN  # the key of the last score sheet shown
+        #: the key of the last score sheet each seat here was shown (at a hot-seat table each
+        #: player reads it, once, when they next have the terminal)
+        self.sheets_seen: dict[Viewer, object] = {}
 
     # -- what tests and the app read of the table ------------------------------------------
 
@@ -240,12 +242,13 @@ class PlayScreen(LiveTableScreen):
         (a served table does not wait)."""
         sheet = self.score_sheet()
         key = sheet.key if sheet is not None else None
-        if self.sheet_seen is _UNSEEN:  # the first update: what was scored before is old news
-            self.sheet_seen = key
+        seen, viewer = self.sheets_seen, self.viewer
+        if not seen:  # the first update: what was scored before is old news, for every seat here
+            seen.update(dict.fromkeys([*self.feed.here, viewer], key))
             return False
-        if sheet is None or key == self.sheet_seen:
+        if sheet is None or key == seen.get(viewer, _UNSEEN):
             return False
-        self.sheet_seen = key
+        seen[viewer] = key
         self.reading = True
         self.feed.hold(True)
 

@@ -528,13 +528,14 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
             async with app.run_test(size=(80, 24)) as pilot:
                 for _ in range(200):
                     await pilot.pause(0.02)
-                    if isinstance(app.screen, LobbyScreen) and len(app.screen.shown) == 2:
+                    shown = isinstance(app.screen, LobbyScreen) and len(app.screen.shown) == 2
+                    if shown and "In play" in screen_text(app):  # (the rows fitted to the width, drawn)
                         break
                 await pilot.pause()
                 lobby = app.screen
                 assert isinstance(lobby, LobbyScreen)
                 text = screen_text(app)
-                assert "Cabinet · ann" in text and "Waiting" in text and "In play" in text
+                assert "Cabinet · ann" in text and "Waiting" in text and "In play" in text, text
                 # ? the rules, and back
                 await pilot.press("question_mark")
                 await pilot.pause()

@@ -111,3 +111,24 @@ async def test_at_a_hot_seat_table_the_score_sheet_hides_the_table(tmp_path: Pat
         assert app.screen.has_class("-opaque")
         text = screen_text(app)
         assert "Your hand" not in text and "You:" not in text, text
+
+
+@run_async
+async def test_at_a_hot_seat_table_each_player_reads_the_rounds_score_sheet(tmp_path: Path) -> None:
+    """A round scored: the player at the terminal reads its sheet; the other reads it too, once,
+    as soon as the curtain is lowered for them, before their next move."""
+    app, match = hot_seat(tmp_path, "agent-jean", ["human", "human"], seed=5)
+    readers: list[int] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        table = next(s for s in app.screen_stack if isinstance(s, PlayScreen))
+        for _ in range(400):
+            if len(readers) >= 2 or match.outcome is not None:
+                break
+            if isinstance(app.screen, ScoreSheetDialog):
+                readers.append(table.viewer)
+            elif readers and not isinstance(app.screen, Curtain) and table.passing is None:
+                assert table.viewer in readers, f"{NAMES[table.viewer]} moves on without the round's sheet"
+            await pilot.press("enter")
+            await settle(pilot)
+    assert sorted(readers) == [0, 1], readers

@@ -43,7 +43,8 @@ class VersionAction(argparse.Action):
 
 
 def games_list() -> str:
-    """``agent-jean (L'Agent Jean!), ... or ministeres (Ministères)``: each game's id, then its title."""
+    """Every game installed, each its id then its title in brackets, joined by commas and a
+    last "or" (the games' registry names them: none is written here)."""
     items = [f"{game_id} ({title})" for game_id, title in game_titles().items()]
     if len(items) < 2:
         return "".join(items) or "none is installed"

@@ -325,18 +325,17 @@ class ChoiceList(OptionList):
     While another seat acts the list says whose move it is and what they decide (the
     table's sentence), and offers nothing: no choice that cannot be taken stays listed,
     and no key is shown that does nothing.  While the player looks back at the history
-    on their own move, their choices stay where they are, greyed, and come back as they
-    were (``resume``)."""
+    it says so (the choices of now are not the table's shown), and the choices come back
+    with Esc."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("enter", "select", "Choose")]
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        #: the choices are greyed (looked back at) or replaced by whose move it is: none can be taken
+        #: the list says why there is nothing to choose (another's move, the history looked back at)
         self.waiting = False
         #: the list holds the "whose move" line, not choices
         self.telling = False
-        self._kept_highlight: int | None = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "select":
@@ -360,14 +359,11 @@ class ChoiceList(OptionList):
 
         No prompts: while the game goes on (``live``) and the list was shown, it says whose
         move it is and what they decide (the screen's ``waiting_text``), titled "Waiting";
-        or, while the player looks back at the history on their own move, the choices
-        wait, greyed, titled "Looking back".  At the game's end, or where no list was
-        shown, the list goes.  ``same``: the prompts are those listed already, which keep
+        or, while the player looks back at the history, that the table is as it was, titled
+        "Looking back".  At the game's end, or where no list was shown, the list goes.  ``same``: the prompts are those listed already, which keep
         their place.  True where the list has choices to take the keys (the board focuses it)."""
         if prompts:
-            if same and self.option_count and not self.telling:
-                self.resume()
-            else:
+            if not (same and self.option_count and not self.telling):  # (the same, listed: kept as they are)
                 self.clear_options()
                 # a prompt or a title given as a string names players: text, not markup
                 self.add_options([Option(plain(p) if isinstance(p, str) else p) for p in prompts])
@@ -377,8 +373,9 @@ class ChoiceList(OptionList):
             return True
         if live and self.display and self.option_count:
             screen = self.screen
-            if getattr(screen, "browsing", None) is not None and not self.telling:
-                self.wait("Looking back")  # the seat's own move, while the history is looked back at
+            if getattr(screen, "browsing", None) is not None:
+                # the table as it was: the choices of now are not its (they come back with Esc)
+                self.tell("The table as it was then. Esc: back to play.", "Looking back")
             else:
                 self.tell(getattr(screen, "waiting_text", None) or "Another player is choosing.")
         elif self.option_count or self.display:
@@ -386,38 +383,16 @@ class ChoiceList(OptionList):
             self.display = False
         return False
 
-    def tell(self, sentence: str) -> None:
-        """Another seat acts: the list says who, and what they are deciding; nothing to choose."""
-        self.border_title = "Waiting"
+    def tell(self, sentence: str, title: str = "Waiting") -> None:
+        """Nothing to choose here now: the list says why in one line (another seat acts: who,
+        and what they are deciding)."""
+        self.border_title = title
         if self.telling and self.option_count == 1 and str(self.get_option_at_index(0).prompt) == sentence:
             return
         super().clear_options()
         super().add_options([Option(plain(sentence), disabled=True)])
         self.highlighted = None
         self.waiting = self.telling = True
-        self.refresh_bindings()
-
-    def wait(self, title: str) -> None:
-        """Grey every choice (none can be chosen) and title the list ``title``."""
-        self.border_title = title
-        if self.waiting:
-            return
-        self.waiting = True
-        # no line highlighted first: disabling the highlighted line would move the highlight
-        # on to the next, and the list would scroll down to its last line
-        self._kept_highlight, self.highlighted = self.highlighted, None
-        for index in range(self.option_count):
-            self.disable_option_at_index(index)
-        self.refresh_bindings()
-
-    def resume(self) -> None:
-        """The choices greyed by ``wait`` can be chosen again, the same one highlighted."""
-        if not self.waiting:
-            return
-        self.waiting = False
-        for index in range(self.option_count):
-            self.enable_option_at_index(index)
-        self.highlighted = self._kept_highlight if self._kept_highlight is not None else 0
         self.refresh_bindings()
 
 
@@ -552,13 +527,31 @@ class TableDialog(ModalScreen[Any]):
     def on_resize(self, event: events.Resize) -> None:
         self.measure(*event.size)
 
+    #: what had the keys when the terminal became too small (given them back after)
+    focus_before_small: Widget | None = None
+
     def measure(self, width: int, height: int) -> None:
         small = too_small_for_a_table(width, height)
-        self.too_small = small
+        if small != self.too_small:
+            self.too_small = small
+            if small:  # nothing hidden keeps the keys, nor shows them in a footer
+                self.focus_before_small = self.focused
+                self.set_focus(None)
+            else:
+                widget, self.focus_before_small = self.focus_before_small, None
+                if widget is not None and widget.is_attached:
+                    widget.focus()
+            self.refresh_bindings()
         self.set_class(small, "-small")
         if small:
             for notice in self.query("#too-small").results(Static):
                 notice.update(too_small_text(width, height))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.too_small:
+            return True
+        called = f"{action}({', '.join(map(repr, parameters))})" if parameters else action
+        return action in self.SMALL_KEEPS or called in self.SMALL_KEEPS
 
 
 class Curtain(TableDialog):
@@ -639,6 +632,7 @@ class ScoreSheetDialog(TableDialog):
         with Vertical(id="gameover-box"):
             yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
             yield Static("[b]Enter[/] go on   [b]q[/] menu", id="gameover-keys")
+        yield KeysFooter(show_command_palette=False)  # its own keys, not the table's behind it
 
     def on_mount(self) -> None:
         # as wide as the table (an auto width would squeeze its cells into "…")
@@ -656,7 +650,7 @@ class GameOver(TableDialog):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('replay')", "Replay"),
-        Binding("m,q,escape", "choose('menu')", "Main menu"),
+        Binding("q,m,escape", "choose('menu')", "Main menu"),
         Binding("enter,space", "choose('look')", "Look at the table"),
     ]
     SMALL_KEEPS = frozenset({"choose('menu')"})
@@ -674,6 +668,7 @@ class GameOver(TableDialog):
             if self.sheet is not None:
                 yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
             yield Static("[b]Enter[/] look at the table   [b]r[/] replay   [b]q[/] main menu", id="gameover-keys")
+        yield KeysFooter(show_command_palette=False)  # its own keys, not the table's behind it
 
     def on_mount(self) -> None:
         if self.sheet is not None:

@@ -16,13 +16,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.chirac_mitterrand import cards
-from tui.widgets import Board, ChoiceList, KeysFooter
+from tui.widgets import Board, ChoiceList, KeysFooter, TableDialog
 
 SIDE_STYLE = {"chirac": "bold #5FAFFF", "mitterrand": "bold #DC70A8"}
 SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
@@ -333,7 +332,7 @@ class CommandList(ChoiceList):
     """A list of legal commands, each in words."""
 
 
-class CampaignDialog(ModalScreen[Command | None]):
+class CampaignDialog(TableDialog):
     """The electoral campaign draw, in up to three steps: the card to apply, the quality it
     moves (where it lets you choose one), the card to remove; the third goes back.
 
@@ -358,7 +357,7 @@ class CampaignDialog(ModalScreen[Command | None]):
         self.listed: list[Any] = []
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="campaign-box"):
+        with Vertical(id="campaign-box", classes="dialog-box"):
             yield Static("Electoral campaign: apply one card, remove one, the third goes back", id="campaign-title")
             yield Static(opinion_group(self.view), id="campaign-opinion")
             yield Static(one_line(erosion_line(self.view)), id="campaign-erosion")

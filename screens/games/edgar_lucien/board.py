@@ -801,7 +801,7 @@ class EdgarLucienBoard(Board):
     """The map, the tally and popularity, a panel per player, and the dialog of the moment."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", show=False),
+        Binding("escape", "back", "Back"),
         Binding("d", "done", "Done"),
         # one key, shown as what it brings up: the table of every player, or the map again
         Binding("t", "pane('table')", "Table"),
@@ -889,6 +889,8 @@ class EdgarLucienBoard(Board):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane":  # the key offers the pane not shown
             return bool(parameters) and parameters[0] != self.pane
+        if action == "back":  # offered while a choice is half made (Lucien's order after Edgar's)
+            return self.edgar_move is not None or self.opened is not None
         if action == "done":  # offered where a move may end with it (the footer shows it then only)
             return any(c["t"] in ("Done", "Drop") for c in self.legal or ())
         return True

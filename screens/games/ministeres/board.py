@@ -142,12 +142,14 @@ class MinisteresBoard(Board):
         self.typed = ""
 
     def compose(self) -> ComposeResult:
+        # the choices below the table, never in its scrolling part: five players' long lines
+        # may fill 24 rows, and a choice must be whole on screen
         with VerticalScroll():
             yield Static("", id="mi-status")
             yield Static("", id="mi-ministries")
             yield Static("", id="mi-table")
-            yield ChoiceList(id="mi-choices")
             yield Static("", id="mi-more")
+        yield ChoiceList(id="mi-choices")
 
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
