@@ -303,11 +303,14 @@ class LobbyScreen(Screen):
         started is the lobby's news until it is opened (o opens it, wherever the cursor is)."""
         user = self.hall.user
         in_front = self.is_attached and self.app.screen is self
+        at = self.table_in_play_here()
         for t in tables:
             kind = kind_of(t, user)
             before = self.known.get(t["id"])
             sits = any(s.get("user") == user for s in t.get("seats") or [])
-            if sits and before == "waiting" and kind in ("playing", "your move"):
+            if sits and before == "waiting" and kind in ("playing", "your move") and str(t["id"]) == at:
+                pass  # the player is at that table already: no news to them
+            elif sits and before == "waiting" and kind in ("playing", "your move"):
                 self.news = str(t["id"])
                 self.notify(
                     f"Your table of {t.get('title')} has started{others_text(t, user)}."
@@ -319,6 +322,15 @@ class LobbyScreen(Screen):
             self.known[t["id"]] = kind
         if self.news is not None and self.news_table() is None:
             self.news = None  # finished, or no longer listed: nothing left to open
+
+    def table_in_play_here(self) -> str | None:
+        """The id of the hall's table this terminal is at now, if any."""
+        for screen in self.app.screen_stack:
+            remote = getattr(getattr(screen, "feed", None), "remote", None)
+            table_id = getattr(remote, "table_id", None)
+            if table_id is not None:
+                return str(table_id)
+        return None
 
     def news_table(self) -> dict[str, Any] | None:
         """The table the news named, while it is in play with the user at it."""

@@ -336,3 +336,28 @@ def test_the_lobby_over_ssh_at_80x24(tmp_path: Path) -> None:
         serve.check_clean()
     finally:
         serve.stop()
+
+
+@run_async
+async def test_no_news_of_a_start_to_a_player_already_at_that_table() -> None:
+    """bob opened his table from its row while it waited: when it starts he is at it, and is
+    not told to open it from the lobby."""
+    from types import SimpleNamespace
+
+    from textual.screen import Screen
+
+    hall = Hall(crowded())
+    app = lobby_app(hall)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await in_lobby(pilot, app)
+        tables = crowded()
+        at_table = Screen()
+        at_table.feed = SimpleNamespace(remote=SimpleNamespace(table_id=str(tables[2]["id"])))  # type: ignore[attr-defined]
+        await app.push_screen(at_table)
+        await pilot.pause()
+        tables[2] = {**tables[2], "state": "playing", "seats": [human(USER), human("dan")] + tables[2]["seats"][2:]}
+        tables[2]["active"] = [0]
+        hall.list_again(tables)
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert not any("has started" in line for line in said), said

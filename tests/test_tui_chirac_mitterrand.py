@@ -286,6 +286,9 @@ async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Pat
         dialog = app.screen
         assert isinstance(dialog, CampaignDialog)
         box = dialog.query_one(CommandList)
+        # the board's turn line names the drawer, whose move it is, not the player whose turn it is
+        turn = str(board_of(app).query_one("#cm-turn").render())
+        assert "Campaign draw: " in turn and "To play" not in turn, turn
 
         def labels() -> list[str]:
             return [str(o.prompt).split(":")[0] for o in box.options]

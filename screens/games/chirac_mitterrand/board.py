@@ -515,6 +515,14 @@ class ChiracMitterrandBoard(Board):
             turn.append(
                 f"{names.get(winner, 'nobody')} wins" if winner else "no winner", style=SIDE_STYLE.get(winner or "", "")
             )
+        elif view.get("phase") == "campaign" and (view.get("campaign") or {}).get("drawer") in names:
+            # the campaign draw is the drawer's move, whoever's turn it is
+            drawer = view["campaign"]["drawer"]
+            turn.append("  Campaign draw: ", style="dim")
+            turn.append(f"{names[drawer]} ({SIDE_LETTER[drawer]})", style=SIDE_STYLE[drawer])
+            if drawer == you:
+                turn.append(", you", style="bold")
+            mover = drawer
         elif mover:
             turn.append("  To play: ", style="dim")
             turn.append(f"{names[mover]} ({SIDE_LETTER[mover]})", style=SIDE_STYLE[mover])
