@@ -14,6 +14,14 @@ from tui.session import new_match, start_save
 from tui.widgets import ChoiceList, Curtain, GameOver
 
 
+def against_a_bot(tmp_path: Path, game_id: str, seed: int):
+    """Ada against an easy bot, at a new table."""
+    game = get_game(game_id)
+    controllers = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], controllers, seed=seed, bot_seed=seed)
+    return app_for(tmp_path, start_save(tmp_path, match)), match
+
+
 def finished_writer(tmp_path: Path, game_id: str = "ministeres", seed: int = 5):
     """A save of a game played to its end by random legal moves, Ada's seat human."""
     game = get_game(game_id)
@@ -32,10 +40,7 @@ def finished_writer(tmp_path: Path, game_id: str = "ministeres", seed: int = 5):
 async def test_behind_the_too_small_notice_arrows_and_enter_choose_nothing(tmp_path: Path) -> None:
     """Edgar & Lucien, Ada's choice open: at 40x12, Down, Enter, digits and Space play nothing
     (the choice is hidden there); back at 80x24 the same choice is offered, and Enter plays."""
-    game = get_game("edgar-lucien")
-    controllers = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
-    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], controllers, seed=3, bot_seed=3)
-    app = app_for(tmp_path, start_save(tmp_path, match))
+    app, match = against_a_bot(tmp_path, "edgar-lucien", seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         screen = app.screen
@@ -133,10 +138,7 @@ async def test_the_curtain_behind_the_too_small_notice_is_not_lowered_by_enter(t
 
 @run_async
 async def test_browsing_the_history_the_footer_shows_the_arrows_and_esc(tmp_path: Path) -> None:
-    game = get_game("agent-jean")
-    controllers = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
-    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], controllers, seed=4, bot_seed=4)
-    app = app_for(tmp_path, start_save(tmp_path, match))
+    app, _ = against_a_bot(tmp_path, "agent-jean", seed=4)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("h", "up")
