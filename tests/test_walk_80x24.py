@@ -54,12 +54,24 @@ def on_screen_whole(app: Any, widget: Widget, what: str) -> None:
         )
 
 
+def count_notifications(app: Any) -> None:
+    """``app.told``: how many notifications it was ever given (those shown expire meanwhile)."""
+    app.told = 0
+    notify = app.notify
+
+    def counted(*args: Any, **kwargs: Any) -> None:
+        app.told += 1
+        notify(*args, **kwargs)
+
+    app.notify = counted
+
+
 def state(app: Any, match: Any) -> tuple[Any, ...]:
     screen = app.screen
     return (
         screen_text(app),
         id(screen),
-        len(app._notifications),
+        app.told,
         len(match.events),
         id(screen.focused),
     )
@@ -102,6 +114,7 @@ async def walk(tmp_path: Path, game_id: str, players: int, seed: int) -> None:
     seats = [{"name": name} for name in NAMES[:players]]
     match = new_match(game, players, seats, [{"kind": "human"}] * players, seed=seed, bot_seed=seed)
     app = app_for(tmp_path, start_save(tmp_path, match), delay=0)
+    count_notifications(app)
     rng = random.Random(seed)
     traversed: set[Any] = set()
     footers: set[Any] = set()
