@@ -150,8 +150,12 @@ class PlayScreen(LiveTableScreen):
             history.append_lines(log.lines(new))
             if isinstance(log.seat, int):
                 history.mark_news(log.last_own_move())
-            if log.game is not None and any(log.game.mark(event) for _, event in new):
-                self.turn_left = True  # a new turn or round: at a hot-seat table its first move comes after a curtain
+            # a new turn or round: at a hot-seat table its first move comes after a curtain (a mark on
+            # a move's first event names the move itself, as Ministères' placed cards: not a new turn)
+            starts = {end for end, _ in log.moves[-(len(new) + 1) :]}
+            game = log.game
+            if game is not None and any(game.mark(event) and index not in starts for index, event in new):
+                self.turn_left = True
         self.refresh_table()
         if log.outcome is not None:
             self.announce_end()
@@ -290,7 +294,13 @@ class PlayScreen(LiveTableScreen):
         if log.view is None:
             return
         if self.browsing is None:
-            playing = self.connected and not self.over and log.outcome is None and not self.curtain_up
+            playing = (
+                self.connected
+                and not self.over
+                and log.outcome is None
+                and not self.curtain_up
+                and self.passing is None  # the terminal is being passed on: no choice offered meanwhile
+            )
             self.query_one(Board).show(log.view, log.legal if playing and log.my_move() else None)
         self.refresh_status()
 

@@ -419,3 +419,27 @@ def test_snapshot_chirac_mitterrand_solo_hard(snap_compare, tmp_path: Path) -> N
     stack = {"chirac": HUMAN, "mitterrand": AUTOMATON, "campaign": draws}
     app = cm_app(tmp_path, players=1, stack=stack, before=the_hard_automaton_campaigns, variants={"solo": "hard"})
     assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
+@run_async
+async def test_q_in_the_campaign_draw_goes_back_to_the_menu_and_the_draw_waits(tmp_path: Path) -> None:
+    from screens.menu import MainMenu
+
+    rest = [c for c in C.EVENT_IDS if c not in ("ev:01", "ev:02")]
+    stack = {
+        "chirac": ["ev:01"] + rest[:2] + ["ev:02"] + rest[2:8],
+        "mitterrand": rest[8:18],
+        "discard": rest[18:],
+        "campaign": [["cp:05", "cp:09", "cp:02"]],
+    }
+    app = cm_app(tmp_path, stack=stack, candidate="mitterrand", before=chirac_wears_out_twice)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        match = board_of(app).screen.match
+        assert isinstance(app.screen, CampaignDialog)
+        assert "q Menu" in screen_text(app).splitlines()[-1]
+        moves = len(match.moves)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, MainMenu)
+        assert len(match.moves) == moves and match.state.phase == "campaign"

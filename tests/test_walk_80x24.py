@@ -6,6 +6,7 @@ something; Enter plays."""
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,9 @@ from tui.widgets import Curtain, GameOver, ScoreSheetDialog
 
 NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa", "Fanny"]
 GAMES = ["agent-jean", "chirac-mitterrand", "edgar-lucien", "ministeres"]
-#: decisions walked a table: enough for every kind of decision of a round, bounded for the suite's time
-DECISIONS = 70
+#: decisions walked a table: the kinds of decision of a round's start, bounded for the suite's time
+#: (the play-tests walk whole games; DECISIONS=300 walks much further, for a change of the boards)
+DECISIONS = int(os.environ.get("CABINET_WALK_DECISIONS", "45"))
 
 
 def configurations() -> list[tuple[str, int]]:

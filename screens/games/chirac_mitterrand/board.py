@@ -341,8 +341,10 @@ class CampaignDialog(TableDialog):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
+        Binding("q", "leave", "Menu"),
         *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
     ]
+    SMALL_KEEPS = frozenset({"leave"})
 
     def __init__(self, drawn: list[str], commands: list[Command], view: dict[str, Any]) -> None:
         super().__init__()
@@ -373,6 +375,10 @@ class CampaignDialog(TableDialog):
             index = parameters[0]
             return isinstance(index, int) and index < len(self.listed)
         return True
+
+    def action_leave(self) -> None:
+        """Back to the menu: the draw waits in the save for the player's return."""
+        self.dismiss("menu")
 
     def options_for(self, card: str, quality: str | None = None, any_quality: bool = True) -> list[Command]:
         return [c for c in self.commands if c["apply"] == card and (any_quality or c.get("quality") == quality)]
@@ -696,9 +702,14 @@ class ChiracMitterrandBoard(Board):
         self.dialog_open = True
         drawn = (view.get("campaign") or {}).get("drawn") or []
 
-        def chosen(command: Command | None) -> None:
+        def chosen(command: Command | str | None) -> None:
             self.dialog_open = False
-            if command is not None:
+            if command == "menu":
+                leave = getattr(self.screen, "action_menu", None)  # the table's own way out: saved
+                if leave is not None:
+                    leave()
+                return
+            if isinstance(command, dict):
                 self.post_message(Board.Chosen(command))
             else:
                 self.notify("The campaign draw waits for you: press c to open it again.")
