@@ -267,15 +267,20 @@ def chirac_wears_out_twice(match) -> None:
     assert GAME.view(match.state, 0)["phase"] == "campaign"
 
 
-@run_async
-async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Path) -> None:
+def campaign_stack() -> dict[str, list]:
+    """Piles arranged so that Chirac wears his out and Mitterrand draws campaign cards 5, 9, 2."""
     rest = [c for c in C.EVENT_IDS if c not in ("ev:01", "ev:02")]
-    stack = {
+    return {
         "chirac": ["ev:01"] + rest[:2] + ["ev:02"] + rest[2:8],
         "mitterrand": rest[8:18],
         "discard": rest[18:],
         "campaign": [["cp:05", "cp:09", "cp:02"]],
     }
+
+
+@run_async
+async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Path) -> None:
+    stack = campaign_stack()
     # the first set of campaign cards (variant campaign=first), where Barre names no quality
     app = cm_app(
         tmp_path, stack=stack, candidate="mitterrand", before=chirac_wears_out_twice, variants={"campaign": "first"}
@@ -425,13 +430,7 @@ def test_snapshot_chirac_mitterrand_solo_hard(snap_compare, tmp_path: Path) -> N
 async def test_q_in_the_campaign_draw_goes_back_to_the_menu_and_the_draw_waits(tmp_path: Path) -> None:
     from screens.menu import MainMenu
 
-    rest = [c for c in C.EVENT_IDS if c not in ("ev:01", "ev:02")]
-    stack = {
-        "chirac": ["ev:01"] + rest[:2] + ["ev:02"] + rest[2:8],
-        "mitterrand": rest[8:18],
-        "discard": rest[18:],
-        "campaign": [["cp:05", "cp:09", "cp:02"]],
-    }
+    stack = campaign_stack()
     app = cm_app(tmp_path, stack=stack, candidate="mitterrand", before=chirac_wears_out_twice)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
