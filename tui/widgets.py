@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, cast
 
 from rich.cells import cell_len
 from rich.console import Group
@@ -195,58 +195,75 @@ class StatusLine(Static):
         self.fit()
 
 
-class RoomyScreen(Screen):
+class TooSmallGuard:
+    """A table's screen, or a dialog over it, below 80x24: it shows only the notice
+    (``#too-small``, its ``-small`` class) and takes no key but its ``SMALL_KEEPS`` actions
+    (leaving): its own actions are refused here (``check_action``), what had the keys loses
+    them until the terminal is big again, and the app reads no other key
+    (``CabinetApp.on_event``), so that no key reaches a choice hidden behind it."""
+
+    #: the actions still offered behind the notice (an action, or an action called with its
+    #: parameters: ``choose('menu')``)
+    SMALL_KEEPS: ClassVar[frozenset[str]] = frozenset()
+    #: the terminal is smaller than a table needs: only the notice shows
+    too_small = False
+    #: what had the keys when the terminal became too small (given them back after)
+    focus_before_small: Widget | None = None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.too_small:
+            return True
+        called = f"{action}({', '.join(map(repr, parameters))})" if parameters else action
+        return action in self.SMALL_KEEPS or called in self.SMALL_KEEPS
+
+    def guard(self, width: int, height: int) -> bool:
+        """The terminal is ``width`` x ``height``: the notice, or the screen again. True when too small."""
+        screen = cast(Screen, self)
+        small = too_small_for_a_table(width, height)
+        if small != self.too_small:
+            self.too_small = small
+            if small:  # nothing hidden keeps the keys (nor shows its own in the footer)
+                self.focus_before_small = screen.focused
+                screen.set_focus(None)
+            else:
+                self.focus_again()
+            screen.refresh_bindings()
+        screen.set_class(small, "-small")
+        if small:
+            for notice in screen.query("#too-small").results(Static):
+                notice.update(too_small_text(width, height))
+        return small
+
+    def focus_again(self) -> None:
+        """The keys back to what had them, or to the board's choice (it may have changed meanwhile)."""
+        widget, self.focus_before_small = self.focus_before_small, None
+        if widget is not None and widget.is_attached and widget.display and widget.focusable:
+            widget.focus()
+            return
+        for board in cast(Screen, self).query(Board):
+            board.focus_play()
+            return
+
+
+class RoomyScreen(TooSmallGuard, Screen):
     """A screen that knows when the terminal has room to spare.
 
     ``-wide`` (at least 110 columns) and ``-tall`` (at least 34 rows) let the
     stylesheet and the boards draw more: a wider history, cards as boxes.  Below
-    ``SMALLEST`` it shows only a notice, and takes no key but leaving: its own
-    actions are refused here (``check_action``), and the app reads no other key
-    (``CabinetApp.on_event``), so that no key reaches the choices hidden behind it.
+    ``SMALLEST`` it shows only a notice, and takes no key but leaving (``TooSmallGuard``).
     """
 
     WIDE = 110
     TALL = 34
     #: below this a table cannot be drawn whole: the screen says so instead (``-small``)
     SMALLEST = (80, 24)
-    #: the screen's own actions still offered behind that notice: leaving it
     SMALL_KEEPS = frozenset({"menu", "leave"})
-    #: the terminal is smaller than SMALLEST: the screen shows only the notice
-    too_small = False
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Behind the "too small" notice no key acts on what cannot be seen (a take-back, the
-        history, the rules drawn at 40 columns): only leaving."""
-        return not self.too_small or action in self.SMALL_KEEPS
-
-    #: what had the keys when the terminal became too small (given them back after)
-    focus_before_small: Widget | None = None
-
-    def focus_again(self) -> None:
-        widget, self.focus_before_small = self.focus_before_small, None
-        boards = list(self.query(Board))
-        if widget is not None and widget.is_attached and widget.display and widget.focusable:
-            widget.focus()
-        elif boards:
-            boards[0].focus_play()
 
     def on_resize(self, event: events.Resize) -> None:
         width, height = event.size
         self.set_class(width >= self.WIDE, "-wide")
         self.set_class(height >= self.TALL, "-tall")
-        small = too_small_for_a_table(width, height)
-        self.set_class(small, "-small")
-        if small != self.too_small:
-            self.too_small = small
-            if small:  # nothing hidden keeps the keys (nor shows its own in the footer)
-                self.focus_before_small = self.focused
-                self.set_focus(None)
-            else:
-                self.focus_again()
-            self.refresh_bindings()
-        if small:
-            for notice in self.query("#too-small").results(Static):
-                notice.update(too_small_text(width, height))
+        self.guard(width, height)
         for board in self.query(Board):
             board.refresh_view()
 
@@ -332,10 +349,9 @@ class ChoiceList(OptionList):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        #: the list says why there is nothing to choose (another's move, the history looked back at)
+        #: the list holds one line saying why there is nothing to choose (another's move, the
+        #: history looked back at), not choices
         self.waiting = False
-        #: the list holds the "whose move" line, not choices
-        self.telling = False
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "select":
@@ -349,7 +365,7 @@ class ChoiceList(OptionList):
         return self
 
     def clear_options(self) -> Self:
-        self.waiting = self.telling = False
+        self.waiting = False
         super().clear_options()
         self.refresh_bindings()
         return self
@@ -363,7 +379,7 @@ class ChoiceList(OptionList):
         "Looking back".  At the game's end, or where no list was shown, the list goes.  ``same``: the prompts are those listed already, which keep
         their place.  True where the list has choices to take the keys (the board focuses it)."""
         if prompts:
-            if not (same and self.option_count and not self.telling):  # (the same, listed: kept as they are)
+            if not (same and self.option_count and not self.waiting):  # (the same, listed: kept as they are)
                 self.clear_options()
                 # a prompt or a title given as a string names players: text, not markup
                 self.add_options([Option(plain(p) if isinstance(p, str) else p) for p in prompts])
@@ -387,12 +403,12 @@ class ChoiceList(OptionList):
         """Nothing to choose here now: the list says why in one line (another seat acts: who,
         and what they are deciding)."""
         self.border_title = title
-        if self.telling and self.option_count == 1 and str(self.get_option_at_index(0).prompt) == sentence:
+        if self.waiting and self.option_count == 1 and str(self.get_option_at_index(0).prompt) == sentence:
             return
         super().clear_options()
         super().add_options([Option(plain(sentence), disabled=True)])
         self.highlighted = None
-        self.waiting = self.telling = True
+        self.waiting = True
         self.refresh_bindings()
 
 
@@ -512,46 +528,17 @@ class HistoryPanel(OptionList):
             self.scroll_end(animate=False)
 
 
-class TableDialog(ModalScreen[Any]):
+class TableDialog(TooSmallGuard, ModalScreen[Any]):
     """A dialog over a table (a curtain, a score sheet, the game's end): below 80x24 it is
     hidden behind the same notice as the table, and, like the table, takes no key but those
     of its ``SMALL_KEEPS`` actions (leaving)."""
 
-    SMALL_KEEPS: ClassVar[frozenset[str]] = frozenset()
-    too_small = False
-
     def on_mount(self) -> None:
         self.mount(Static(too_small_text(*self.app.size), id="too-small"))
-        self.measure(*self.app.size)
+        self.guard(*self.app.size)
 
     def on_resize(self, event: events.Resize) -> None:
-        self.measure(*event.size)
-
-    #: what had the keys when the terminal became too small (given them back after)
-    focus_before_small: Widget | None = None
-
-    def measure(self, width: int, height: int) -> None:
-        small = too_small_for_a_table(width, height)
-        if small != self.too_small:
-            self.too_small = small
-            if small:  # nothing hidden keeps the keys, nor shows them in a footer
-                self.focus_before_small = self.focused
-                self.set_focus(None)
-            else:
-                widget, self.focus_before_small = self.focus_before_small, None
-                if widget is not None and widget.is_attached:
-                    widget.focus()
-            self.refresh_bindings()
-        self.set_class(small, "-small")
-        if small:
-            for notice in self.query("#too-small").results(Static):
-                notice.update(too_small_text(width, height))
-
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not self.too_small:
-            return True
-        called = f"{action}({', '.join(map(repr, parameters))})" if parameters else action
-        return action in self.SMALL_KEEPS or called in self.SMALL_KEEPS
+        self.guard(*event.size)
 
 
 class Curtain(TableDialog):
