@@ -134,6 +134,13 @@ INPUT_WINDOW = 256 * 1024
 #: CPU_LOOK seconds)
 CPU_RATE, CPU_BURST, CPU_LOOK = 0.25, 2.0, 1.0
 LOWEST_PRIORITY = 19
+#: a session so demoted gets at most this share of a core from then on, enforced: its program is
+#: stopped (SIGSTOP) while it has used more, and continued once its average is back under it, as
+#: cpulimit does where no cgroup is delegated to the server.  The lowest priority alone left it
+#: 0.2-0.45 of a core that the others' screens then waited behind (docs/PERFORMANCE.md, S4); a
+#: twentieth of a core still draws a few frames a second.  Looked at every CAP_LOOK seconds,
+#: with CAP_BURST seconds of its share at once.
+DEMOTED_SHARE, CAP_LOOK, CAP_BURST = 0.05, 0.1, 2.0
 #: a session so demoted is paced this many times slower too, keys and screen: at the lowest
 #: priority it still takes a core the others leave free, and its keys are what keep it busy
 #: (a player still types 40 arrows a second, the screen still draws 64 KiB a second)
@@ -158,6 +165,7 @@ class FrontLimits:
     input_burst: float = INPUT_BURST  # ...and at once
     cpu_rate: float = CPU_RATE  # share of a core a session's program may use (see CPU_RATE)...
     cpu_burst: float = CPU_BURST  # ...and seconds of it at once
+    demoted_share: float = DEMOTED_SHARE  # share of a core a session gets once over that (see DEMOTED_SHARE)
 
 
 @dataclass(frozen=True)
@@ -502,6 +510,10 @@ class PtyChild:
         self.kill_handle: asyncio.TimerHandle | None = None
         self.poll_handle: asyncio.TimerHandle | None = None
         self.pidfd: int | None = None
+        self.cap: Budget | None = None  # its CPU seconds, once it is held to a share of a core
+        self.cap_seen = 0.0  # its CPU seconds when last looked at
+        self.cap_handle: asyncio.TimerHandle | None = None
+        self.stopped = False  # by the cap, until its share allows it to go on
         master, slave = os.openpty()  # both close-on-exec: the child gets the slave as 0, 1, 2 only
         try:
             with contextlib.suppress(termios.error):
@@ -632,16 +644,61 @@ class PtyChild:
                 self.waiting = False
                 self.full(False)
 
+    # -- its share of the processor ---------------------------------------------------------
+
+    def hold_to(self, share: float) -> None:
+        """From now on the child uses at most ``share`` of a core on average (CAP_BURST
+        seconds of it at once): looked at every CAP_LOOK seconds, it is stopped while it
+        is over, for as long as its debt takes to pay, then continued."""
+        used = cpu_seconds(self.pid)
+        if self.returncode is not None or used is None or self.cap is not None:
+            return
+        self.cap, self.cap_seen = Budget(share, share * CAP_BURST), used
+        self.cap_handle = self.loop.call_later(CAP_LOOK, self._look_at_cap)
+
+    def _look_at_cap(self) -> None:
+        self.cap_handle = None
+        used = cpu_seconds(self.pid)
+        if self.cap is None or self.returncode is not None or used is None:
+            return
+        wait = self.cap.spend(used - self.cap_seen)
+        self.cap_seen = used
+        if wait > 0:
+            if not self.stopped:
+                self.stopped = True
+                self._signal(signal.SIGSTOP)
+            self.cap_handle = self.loop.call_later(wait, self._look_at_cap)
+            return
+        self._go_on()
+        self.cap_handle = self.loop.call_later(CAP_LOOK, self._look_at_cap)
+
+    def _go_on(self) -> None:
+        if self.stopped:
+            self.stopped = False
+            self._signal(signal.SIGCONT)
+
+    def _release_cap(self) -> None:
+        """The cap ends (the child is ending): a stopped child is continued, so that it
+        can take the signal that ends it and put its player's terminal back."""
+        self.cap = None
+        if self.cap_handle is not None:
+            self.cap_handle.cancel()
+            self.cap_handle = None
+        self._go_on()
+
     # -- the end -------------------------------------------------------------------------
 
     def hang_up(self, keep_output: bool) -> None:
         """End the child: SIGHUP to its process group now, SIGKILL after GRACE seconds.
         ``keep_output``: its last words are still relayed (the client is there to read
-        them); else the pty is closed at once, which hangs the terminal up as well."""
+        them); else the pty is closed at once, which hangs the terminal up as well.
+        A child stopped by its cap is continued first: a stopped process would take its
+        SIGHUP only when continued, and end by SIGKILL with its terminal as it was."""
         if self.returncode is not None:
             return
         if not keep_output:
             self._close_master()
+        self._release_cap()
         self._signal(signal.SIGHUP)
         if self.kill_handle is None:
             self.kill_handle = self.loop.call_later(GRACE, self._signal, signal.SIGKILL)
@@ -683,7 +740,7 @@ class PtyChild:
                 self.poll_handle = self.loop.call_later(0.2, self._poll)
             return
         self.returncode = self.proc.returncode
-        for handle in (self.kill_handle, self.poll_handle, self.throttle_handle):
+        for handle in (self.kill_handle, self.poll_handle, self.throttle_handle, self.cap_handle):
             if handle is not None:
                 handle.cancel()
         drained = 0
@@ -1658,7 +1715,8 @@ class SSHFront:
     def watch_cpu(self) -> None:
         """Every CPU_LOOK seconds: a session's program that has spent its CPU budget runs at
         the lowest priority from then on (a process may lower its children's priority, not
-        raise it again), so that on a busy machine the others' screens go first."""
+        raise it again), held to DEMOTED_SHARE of a core, so that on a busy machine the
+        others' screens go first."""
         self.cpu_handle = asyncio.get_running_loop().call_later(CPU_LOOK, self.watch_cpu)
         for session in list(self.live):
             child = session.child
@@ -1670,10 +1728,11 @@ class SSHFront:
             if session.cpu.spend(used - session.cpu_seen) > 0:
                 session.demoted = True
                 lowest_priority(child.pid)
+                child.hold_to(self.limits.demoted_share)
                 session.typing = Budget(session.typing.rate / DEMOTED_PACE, session.typing.burst / DEMOTED_PACE)
                 child.budget = Budget(child.budget.rate / DEMOTED_PACE, child.budget.burst / DEMOTED_PACE)
                 self.log(
-                    f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now, its keys and screen paced {DEMOTED_PACE} times slower."
+                    f"{session!r}: its session kept a core busy ({used:.0f} s of CPU); it runs at the lowest priority now, on {self.limits.demoted_share:.0%} of a core at most, its keys and screen paced {DEMOTED_PACE} times slower."
                 )
             session.cpu_seen = used
 

@@ -519,7 +519,7 @@ def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: 
     """A program kept busy (a flood of keys, a huge screen) spends its CPU budget and then
     runs on what the others leave: nice 19 for the rest of its life.  One that plays as a
     player does is left alone."""
-    busy = Front(tmp_path, cpu_rate=0.05, cpu_burst=0.5).start()
+    busy = Front(tmp_path, cpu_rate=0.05, cpu_burst=0.5, demoted_share=1.0).start()  # (held: the next test)
     try:
         calm, _ = player(busy, keys["b"], "bob")
         p, _said = player(busy, keys["a"], "ann")
@@ -529,7 +529,7 @@ def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: 
         p.send_line("spin 2.5")
         p.expect(r"SPUN NICE=\d+")
         busy.wait_line(
-            r"ann from 127\.0\.0\.1: its session kept a core busy \(\d+ s of CPU\); it runs at the lowest priority now, its keys and screen paced 8 times slower\.",
+            r"ann from 127\.0\.0\.1: its session kept a core busy \(\d+ s of CPU\); it runs at the lowest priority now, on 100% of a core at most, its keys and screen paced 8 times slower\.",
             start=mark,
         )
         p.send_line("spin 0.01")
@@ -543,6 +543,45 @@ def test_a_session_that_keeps_a_core_busy_runs_at_the_lowest_priority(tmp_path: 
         for who in (p, calm):
             who.send_line("exit 0")
             assert who.ends() == 0
+    finally:
+        busy.stop()
+    busy.check_clean()
+
+
+def process_state(pid: int) -> str:
+    """The state letter of process ``pid`` (``T``: stopped by a signal), or "" when it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def test_a_session_that_keeps_a_core_busy_is_held_to_its_share_and_still_ends_well(
+    tmp_path: Path, keys: dict[str, Path]
+) -> None:
+    """At the lowest priority a busy program still took the core the others left free, and its
+    screen's frames stood in the way of theirs: once demoted it is held to a share of a core, stopped
+    while it is over.  Stopped, it would take no signal but SIGKILL: a session that ends then is
+    continued first, and its program ends by the hang-up, as every session does (and so puts its
+    player's terminal back), not killed."""
+    busy = Front(tmp_path, cpu_rate=0.05, cpu_burst=0.3, demoted_share=0.01, idle=2.0).start()
+    try:
+        calm, calm_said = player(busy, keys["b"], "bob")
+        p, said = player(busy, keys["a"], "ann")
+        mark = busy.mark()
+        p.send_line("spin 600")
+
+        def stopped() -> bool:  # (a key now and then, so that the session is not idle meanwhile)
+            p.send_line("")
+            calm.send_line("")
+            return process_state(int(said["pid"])) == "T"
+
+        busy.wait_line(r"ann from 127\.0\.0\.1: its session kept a core busy .* on 1% of a core at most", start=mark)
+        until(stopped, what="the busy program stopped while over its share")
+        assert process_state(int(calm_said["pid"])) not in ("T", ""), "the others are left alone"
+        # idle now: the server ends the session with its player there to read the goodbye
+        busy.wait_line(r"ann from 127\.0\.0\.1: session ended \(killed by SIGHUP;", start=mark)
+        assert p.ends() is not None
     finally:
         busy.stop()
     busy.check_clean()
