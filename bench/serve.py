@@ -1610,6 +1610,10 @@ def report_hostile(r: dict[str, Any], quick: bool) -> None:
             f"{med([x for m in a for x in m['child_rss']]) / 1024:.0f} MiB (median)"
         )
     report_tables_that_stuck(r)
+    demoted = [line for line in r["hostile_log"] if "kept a core busy" in line]
+    print(
+        f"   the hostile sessions held to a share of a core (demoted), as the server logged it: {len(demoted)} of {len([w for w in r['windows'] if w.get('hostile')])}"
+    )
     ended = [line for line in r["hostile_log"] if "session ended" in line]
     print(f"   the hostile sessions' ends, as the server logged them: {'; '.join(ended) or 'none logged'}")
     if r["log_errors"] or "Traceback" in r["stderr"]:

@@ -129,10 +129,11 @@ INPUT_RATE, INPUT_BURST = 1024, 16 * 1024
 INPUT_WINDOW = 256 * 1024
 #: a session's program may use this share of a core, on average (CPU_RATE), and this many
 #: seconds of it at once (CPU_BURST), before it is given the lowest priority (nice 19)
-#: for the rest of its life: honest play uses a few hundredths; a program kept busy by a
-#: flood of keys or a huge screen then runs on what the others leave (looked at every
-#: CPU_LOOK seconds)
-CPU_RATE, CPU_BURST, CPU_LOOK = 0.25, 2.0, 1.0
+#: for the rest of its life: honest play uses a few hundredths (0.03 a session with a move every
+#: 1-2 s at its table, docs/PERFORMANCE.md S4); a program kept busy by a flood of keys or a huge
+#: screen then runs on what the others leave (looked at every CPU_LOOK seconds).  At 0.25 a
+#: flooding program on a busy machine got 0.16-0.26 of a core and was never demoted.
+CPU_RATE, CPU_BURST, CPU_LOOK = 0.1, 2.0, 1.0
 LOWEST_PRIORITY = 19
 #: a session so demoted gets at most this share of a core from then on, enforced: its program is
 #: stopped (SIGSTOP) while it has used more, and continued once its average is back under it, as

@@ -101,16 +101,14 @@ def stand_in(directory: str) -> None:
             print(f"{line.upper()} DONE", flush=True)
             continue
         if line.startswith("spin "):  # a program kept busy: CPU for N seconds, then its priority
-            end = time.process_time() + float(line[5:])  # and the longest it was stopped meanwhile
-            pause, last = 0.0, time.monotonic()
+            end = time.process_time() + float(line[5:])
             while time.process_time() < end:
-                now = time.monotonic()
-                pause, last = max(pause, now - last), now
+                pass
             try:  # the nice of its session's scheduling group, where Linux has them
                 group = Path("/proc/self/autogroup").read_text().split()[-1]
             except OSError:
                 group = "-"
-            print(f"SPUN NICE={os.getpriority(os.PRIO_PROCESS, 0)} GROUP={group} PAUSE={pause:.2f}", flush=True)
+            print(f"SPUN NICE={os.getpriority(os.PRIO_PROCESS, 0)} GROUP={group}", flush=True)
             continue
         if line.startswith("flood "):  # lines numbered 0 to N-1, as fast as the terminal takes them
             out = sys.stdout.buffer
