@@ -3,25 +3,33 @@ footers show, the player's own row marked, names shown as text (never markup), a
 table's replay opened from the list of the player's tables.
 
 The hall is a stand-in answering the lobby's requests as ``net.hall`` does (``ratings``,
-``results``, ``log``); the replay it opens is of a real finished game."""
+``results``, ``log``), the replay it opens of a real finished game; the last test has a real
+hall, a table played to its end there, and the real lobby client."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from net.client import HallClient
 from net.hall import NO_RATINGS
+from net.hall import Hall as RealHall
+from net.protocol import Address
+from screens.app import CabinetApp
 from screens.lobby import LobbyScreen
 from screens.replay import ReplayScreen
 from screens.standings import LeaderboardScreen, ResultsScreen, ordinal, placing, when
 from table.spec import BOT, HUMAN, SeatSpec
 from tests.test_lobby_80 import USER, crowded, in_lobby, lobby_app
 from tests.test_lobby_80 import Hall as ListingHall
-from tests.test_ratings import finished_match
+from tests.test_ratings import finished_match, play_a_table
 from tests.tui_helpers import run_async, screen_text
+from tui.start import Start
 
 ENDED = datetime.datetime(2026, 12, 6, 23, 41, tzinfo=datetime.UTC).timestamp()
 MARKUP = "[b]zed[/b]"  # a name that reads as markup: shown as these characters
@@ -296,3 +304,49 @@ def test_snapshot_finished_tables(snap_compare, size) -> None:
         await pilot.pause()
 
     assert snap_compare(lobby_app(Hall(crowded())), terminal_size=size, run_before=open_it)
+
+
+# -- the real hall ------------------------------------------------------------------------------------------
+
+
+def test_a_finished_table_on_a_real_hall_shows_in_the_leaderboard_and_replays_from_your_tables(tmp_path: Path) -> None:
+    """ann plays a random bot to the end at a real hall; her lobby's leaderboard then has her and
+    "Bot: random", one above the other as the table ended, and her tables list it and replay it."""
+
+    async def run() -> None:
+        hall = RealHall(tmp_path, bot_delay=0.0)
+        await hall.start()
+        try:
+            table_id = await play_a_table(hall)
+            match = hall.tables[table_id].match
+            assert match is not None and match.outcome is not None
+            won = 0 in match.outcome.winners
+            await hall.offloop.drain()
+            client = HallClient(Address(path=hall.socket_path), hall.open_session(USER))
+            app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=client), bot_delay=0)
+            async with app.run_test(size=(80, 24)) as pilot:
+                lobby = await in_lobby(pilot, app)
+                assert lobby.current() is not None and lobby.current()["id"] == table_id
+                await pilot.press("b")
+                await settled(pilot, LeaderboardScreen)
+                lines = screen_text(app).splitlines()
+                ranked = [line for line in lines if "Bot: random" in line or f" {USER} " in line]
+                assert len(ranked) == 2, lines
+                assert (USER in ranked[0]) == won and "▶" in next(line for line in ranked if USER in line)
+                await pilot.press("f")
+                await settled(pilot, ResultsScreen)
+                row = next(line for line in screen_text(app).splitlines() if "L'Agent Jean!" in line)
+                assert "you, Bot: random" in row and row.rstrip().endswith("1st of 2" if won else "2nd of 2")
+                await pilot.press("enter")
+                replay = await settled(pilot, ReplayScreen)
+                assert replay.match.outcome == match.outcome
+                assert len(replay.match.events) == len(match.events)
+                await pilot.press("q")
+                await settled(pilot, ResultsScreen)
+                await pilot.press("q")
+                await pilot.pause()
+                assert app.screen is lobby
+        finally:
+            await hall.close()
+
+    asyncio.run(run())
