@@ -123,7 +123,13 @@ def _short(value: Any, limit: int) -> bool:
 
 
 def _number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """Whether ``value`` is a finite number a float holds (an integer of 400 digits is not)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def finished_table(table: str, match: Match, times: list[str | None] | None = None) -> Result | None:
@@ -220,7 +226,7 @@ class _Book:
         """Raises ValueError (what is wrong) for anything but a ratings file as written here."""
         try:
             plain = json.loads(data.decode())
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, too deep, an integer too long
             raise ValueError("it is not JSON") from None
         if not isinstance(plain, dict) or plain.get("format") != FORMAT:
             raise ValueError("it is not a ratings file")
@@ -291,7 +297,7 @@ class FileRatings(Ratings):
                 kept = f"it is kept as {aside.name}"
             except OSError:
                 kept = "it could not be put aside"
-            self.log(f"{self.where} is damaged ({exc}): the ratings start afresh, and {kept}.")
+            self.log(f"The ratings file {self.path} is damaged ({exc}): the ratings start afresh, and {kept}.")
             self._book = _Book({}, {})
         return self._book
 

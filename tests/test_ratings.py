@@ -152,8 +152,25 @@ def test_a_leaderboard_shows_the_best_and_the_askers_own_row_below_them(tmp_path
         b'{"format": "cabinet ratings", "version": 1, "ratings": [], "tables": [{"id": "t", "game": "g", "ended": 1, "seats": [["a", 9], ["b", 1]]}]}',
         b'{"format": "cabinet ratings", "version": 7, "ratings": [], "tables": []}',
         b"[[[[[[[[[[" * 10000,
+        b'{"format": "cabinet ratings", "version": 1, "ratings": [["agent-jean", "ann", 1'
+        + b"0" * 400
+        + b', 8.0, 0, 0]], "tables": []}',
+        b'{"format": "cabinet ratings", "version": 1, "ratings": [], "tables": [{"id": "t", "ended": 1'
+        + b"0" * 5000
+        + b"}]}",
+        b'{"format": "cabinet ratings", "version": 1, "ratings": [], "tables": [{"id": "t", "game": "g", "ended": 1, "seats": [["a", 1], ["a", true]]}]}',
     ],
-    ids=["not-json", "negative-sigma", "nan", "place-out-of-range", "newer-version", "deep"],
+    ids=[
+        "not-json",
+        "negative-sigma",
+        "nan",
+        "place-out-of-range",
+        "newer-version",
+        "deep",
+        "huge-mu",
+        "too-long",
+        "bool-place",
+    ],
 )
 def test_a_damaged_ratings_file_is_said_in_one_sentence_and_the_ratings_start_afresh(
     tmp_path: Path, content: bytes
@@ -165,7 +182,7 @@ def test_a_damaged_ratings_file_is_said_in_one_sentence_and_the_ratings_start_af
     assert ratings.board("agent-jean") == []  # no crash: fresh ratings
     assert len(said) == 1
     sentence = said[0]
-    assert sentence.startswith(f"the ratings file {path} is damaged (") and sentence.endswith(
+    assert sentence.startswith(f"The ratings file {path} is damaged (") and sentence.endswith(
         "the ratings start afresh, and it is kept as ratings.json.damaged."
     ), sentence
     assert "\n" not in sentence and "Traceback" not in sentence
