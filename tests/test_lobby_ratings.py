@@ -350,3 +350,38 @@ def test_a_finished_table_on_a_real_hall_shows_in_the_leaderboard_and_replays_fr
             await hall.close()
 
     asyncio.run(run())
+
+
+# -- contrast ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("colours", ["colour", "NO_COLOR"])
+@pytest.mark.parametrize("view", ["leaderboard", "tables"])
+def test_the_leaderboard_and_your_tables_keep_their_contrast_in_every_colour_mode(
+    monkeypatch: pytest.MonkeyPatch, view: str, colours: str
+) -> None:
+    """Measured as tests/test_contrast.py measures every screen: each text run against 4.5:1,
+    in truecolor, 256 and 16 colours, with and without NO_COLOR."""
+    from tests.test_contrast import MINIMUM, SYSTEMS, too_faint
+
+    if colours == "NO_COLOR":
+        monkeypatch.setenv("NO_COLOR", "1")
+    else:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+
+    async def measure() -> dict[str, list[Any]]:
+        app = lobby_app(Hall(crowded()))
+        async with app.run_test(size=(80, 24)) as pilot:
+            if view == "leaderboard":
+                await in_lobby(pilot, app)
+                await pilot.press("b")
+                await settled(pilot, LeaderboardScreen)
+                await pilot.press("up")  # the cursor off the player's own row: both are measured
+            else:
+                await open_results(pilot)
+            await pilot.pause()
+            return {system: too_faint(app, SYSTEMS[system]) for system in SYSTEMS}
+
+    faint = asyncio.run(measure())
+    said = [f"{system} colours: {run}" for system, found in faint.items() for run in found]
+    assert not said, f"{view} ({colours}): text below {MINIMUM}:1\n" + "\n".join(said)
