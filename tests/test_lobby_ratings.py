@@ -27,7 +27,7 @@ from screens.standings import LeaderboardScreen, ResultsScreen, ordinal, placing
 from table.spec import BOT, HUMAN, SeatSpec
 from tests.test_lobby_80 import USER, crowded, in_lobby, lobby_app
 from tests.test_lobby_80 import Hall as ListingHall
-from tests.test_ratings import finished_match, play_a_table
+from tests.test_ratings import chores_done, finished_match, play_a_table
 from tests.tui_helpers import run_async, screen_text
 from tui.start import Start
 
@@ -321,7 +321,7 @@ def test_a_finished_table_on_a_real_hall_shows_in_the_leaderboard_and_replays_fr
             match = hall.tables[table_id].match
             assert match is not None and match.outcome is not None
             won = 0 in match.outcome.winners
-            await hall.offloop.drain()
+            await chores_done(hall)  # the table rated
             client = HallClient(Address(path=hall.socket_path), hall.open_session(USER))
             app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=client), bot_delay=0)
             async with app.run_test(size=(80, 24)) as pilot:
