@@ -69,6 +69,7 @@ from net.relay import Follower
 from net.server import CODE_ALPHABET, HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, unlink_if_same
 from saves import SaveError, SaveLocked, SaveWriter, load
 from saves.format import BadRecord, Log, decode_body
+from saves.ratings import Ratings, Result, finished_table, ratings_for
 from saves.store import FileStore, LogStore
 from table.bots import BotTurn, think, think_in_thread
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec
@@ -89,6 +90,8 @@ NOT_SAVED = "This table's server changed before your move was saved; make it aga
 STALLED = 10.0
 OPEN_TABLES = 20  # tables not yet finished a player may have created
 REQUEST_TIMEOUT = 10.0
+#: what a player is told when the ratings cannot be read
+NO_RATINGS = "The ratings cannot be read just now; try again in a moment."
 
 
 def new_table_id() -> str:
@@ -313,6 +316,7 @@ class Hall:
         take_over_every: float | None = None,
         cluster: Cluster | None = None,
         offloop: Offloop | None = None,
+        ratings: Ratings | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.folder = self.data_dir / TABLES
@@ -334,6 +338,10 @@ class Hall:
         self.store.log_to(self.log)  # a database that goes away and comes back says so, once each time
         self.bot_delay = bot_delay
         self.bots = bots if bots is not None else BotPool(log=self.log)
+        #: the players' (and bot levels') ratings, kept beside the tables: each finished table rated once
+        self.ratings: Ratings = ratings if ratings is not None else ratings_for(self.store, self.data_dir, self.log)
+        #: the tables served here whose end this hall has seen (and rates once it is written)
+        self.ends_seen: set[str] = set()
         #: every message a table sends, with the table and the seat it went to (leak tests)
         self.on_send = on_send
         self.open_tables = open_tables
@@ -510,6 +518,8 @@ class Hall:
                 ended, writer = await self.offloop.call(self.open_log, table.id)
                 if ended is not None:
                     table.ended, table.moves = ended
+                    # rated when it ended, unless this hall (or the one serving it) stopped first
+                    self.later(self.rate(table.ended.get("result")))
                 else:
                     assert writer is not None
                     self.serve_table(table, writer)
@@ -531,7 +541,8 @@ class Hall:
         of moves instead if it is finished).  Raises SaveError, SaveLocked."""
         loaded = load(self.store.source(table_id))
         if loaded.match.outcome is not None:
-            return ({"text": outcome_text(loaded.match)}, loaded.match.move_count), None
+            ended = {"text": outcome_text(loaded.match), "result": finished_table(table_id, loaded.match, loaded.times)}
+            return (ended, loaded.match.move_count), None
         if loaded.unplayable is not None:
             raise SaveError(loaded.unplayable)
         return None, self.written_off_loop(SaveWriter.resume(loaded))
@@ -953,7 +964,87 @@ class Hall:
         table.updated = time.time()
         if table.server is not None:
             self.unpublished.add(table.id)
+            self.rate_when_saved(table)
         self.lobby_changed()
+
+    # -- ratings ------------------------------------------------------------------------------------
+
+    def rate_when_saved(self, table: Table) -> None:
+        """A table served here that has just ended is rated once its last move is saved (a
+        move not saved, its lease lost, is not the table's end: whoever serves it next goes on)."""
+        server = table.server
+        if (
+            server is None
+            or server.save is None
+            or table.id in self.ends_seen
+            or self.tables.get(table.id) is not table
+        ):
+            return
+        match = server.match
+        if match.outcome is None:
+            return
+        self.ends_seen.add(table.id)
+        save = server.save
+
+        def saved() -> None:
+            if save.lost or save.error is not None:
+                self.ends_seen.discard(table.id)
+                return
+            self.later(self.rate(finished_table(table.id, match, list(save.times))))
+
+        save.when_written(saved)
+
+    async def rate(self, result: Result | None) -> None:
+        """The finished table's players (and bot levels) rated, once whatever the number of
+        halls that see its end; one that cannot be now is rated when a hall next starts."""
+        if result is None:
+            return  # nothing to rate: a solo game
+        try:
+            applied = await self.offloop.call(self.ratings.apply, result)
+        except (OSError, SaveError) as exc:
+            self.trouble(f"[{result.table}] Cannot rate the table now: {exc}")
+            return
+        if applied:
+            self.log(f"[{result.table}] rated: " + ", ".join(f"{seat.name} {seat.place}" for seat in result.seats))
+
+    async def leaderboard(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
+        """A game's best ratings, and the asker's own row."""
+        game_id = message.get("game")
+        game = get_game(game_id) if isinstance(game_id, str) else None
+        if game is None:
+            raise Refused(f"This server has no such game (games: {', '.join(all_games())}).")
+        try:
+            standings = await self.offloop.call(self.ratings.board, game.id, name)
+        except (OSError, SaveError) as exc:
+            self.trouble(f"Cannot read the ratings: {exc}")
+            return {"ok": False, "message": NO_RATINGS}
+        rows = [
+            {"rank": s.rank, "name": s.name, "rating": round(s.rating.ordinal), "games": s.rating.games}
+            for s in standings
+        ]
+        return {"ok": True, "game": game.id, "rows": rows}
+
+    async def results_of(self, name: str) -> dict[str, Any]:
+        """The finished tables ``name`` sat at, the latest first, with every seat's place."""
+        try:
+            results = await self.offloop.call(self.ratings.results, name)
+        except (OSError, SaveError) as exc:
+            self.trouble(f"Cannot read the ratings: {exc}")
+            return {"ok": False, "message": NO_RATINGS}
+        tables = []
+        for result in results:
+            game = get_game(result.game)
+            tables.append(
+                {
+                    "id": result.table,
+                    "game": result.game,
+                    "title": game.title if game is not None else result.game,
+                    "ended": result.ended,
+                    "seats": [[seat.name, seat.place] for seat in result.seats],
+                    "place": result.place_of(name),
+                }
+            )
+        return {"ok": True, "tables": tables}
 
     # -- the lobby ------------------------------------------------------------------------------------
 
@@ -1071,6 +1162,10 @@ class Hall:
                 return await self.stand(name, self.table_or_refuse(message))
             if kind == "log":
                 return await self.table_log(self.table_or_refuse(message))
+            if kind == "ratings":
+                return await self.leaderboard(name, message)
+            if kind == "results":
+                return await self.results_of(name)
         except Refused as exc:
             return {"ok": False, "message": str(exc)}
         except (OSError, SaveError) as exc:

@@ -71,7 +71,7 @@ from saves.store import LogStore
 DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
 
 #: the schema this Cabinet makes and reads
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 #: the channel every server of a database listens on: a table's new records, lobby changes, relayed commands
 CHANNEL = "cabinet"
 #: seconds before the first attempt to connect again to a database that went away, and at
@@ -134,6 +134,24 @@ MIGRATIONS: dict[int, list[str]] = {
                seat integer NOT NULL,
                hall integer NOT NULL,
                PRIMARY KEY (table_name, seat, hall))""",
+    ],
+    # ratings (``saves.ratings``): each name's per game, and the tables rated, each once (the
+    # unique table name is what two servers rating one table's end race for)
+    5: [
+        """CREATE TABLE cabinet.ratings (
+               game text NOT NULL,
+               name text NOT NULL,
+               mu double precision NOT NULL,
+               sigma double precision NOT NULL CHECK (sigma > 0),
+               games integer NOT NULL CHECK (games >= 0),
+               PRIMARY KEY (game, name))""",
+        "CREATE INDEX ON cabinet.ratings (game, (mu - 3 * sigma) DESC)",
+        """CREATE TABLE cabinet.rated (
+               table_name text PRIMARY KEY,
+               game text NOT NULL,
+               ended double precision NOT NULL,
+               seats jsonb NOT NULL)""",
+        "CREATE INDEX ON cabinet.rated USING gin (seats jsonb_path_ops)",
     ],
 }
 

@@ -189,6 +189,7 @@ class LobbyScreen(Screen):
         Binding("w", "watch", "Watch"),
         Binding("x", "stand", "Give up seat"),
         Binding("r", "replay", "Replay"),
+        Binding("b", "ratings", "Ratings"),
         Binding("question_mark", "rules", "Rules"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -217,7 +218,8 @@ class LobbyScreen(Screen):
         yield Static("", id="lobby-title", classes="title")
         yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
         yield Static("", id="lobby-detail")
-        yield KeysFooter()
+        # the lobby's keys need the whole line at 80 columns (a table's news, a seat, the ratings)
+        yield KeysFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
@@ -496,6 +498,17 @@ class LobbyScreen(Screen):
 
     def action_new(self) -> None:
         self.app.push_screen(NewTableScreen(self.hall))
+
+    def action_ratings(self) -> None:
+        """The leaderboard of the game of the table under the cursor (any game's, by ← →), and
+        from there the player's finished tables, each of which opens its replay."""
+        from screens.standings import LeaderboardScreen
+
+        def replay(table_id: str) -> None:
+            self.run_worker(replay_table(self.app, self.hall, table_id), group="lobby-request")
+
+        t = self.current()
+        self.app.push_screen(LeaderboardScreen(self.hall, replay, str(t.get("game")) if t is not None else None))
 
     def action_rules(self) -> None:
         t = self.current()
