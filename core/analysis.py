@@ -59,6 +59,16 @@ class NotFinished(Exception):
     """The game is not over: analysing it would help a player cheat."""
 
 
+#: why a game in play is not analysed (the end of the sentence that refuses it)
+WHY_NOT_IN_PLAY = "analysing a game in play would help a player cheat"
+
+
+def check_finished(match: Match, name: str | None = None) -> None:
+    """Raise :class:`NotFinished` unless ``match`` is over; ``name``: how the sentence names it."""
+    if match.outcome is None:
+        raise NotFinished(f"{name or f'This game of {match.game.title}'} is not finished: {WHY_NOT_IN_PLAY}.")
+
+
 class Cancelled(Exception):
     """The analysis was cancelled before it was done."""
 
@@ -408,10 +418,7 @@ def analyse(
     and when it says so the analysis stops with :class:`Cancelled`.  ``workers``: processes
     to judge moves in at once (None: one a core; 1: here, in this thread).  Raises
     :class:`NotFinished` for a game in play."""
-    if match.outcome is None:
-        raise NotFinished(
-            f"This game of {match.game.title} is not finished: analysing a game in play would help a player cheat."
-        )
+    check_finished(match)
     if not 1 <= effort <= MOST_EFFORT:
         raise ValueError(f"The effort is a number of worlds from 1 to {MOST_EFFORT:,}, not {effort}.")
     cancelled = cancelled or (lambda: False)
