@@ -30,6 +30,7 @@ machine and with any number of worker processes.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import random
@@ -460,8 +461,11 @@ def _judge_in_workers(
     stops with :class:`Cancelled` (the moves not started are dropped) when ``cancelled()``."""
     import multiprocessing
 
+    # forkserver: the caller may have threads (the replay's), which fork copies badly; the
+    # server loads the rules once, and each worker is a fork of it
     context = multiprocessing.get_context("forkserver")
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    context.set_forkserver_preload(["core.games", "core.bots", "core.analysis"])
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_in_the_background)
     finished = False
     try:
         # the longest first (more moves to weigh, more seats to play out): the last to end sooner
@@ -477,6 +481,17 @@ def _judge_in_workers(
         finished = True
     finally:
         pool.shutdown(wait=finished, cancel_futures=True)
+
+
+#: how much nicer than its caller a worker of the analysis is: a replay's key presses, or a
+#: served table's players, never wait behind it
+WORKER_NICENESS = 5
+
+
+def _in_the_background() -> None:
+    """In a new worker: judge at a lower priority than the program that asked."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
 
 
 def assemble(match: Match, estimates: dict[int, Estimate], effort: int) -> Analysis:

@@ -864,12 +864,13 @@ def analysis_table(match: Any, analysis: Any) -> str:
         f"{'move':>4}  {'player':<{width}}  {'before':>6} → {'after':<5} {'':2}  played; preferred",
     ]
     for j in analysis.judgements:
+        played = played_line(match, j.move)
+        if j.best is not None:
+            played = f"{played.rstrip('.')}; preferred: {j.best.rstrip('.')} ({percent(j.best_after or 0.0)})"
         line = (
             f"{j.move:>4}  {names[j.seat]:<{width}}  {percent(j.before[j.seat]):>6} → "
-            f"{percent(j.after[j.seat]):<5} {j.mark:2}  {played_line(match, j.move)}"
+            f"{percent(j.after[j.seat]):<5} {j.mark:2}  {played}"
         )
-        if j.best is not None:
-            line += f"; preferred: {j.best} ({percent(j.best_after or 0.0)})"
         lines.append(line)
     lines.append("")
     if analysis.turning:
