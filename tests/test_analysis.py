@@ -464,3 +464,13 @@ def test_keep_analysis_writes_what_read_analysis_reads(tmp_path) -> None:
     keep_analysis(path, match, result)
     assert read_analysis(path, match, 1) == result
     assert (analysis_path(path).stat().st_mode & 0o777) == 0o600
+
+
+@pytest.mark.parametrize(("game_id", "tag"), [("agent-jean", "RoundScored"), ("ministeres", "GameScored")])
+def test_the_games_that_keep_scores_give_each_seats_points_and_only_when_they_score(game_id, tag) -> None:
+    match = bot_match(game_id, 3, 4, ["easy"] * 3)
+    game = match.game
+    given = [(e, game.scores_of(e)) for e in match.events]
+    scored = [s for e, s in given if s is not None]
+    assert scored and all(len(s) == 3 and all(type(x) is int for x in s) for s in scored)
+    assert all((s is not None) == (e["t"] == tag) for e, s in given)
