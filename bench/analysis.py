@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import copy
 import os
+import resource
 import statistics
 import sys
 import time
@@ -57,21 +58,30 @@ def easy_game(game_id: str, players: int, seed: int) -> Match:
     return match
 
 
-def yardstick(match: Match) -> float:
-    """Seconds the normal search bot takes to choose at every position the analysis judges."""
+def cpu() -> float:
+    """CPU seconds of this process and of its children that ended (a pool's workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def yardstick(match: Match) -> tuple[float, float]:
+    """Seconds (wall, CPU) the normal search bot takes to choose at every position the
+    analysis judges."""
     game = match.game
-    began = time.perf_counter()
+    began, used = time.perf_counter(), cpu()
     for position in positions_of(match, 1):
         if position is not None:
             bot = make_bot(game, "normal", position.move)
             bot.choose(game, position.view, position.legal, position.known)
-    return time.perf_counter() - began
+    return time.perf_counter() - began, cpu() - used
 
 
-def timed(match: Match, effort: int, workers: int) -> tuple[float, Analysis]:
-    began = time.perf_counter()
+def timed(match: Match, effort: int, workers: int) -> tuple[float, float, Analysis]:
+    """Seconds (wall, CPU, the workers' included) of the analysis, and the analysis."""
+    began, used = time.perf_counter(), cpu()
     result = analyse(match, effort=effort, workers=workers)
-    return time.perf_counter() - began, result
+    return time.perf_counter() - began, cpu() - used, result
 
 
 def reseeded(match: Match, seed: int) -> Match:
@@ -84,8 +94,8 @@ def reseeded(match: Match, seed: int) -> Match:
 def noise(match: Match, effort: int, workers: int) -> tuple[float, int, int, int]:
     """Two analyses with other worlds: the mean |difference| of the mover's chance after
     each move judged, the marks of each, and the marks both give."""
-    _, one = timed(match, effort, workers)
-    _, two = timed(reseeded(match, match.header["seed"] + 1), effort, workers)
+    one = timed(match, effort, workers)[2]
+    two = timed(reseeded(match, match.header["seed"] + 1), effort, workers)[2]
     judged = [p.move for p in positions_of(match, 1) if p is not None]
     gaps = []
     for k in judged:
@@ -116,23 +126,29 @@ def main() -> None:
         rows = []
         for rep in range(repeat):
             order = ["bot", "one", "two"] if rep % 2 == 0 else ["two", "one", "bot"]
-            got: dict[str, float] = {}
+            wall: dict[str, float] = {}
+            used: dict[str, float] = {}
             marks = 0
             for side in order:
                 if side == "bot":
-                    got[side] = yardstick(match)
+                    wall[side], used[side] = yardstick(match)
                 else:
-                    got[side], result = timed(match, effort, 1 if side == "one" else 2)
+                    wall[side], used[side], result = timed(match, effort, 1 if side == "one" else 2)
                     marks = sum(1 for j in result.judgements if j.mark)
-            rows.append(got)
+            rows.append((wall, used))
             print(
-                f"  rep {rep + 1}: normal bot at every choice {got['bot']:.1f} s; analysis in 1 process "
-                f"{got['one']:.1f} s ({got['one'] / got['bot']:.1f}x the bot), in 2 processes {got['two']:.1f} s "
-                f"({got['two'] / got['bot']:.1f}x); {marks} moves marked; load {os.getloadavg()[0]:.2f}"
+                f"  rep {rep + 1}: normal bot at every choice {wall['bot']:.1f} s ({used['bot']:.1f} s CPU); "
+                f"analysis in 1 process {wall['one']:.1f} s ({used['one']:.1f} s CPU, "
+                f"{used['one'] / used['bot']:.1f}x the bot's), in 2 processes {wall['two']:.1f} s "
+                f"({used['two']:.1f} s CPU); {marks} moves marked; load {os.getloadavg()[0]:.2f}"
             )
-        one = statistics.median(r["one"] / r["bot"] for r in rows)
-        two = statistics.median(r["two"] / r["bot"] for r in rows)
-        print(f"  median ratio to the yardstick: 1 process {one:.1f}x, 2 processes {two:.1f}x")
+        ratio = statistics.median(u["one"] / u["bot"] for _, u in rows)
+        wall_ratio = statistics.median(w["one"] / w["bot"] for w, _ in rows)
+        speedup = statistics.median(w["one"] / w["two"] for w, _ in rows)
+        print(
+            f"  medians: analysis / normal bot {ratio:.1f}x in CPU time ({wall_ratio:.1f}x wall); "
+            f"2 processes {speedup:.2f}x faster than 1 (wall)"
+        )
         for e in efforts:
             gap, a, b, both = noise(match, e, 2)
             print(

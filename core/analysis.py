@@ -39,7 +39,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from core.bots.search import MARGIN, MIN_DEALS, Model, command_key, play_command
+from core.bots.search import MIN_DEALS, Model, command_key, play_command
 from core.engine import Command, Game, Match, derive_rng
 from core.games import get_game
 
@@ -52,6 +52,11 @@ MOST_WEIGHED = 8
 #: how many turning points an analysis names at most, and the least swing that is one
 TURNING_POINTS = 5
 LEAST_SWING = 0.05
+#: how many standard errors of the paired differences a move must beat the one played by
+#: to be preferred.  Stricter than the search bot's 1.5 (which only keeps its heuristic's
+#: move against noise): a game judges a hundred moves, and at 1.5 one move in fifteen
+#: that was as good as any would be found worse by chance (bench/analysis.py)
+MARGIN = 2.5
 #: the largest effort an analysis is asked for (a stored one is refused beyond it)
 MOST_EFFORT = 10_000
 
