@@ -800,6 +800,8 @@ def cmd_analyse(parser: Parser, args: argparse.Namespace) -> int:
             print(f"\rAnalysing {path.name}: move {done} of {total}…", end="", file=sys.stderr, flush=True)
 
     def said(sentence: str) -> None:
+        if shown:  # over the progress line, if there is one
+            print("\r\x1b[K", end="", file=sys.stderr)
         say(f"cabinet: {sentence}", file=sys.stderr)
 
     try:
