@@ -17,6 +17,8 @@ Two games, each played to its end by easy bots from a fixed seed: a whole game o
    mean absolute difference of the mover's chance after its move), and how many of the
    marks one run gives the other gives too.  This is what says which effort makes the
    marks mean something.
+3. **Blunders** (``--blunders``). A game of the same table where seat 1 plays at random
+   and the others are easy bots, analysed at ``--effort``: the marks each seat gets.
 
 Figures in docs/PERFORMANCE.md ("Issue 36: analysis").  Not part of the test run.
 """
@@ -49,10 +51,10 @@ GAMES = [
 ]
 
 
-def easy_game(game_id: str, players: int, seed: int) -> Match:
+def easy_game(game_id: str, players: int, seed: int, levels: list[str] | None = None) -> Match:
     game = get_game(game_id)
     assert game is not None
-    controllers = [{"kind": "bot", "level": "easy"}] * players
+    controllers = [{"kind": "bot", "level": level} for level in levels or ["easy"] * players]
     match = Match.new(game, make_header(game, game.make_config(players), seed, controllers, bot_seed=seed))
     Table(match).play_out()
     return match
@@ -106,12 +108,29 @@ def noise(match: Match, effort: int, workers: int) -> tuple[float, int, int, int
     return statistics.fmean(gaps), len(marked_one), len(marked_two), len(marked_one & marked_two)
 
 
+def blunders(game_id: str, players: int, seed: int, effort: int) -> str:
+    """The marks of each seat in a game where seat 1 plays at random and the others are easy
+    bots: marks that mean something fall on the random player."""
+    levels = ["random"] + ["easy"] * (players - 1)
+    match = easy_game(game_id, players, seed, levels)
+    result = analyse(match, effort=effort, workers=2)
+    parts = []
+    for seat, level in enumerate(levels):
+        mine = [j for j in result.judgements if j.seat == seat]
+        marked = sum(1 for j in mine if j.mark)
+        parts.append(f"seat {seat + 1} ({level}) {marked} marked of {len(mine)} moves")
+    return "; ".join(parts)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--effort", type=int, default=None, help="the effort timed (default: the analysis's default)")
     parser.add_argument("--repeat", type=int, default=2, help="alternated repetitions of the timings")
     parser.add_argument("--noise", default="16,48,96", help="efforts whose noise is measured (empty: none)")
     parser.add_argument("--quick", action="store_true", help="one repetition, no noise figures")
+    parser.add_argument(
+        "--blunders", action="store_true", help="also: the marks of a random player against easy bots, per seat"
+    )
     args = parser.parse_args()
     from core.analysis import DEFAULT_EFFORT
 
@@ -149,6 +168,10 @@ def main() -> None:
             f"  medians: analysis / normal bot {ratio:.1f}x in CPU time ({wall_ratio:.1f}x wall); "
             f"2 processes {speedup:.2f}x faster than 1 (wall)"
         )
+        if args.blunders and not args.quick:
+            print(
+                f"  marks at effort {effort}, a random player against easy bots: {blunders(game_id, players, seed, effort)}"
+            )
         for e in efforts:
             gap, a, b, both = noise(match, e, 2)
             print(
