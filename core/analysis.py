@@ -35,7 +35,6 @@ import math
 import os
 import random
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
@@ -464,7 +463,8 @@ def _judge_in_workers(
 ) -> Iterator[tuple[int, Estimate]]:
     """(move, estimate) for each position, judged in ``workers`` processes, as they come;
     stops with :class:`Cancelled` (the moves not started are dropped) when ``cancelled()``."""
-    import multiprocessing
+    import multiprocessing  # here, not at the top: the command line imports this module
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # forkserver: the caller may have threads (the replay's), which fork copies badly; the
     # server loads the rules once, and each worker is a fork of it

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.analysis import DEFAULT_EFFORT, MARKS, MOST_EFFORT
 from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng, printable
 from core.games import game_titles, get_game
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec, check_level, usual_players
@@ -207,7 +206,7 @@ def build_parser() -> Parser:
         type=int,
         default=None,
         metavar="N",
-        help=f"worlds drawn for each move judged (default {DEFAULT_EFFORT}: more is steadier and slower)",
+        help="worlds drawn for each move judged (default 48: more is steadier and slower)",
     )
     analyse.add_argument(
         "--jobs", type=int, default=None, metavar="N", help="moves judged at once, in N processes (default: one a core)"
@@ -781,6 +780,7 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
 def cmd_analyse(parser: Parser, args: argparse.Namespace) -> int:
     """``cabinet analyse SAVE``: every move of a finished game judged from what its player
     knew (``core.analysis``), kept beside the save and reused; a table, or JSON."""
+    from core.analysis import DEFAULT_EFFORT, MOST_EFFORT
     from table.analysis import Cancelled, NotFinished, stored_analysis
 
     effort = DEFAULT_EFFORT if args.effort is None else args.effort
@@ -842,6 +842,8 @@ def played_line(match: Any, index: int) -> str:
 
 def marks_legend() -> str:
     """What the marks mean: "?? cost 25% or more, ? 10% or more"."""
+    from core.analysis import MARKS
+
     return ", ".join(f"{mark} cost {percent(threshold)} or more" for threshold, mark in MARKS)
 
 
