@@ -668,6 +668,12 @@ class Game:
         """``"round"`` or ``"turn"`` when this event starts one (replay jumps)."""
         return None
 
+    def scores_of(self, event: Event) -> tuple[int, ...] | None:
+        """Each seat's score, when ``event`` scores a round (or the game, in a game of
+        one scoring); None for any other event, and in a game that keeps no scores
+        (the analysis of a finished game charts them)."""
+        return None
+
     def reveals(self, event: Event, seat: int) -> bool:
         """Does this event show ``seat`` something it did not know?
 

@@ -367,7 +367,19 @@ def test_help_lists_every_command_a_user_types_and_nothing_else(capsys) -> None:
     out = capsys.readouterr().out
     assert "SUPPRESS" not in out
     assert "\n    lobby" not in out and ",lobby" not in out  # what a served session runs is no user's command
-    for command in ("play", "host", "join", "serve", "load", "replay", "simulate", "verify", "export", "store"):
+    for command in (
+        "play",
+        "host",
+        "join",
+        "serve",
+        "load",
+        "replay",
+        "simulate",
+        "verify",
+        "export",
+        "analyse",
+        "store",
+    ):
         assert f"\n    {command} " in out, command
     assert "--version" in out
 

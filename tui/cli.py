@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import stat
 import sys
@@ -194,6 +195,22 @@ def build_parser() -> Parser:
     export = sub.add_parser("export", parents=[common, in_store], help="print a save's history")
     export.add_argument("save", type=Path)
     export.add_argument("--format", choices=("text", "json"), default="text")
+
+    analyse = sub.add_parser(
+        "analyse", parents=[common], help="judge every move of a finished game from what its player knew"
+    )
+    analyse.add_argument("save", type=Path)
+    analyse.add_argument("--json", action="store_true", help="the analysis as JSON")
+    analyse.add_argument(
+        "--effort",
+        type=int,
+        default=None,
+        metavar="N",
+        help="worlds drawn for each move judged (default 48: more is steadier and slower)",
+    )
+    analyse.add_argument(
+        "--jobs", type=int, default=None, metavar="N", help="moves judged at once, in N processes (default: one a core)"
+    )
 
     store = sub.add_parser("store", help="move saves between files and a store of tables (a database)")
     moves = store.add_subparsers(dest="store_command", parser_class=Parser, required=True, metavar="import|export|list")
@@ -760,6 +777,153 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
     return status
 
 
+def cmd_analyse(parser: Parser, args: argparse.Namespace) -> int:
+    """``cabinet analyse SAVE``: every move of a finished game judged from what its player
+    knew (``core.analysis``), kept beside the save and reused; a table, or JSON."""
+    from core.analysis import DEFAULT_EFFORT, MOST_EFFORT
+    from table.analysis import Cancelled, NotFinished, stored_analysis
+
+    effort = DEFAULT_EFFORT if args.effort is None else args.effort
+    if not 1 <= effort <= MOST_EFFORT:
+        parser.error(f"--effort takes a number of worlds from 1 to {MOST_EFFORT:,}, not {effort}")
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    path = existing_save(parser, args, args.save)
+    loaded = load_or_exit(path)
+    match = loaded.match
+    for warning in loaded.warnings:
+        say(f"cabinet: {warning}", file=sys.stderr)
+    shown = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if shown:
+            print(f"\rAnalysing {path.name}: move {done} of {total}…", end="", file=sys.stderr, flush=True)
+
+    def said(sentence: str) -> None:
+        if shown:  # over the progress line, if there is one
+            print("\r\x1b[K", end="", file=sys.stderr)
+        say(f"cabinet: {sentence}", file=sys.stderr)
+
+    try:
+        analysis, _ = stored_analysis(path, match, effort=effort, progress=progress, workers=args.jobs, said=said)
+    except NotFinished as exc:
+        say(f"cabinet: {exc}", file=sys.stderr)
+        return 1
+    except (Cancelled, KeyboardInterrupt):
+        if shown:
+            print(file=sys.stderr)
+        say("cabinet: the analysis was stopped before its end; nothing was kept.", file=sys.stderr)
+        return 130
+    finally:
+        if shown:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+    if args.json:
+        text = json.dumps(analysis_document(match, analysis), ensure_ascii=False, indent=1)
+        sys.stdout.write(json_printable(text) + "\n")
+    else:
+        sys.stdout.write(printable(analysis_table(match, analysis), lines=True))
+    return 0
+
+
+def played_line(match: Any, index: int) -> str:
+    """What move ``index`` of the finished ``match`` did, as its player saw it: the first
+    line of history it made."""
+    game, move = match.game, match.moves[index]
+    viewer = ALL if move.seat is None else move.seat
+    for event in match.events[move.start : move.end]:
+        try:
+            line = str(game.describe(game.redact(event, viewer), viewer))
+        except Exception:  # noqa: BLE001 - a line that cannot be described is named by its tag
+            line = str(event.get("t", "?"))
+        if line:
+            return line
+    return str((move.command or {}).get("t", "?"))
+
+
+def marks_legend() -> str:
+    """What the marks mean: "?? cost 25% or more, ? 10% or more"."""
+    from core.analysis import MARKS
+
+    return ", ".join(f"{mark} cost {percent(threshold)} or more" for threshold, mark in MARKS)
+
+
+def percent(chance: float) -> str:
+    return f"{round(chance * 100)}%"
+
+
+def analysis_table(match: Any, analysis: Any) -> str:
+    """The analysis as a readable table: each move, its player, the player's chance before
+    and after it, its mark and the move preferred; then the turning points and the scores."""
+    from core.engine import outcome_text
+
+    names = analysis.names
+    width = max(len(n) for n in names)
+    lines = [
+        f"{match.game.title}: {outcome_text(match)}",
+        (
+            f"Each move judged from what its player knew, on {analysis.effort} drawn worlds each"
+            f" (chance of winning before → after; {marks_legend()})."
+        ),
+        "",
+        f"{'move':>4}  {'player':<{width}}  {'before':>6} → {'after':<5} {'':2}  played; preferred",
+    ]
+    for j in analysis.judgements:
+        played = played_line(match, j.move)
+        if j.best is not None:
+            played = f"{played.rstrip('.')}; preferred: {j.best.rstrip('.')} ({percent(j.best_after or 0.0)})"
+        line = (
+            f"{j.move:>4}  {names[j.seat]:<{width}}  {percent(j.before[j.seat]):>6} → "
+            f"{percent(j.after[j.seat]):<5} {j.mark:2}  {played}"
+        )
+        lines.append(line)
+    lines.append("")
+    if analysis.turning:
+        lines.append("Turning points: " + ", ".join(f"move {k}" for k in analysis.turning) + ".")
+    marked = [j for j in analysis.judgements if j.mark]
+    for seat, name in enumerate(names):
+        mine = [j for j in marked if j.seat == seat]
+        lines.append(f"{name}: {sum(j.mark == '?' for j in mine)} ?, {sum(j.mark == '??' for j in mine)} ??")
+    if analysis.scores:
+        lines.append(
+            "Scores by round: "
+            + "; ".join(
+                f"{k + 1}. " + ", ".join(f"{names[s]} {x}" for s, x in enumerate(row))
+                for k, row in enumerate(analysis.scores)
+            )
+            + "."
+        )
+    return "\n".join(lines) + "\n"
+
+
+def analysis_document(match: Any, analysis: Any) -> dict[str, Any]:
+    """The analysis as JSON: the game, the seats, every move judged, the curve."""
+    return {
+        "game": analysis.game,
+        "title": match.game.title,
+        "seats": analysis.seats,
+        "names": list(analysis.names),
+        "effort": analysis.effort,
+        "winners": list(match.outcome.winners),
+        "moves": [
+            {
+                "move": j.move,
+                "seat": j.seat,
+                "player": analysis.names[j.seat],
+                "played": played_line(match, j.move),
+                "before": list(j.before),
+                "after": list(j.after),
+                "mark": j.mark,
+                "preferred": j.best,
+                "preferred_after": j.best_after,
+            }
+            for j in analysis.judgements
+        ],
+        "curve": [list(point) for point in analysis.curve],
+        "turning": list(analysis.turning),
+        "scores": None if analysis.scores is None else [list(row) for row in analysis.scores],
+    }
+
+
 #: how the app is run on what the command line says to open: the program's (``cabinet.main``)
 RunApp = Callable[[Any, Path], int]
 
@@ -783,6 +947,8 @@ def main(argv: list[str] | None = None, run_app: RunApp | None = None) -> int:
         return cmd_export(parser, args)
     if command == "store":
         return cmd_store(parser, args)
+    if command == "analyse":
+        return cmd_analyse(parser, args)
     if command == "host":
         return cmd_host(parser, args)
     if command == "serve":

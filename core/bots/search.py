@@ -121,7 +121,7 @@ class SearchBot(Bot):
             self.last = {"iterations": 0, "moves": [], "chosen": legal[0]}
             return legal[0]
         rng = derive_rng(self.seed, "search", digest(to_plain(known)))
-        model = _Model(game, rng)
+        model = Model(game, rng)
         default = model.choose(game, seat, None, legal, noise=False, view=view)
         if game.search_paired:
             return self._choose_paired(game, known, seat, rng, legal, default)
@@ -146,7 +146,7 @@ class SearchBot(Bot):
         }
         return offered[command_key(best.move)]
 
-    def search(self, game: Game, known: Any, seat: int, rng: random.Random, model: _Model) -> tuple[Node, int]:
+    def search(self, game: Game, known: Any, seat: int, rng: random.Random, model: Model) -> tuple[Node, int]:
         """The tree of the seat's decisions, and the iterations it took (one at least)."""
         root = Node()
         spent = iterations = 0
@@ -170,7 +170,9 @@ class SearchBot(Bot):
                         node = None  # expanded: play out from here
                 else:
                     mover = active[0]
-                    state = _play(game, state, mover, model.choose(game, mover, state, game.legal(state, mover)), rng)
+                    state = play_command(
+                        game, state, mover, model.choose(game, mover, state, game.legal(state, mover)), rng
+                    )
                 spent += 1
             if reward is None:
                 reward, played = _play_out(game, known, state, seat, rng, model)
@@ -195,8 +197,8 @@ class SearchBot(Bot):
             seed = rng.getrandbits(64)
             for command in legal:
                 same = random.Random(seed)
-                after = _play(game, state, seat, command, same)
-                reward, played = _play_out(game, known, after, seat, same, _Model(game, same))
+                after = play_command(game, state, seat, command, same)
+                reward, played = _play_out(game, known, after, seat, same, Model(game, same))
                 results[command_key(command)].append(reward)
                 spent += played + 1
         means = {key: sum(r) / deals for key, r in results.items()}
@@ -219,7 +221,7 @@ class SearchBot(Bot):
 
     @staticmethod
     def _descend(
-        game: Game, node: Node, commands: list[Command], state: Any, seat: int, rng: random.Random, model: _Model
+        game: Game, node: Node, commands: list[Command], state: Any, seat: int, rng: random.Random, model: Model
     ) -> tuple[Node, Any]:
         """The child to follow from ``node``: the best bound among the commands
         tried, or a new one while the node may widen."""
@@ -246,10 +248,10 @@ class SearchBot(Bot):
             best = node.children[command_key(pick)] = Node(pick)
             best.available = 1
         assert best is not None
-        return best, _play(game, state, seat, best.move, rng)
+        return best, play_command(game, state, seat, best.move, rng)
 
 
-class _Model:
+class Model:
     """How the search expects every seat to play: the game's heuristic bot,
     each seat from its own view, with a little noise."""
 
@@ -301,7 +303,7 @@ def _result(game: Game, known: Any, state: Any, seat: int, played: int) -> float
     return 1.0 / len(outcome.winners) if seat in outcome.winners else 0.0
 
 
-def _play_out(game: Game, known: Any, state: Any, seat: int, rng: random.Random, model: _Model) -> tuple[float, int]:
+def _play_out(game: Game, known: Any, state: Any, seat: int, rng: random.Random, model: Model) -> tuple[float, int]:
     """Every seat played by the model until the simulation stops: (reward, moves played)."""
     played = 0
     while True:
@@ -310,11 +312,12 @@ def _play_out(game: Game, known: Any, state: Any, seat: int, rng: random.Random,
             return reward, played
         active = game.active(state)
         mover = seat if seat in active else active[0]
-        state = _play(game, state, mover, model.choose(game, mover, state, game.legal(state, mover)), rng)
+        state = play_command(game, state, mover, model.choose(game, mover, state, game.legal(state, mover)), rng)
         played += 1
 
 
-def _play(game: Game, state: Any, seat: int, command: Command, rng: random.Random) -> Any:
+def play_command(game: Game, state: Any, seat: int, command: Command, rng: random.Random) -> Any:
+    """The state once ``seat`` has played ``command`` (decided with ``rng``, and folded)."""
     for event in game.decide(state, seat, command, rng):
         state = game.evolve(state, event)
     return state

@@ -1093,6 +1093,10 @@ class AgentJean(Game):
             return f"{_join(event['names'])} win their second medals together and share the victory!"
         return t
 
+    def scores_of(self, event: Event) -> tuple[int, ...] | None:
+        """The points each seat scored in a round."""
+        return tuple(event["scores"]) if event.get("t") == "RoundScored" else None
+
     def mark(self, event: Event) -> str | None:
         t = event.get("t")
         if t == "RoundDealt":

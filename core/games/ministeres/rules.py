@@ -1175,6 +1175,10 @@ class Ministeres(Game):
             return f"Final scores: {parts}. {winners} {'wins' if len(event['winners']) == 1 else 'share the win'}!"
         return t
 
+    def scores_of(self, event: Event) -> tuple[int, ...] | None:
+        """The points each seat scored in the game."""
+        return tuple(event["scores"]) if event.get("t") == "GameScored" else None
+
     def mark(self, event: Event) -> str | None:
         t = event.get("t")
         if t in ("DealStarted", "FavoursShuffled"):
