@@ -162,7 +162,7 @@ class AnalysisPane(Vertical):
     def legend(self) -> Text:
         analysis = self.analysis
         assert analysis is not None
-        title = "Scores after each round" if self.mode == SCORES else "Chance to win, move by move"
+        title = "Scores, round by round" if self.mode == SCORES else "Chance to win, move by move"
         text = Text(title, style="bold")
         text.append(" · ")
         for seat, name in enumerate(self.names()):
@@ -178,7 +178,16 @@ class AnalysisPane(Vertical):
         analysis = self.analysis
         assert analysis is not None
         if self.mode == SCORES:
-            return Text(f"{len(analysis.scores or ())} rounds scored.")
+            names = self.names()
+            rounds = [
+                f"Round {number}: "
+                + ", ".join(
+                    f"{names[seat] if seat < len(names) else f'Seat {seat + 1}'} {score}"
+                    for seat, score in enumerate(row)
+                )
+                for number, row in enumerate(analysis.scores or (), start=1)
+            ]
+            return Text(" · ".join(rounds))
         judgement = next((j for j in analysis.judgements if j.move == self.at), None)
         if judgement is None:
             if self.at == 0:
@@ -210,12 +219,24 @@ class AnalysisPane(Vertical):
         plt.xlabel("move")
 
     def draw_scores(self, plt: Any, scores: Sequence[Sequence[int]]) -> None:
-        rounds = list(range(1, len(scores) + 1))
+        """Each round, a bar a seat (filled with the seat's marker), side by side."""
         seats = max((len(row) for row in scores), default=0)
-        for seat in range(seats):
-            ys = [row[seat] if seat < len(row) else 0 for row in scores]
-            plt.plot(rounds, ys, marker=seat_marker(seat), color=SEAT_COLOURS[seat % len(SEAT_COLOURS)])
-        plt.xticks(rounds, [str(r) for r in rounds])
-        if len(rounds) == 1:
-            plt.xlim(0.5, 1.5)
-        plt.xlabel("round")
+        rounds = [f"Round {r}" for r in range(1, len(scores) + 1)]
+        columns = [[row[seat] if seat < len(row) else 0 for row in scores] for seat in range(seats)]
+        plt.multiple_bar(
+            rounds,
+            columns,
+            marker=[seat_marker(seat) for seat in range(seats)],
+            color=[SEAT_COLOURS[seat % len(SEAT_COLOURS)] for seat in range(seats)],
+        )
+        top = max((max(column, default=0) for column in columns), default=0)
+        low = min(0, *(min(column, default=0) for column in columns))
+        plt.yticks(whole_ticks(low, top))
+
+
+def whole_ticks(low: int, top: int) -> list[int]:
+    """About five whole numbers from ``low`` to ``top`` (and 0), for a score's axis."""
+    span = max(top - low, 1)
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 10**9) if span / s <= 5)
+    first = (low // step) * step
+    return list(range(first, top + step, step))

@@ -191,12 +191,14 @@ class ReplayScreen(TableScreen):
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         with Horizontal(id="main"):
-            yield board_for(self.game_id())
-            yield AnalysisPane(id="analysis")
+            # the analysis's progress under the board: the history beside it keeps its size and place
+            with Vertical(id="left"):
+                yield board_for(self.game_id())
+                yield AnalysisPane(id="analysis")
+                with Horizontal(id="analysing"):
+                    yield Static("", id="analysing-text")
+                    yield ProgressBar(show_eta=False, id="analysing-bar")
             yield HistoryPanel(id="history")
-        with Horizontal(id="analysing"):
-            yield Static("", id="analysing-text")
-            yield ProgressBar(show_eta=False, id="analysing-bar")
         yield Static(too_small_text(0, 0), id="too-small")
         # compact (a space less around each key), so that all ten of a finished game's keys fit at 80 columns
         yield KeysFooter(show_command_palette=False, compact=True)
@@ -408,7 +410,7 @@ class ReplayScreen(TableScreen):
             self.take_analysis(stored)
             return
         total = self.match.move_count
-        self.query_one("#analysing-text", Static).update(f"Analysing {total} moves · Esc stops")
+        self.query_one("#analysing-text", Static).update(f"Analysing move 0 of {total} · Esc stops")
         bar = self.query_one("#analysing-bar", ProgressBar)
         bar.update(total=max(total, 1), progress=0)
         self.add_class("-analysing")

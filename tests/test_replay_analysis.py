@@ -1,0 +1,487 @@
+"""The analysis in the replay (issue 36): ``a`` on a finished game shows the analysis kept
+beside the save at once, else works it out in a thread with a progress bar (Esc stops it,
+the replay steps on meanwhile); the chart of each seat's chance in the board's place; the
+history's marks after a costly move and, under the line looked at, the move the search
+preferred.  On a game in play ``a`` says why not."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import ProgressBar
+
+import screens.replay
+from core.engine import Match
+from saves import load
+from saves.analyses import analysis_path, keep_analysis
+from screens.analysis import SEAT_MARKERS, AnalysisPane
+from screens.app import CabinetApp
+from screens.replay import IN_PLAY, ReplayScreen
+from table import Table
+from table.analysis import DEFAULT_EFFORT, Analysis, Cancelled, Judgement
+from tests.tui_helpers import agent_jean_match, run_async, screen_text
+from tui.session import start_save
+from tui.widgets import Board, HistoryPanel
+
+#: the moves the analysis made by hand marks, and what it says the search preferred there
+MARKED = {5: "??", 9: "?"}
+PREFERRED = "Play Y8"
+
+
+def finished_game(tmp_path: Path, seed: int = 3) -> Path:
+    """A whole two-player game of L'Agent Jean! (48 moves), saved."""
+    match = agent_jean_match(humans=0, players=2, seed=seed)
+    writer = start_save(tmp_path, match, durable=False)
+    Table(match, writer).play_out()
+    writer.close()
+    return writer.path
+
+
+def game_in_play(tmp_path: Path, moves: int = 8) -> Path:
+    match = agent_jean_match(humans=2, players=2, seed=5)
+    with start_save(tmp_path, match, durable=False) as writer:
+        table = Table(match, writer)
+        for _ in range(moves):
+            seat = match.active()[0]
+            assert table.submit(seat, table.bot_move(seat)) is None
+    return writer.path
+
+
+def by_hand(match: Match) -> Analysis:
+    """An analysis of ``match`` made in the test: seat 0's chance rising by steps to 60%,
+    then falling to the real outcome; moves 5 and 9 marked, each with a preferred move."""
+    count = match.move_count
+    winner = match.outcome.winners[0] if match.outcome else 0
+    curve = []
+    for k in range(count + 1):
+        first = 0.5 + 0.1 * min(k, 10) / 10 if k < count else float(winner == 0)
+        curve.append((first, 1.0 - first))
+    judgements = []
+    for k in range(1, count + 1):
+        seat = match.moves[k].seat
+        assert seat is not None
+        before, after = curve[k - 1], curve[k]
+        mark = MARKED.get(k, "")
+        if mark:
+            chosen = 0.34
+            after = (chosen, 1 - chosen) if seat == 0 else (1 - chosen, chosen)
+            judgements.append(Judgement(k, seat, before, after, PREFERRED, 0.51, mark))
+        else:
+            judgements.append(Judgement(k, seat, before, after, None, None, ""))
+    return Analysis(
+        game=match.game.id,
+        seats=2,
+        names=("Ada", "Bastien"),
+        judgements=tuple(judgements),
+        curve=tuple(curve),
+        turning=(5, 9),
+        scores=((19, 26), (8, 28)),
+        effort=DEFAULT_EFFORT,
+    )
+
+
+async def open_replay(pilot: Pilot, path: Path, at: int | None = None) -> ReplayScreen:
+    pilot.app.open_replay(load(path).match, path, at=at)
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ReplayScreen)
+    return screen
+
+
+def footer_keys(screen: ReplayScreen) -> dict[str, str]:
+    """The keys the footer shows, as the player reads them: key -> description."""
+    return {
+        (binding.key_display or binding.key): binding.description
+        for _, binding, enabled, _ in screen.active_bindings.values()
+        if binding.show and enabled
+    }
+
+
+class Held:
+    """Stands for the analysis in its thread: tells its progress one move at a time, each
+    when the test lets it, and stops as the analysis does when it is cancelled."""
+
+    def __init__(self, analysis: Analysis) -> None:
+        self.analysis = analysis
+        self.step = threading.Semaphore(0)
+        self.stopped = threading.Event()
+        self.calls = 0
+
+    def __call__(
+        self,
+        save: Any,
+        match: Match,
+        *,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        **kwargs: Any,
+    ) -> tuple[Analysis, bool]:
+        self.calls += 1
+        total = match.move_count
+        for done in range(1, total + 1):
+            while not self.step.acquire(timeout=0.01):
+                if cancelled is not None and cancelled():
+                    self.stopped.set()
+                    raise Cancelled("The analysis was cancelled.")
+            if progress is not None:
+                progress(done, total)
+        return self.analysis, False
+
+
+async def let_through(pilot: Pilot, held: Held, moves: int) -> None:
+    for _ in range(moves):
+        held.step.release()
+    for _ in range(50):
+        await pilot.pause(0.02)
+        bar = pilot.app.screen.query_one("#analysing-bar", ProgressBar)
+        if bar.progress >= moves:
+            return
+
+
+# -- the keys ------------------------------------------------------------------
+
+
+@run_async
+async def test_every_footer_key_of_a_finished_games_replay_before_and_after_its_analysis(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    monkeypatch.setattr(screens.replay, "stored_analysis", lambda *a, **k: pytest.fail("worked out again"))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path, at=20)
+        keys = footer_keys(replay)
+        assert keys == {
+            "←→": "Move",
+            "[]": "Turn",
+            "{}": "Round",
+            "g": "Go to",
+            "␣": "Auto",
+            "v": "Eyes",
+            "p": "Play on",
+            "a": "Analyse",
+            "q": "Leave",
+        }
+        # every key shown, in a line of 80 columns
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.rstrip().endswith("q Leave")
+
+        at = replay.position
+        await pilot.press("right")
+        assert replay.position > at
+        await pilot.press("left")
+        assert replay.position == at
+        await pilot.press("right_square_bracket")
+        assert replay.position > at
+        await pilot.press("left_curly_bracket")
+        assert replay.position < at
+        await pilot.press("g")
+        assert type(app.screen).__name__ == "GoTo"
+        await pilot.press("2", "0", "enter")
+        assert app.screen is replay and replay.position == at
+        await pilot.press("v")
+        assert "as Ada saw it" in screen_text(app)
+        await pilot.press("space")
+        assert "autoplay" in screen_text(app)
+        await pilot.press("space")
+        assert "autoplay" not in screen_text(app)
+
+        # a: the analysis kept beside the save, at once, in the board's place
+        await pilot.press("a")
+        assert replay.analysis is not None and not list(replay.workers)
+        assert replay.query_one(AnalysisPane).display and not replay.query_one(Board).display
+        assert footer_keys(replay)["a"] == "Chart"
+        assert "Chance to win, move by move" in screen_text(app)
+        # the arrows still step the replay, the chart's "now" with them
+        await pilot.press("right")
+        assert replay.query_one(AnalysisPane).at == 21
+        assert "Move 21:" in screen_text(app)
+        # a again: the scores by round; again: the board
+        await pilot.press("a")
+        assert "Scores, round by round" in screen_text(app)
+        await pilot.press("a")
+        assert replay.query_one(Board).display and not replay.query_one(AnalysisPane).display
+        # and the chart once more
+        await pilot.press("a")
+        assert replay.query_one(AnalysisPane).display
+
+        # p plays on from here in a new game; q leaves
+        await pilot.press("p")
+        assert type(app.screen).__name__ == "PlayScreen"
+
+
+@run_async
+async def test_q_leaves_a_replay_with_its_analysis_shown(tmp_path: Path) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_replay(pilot, path)
+        await pilot.press("a", "q")
+        assert type(app.screen).__name__ == "MainMenu"
+
+
+@run_async
+async def test_on_a_game_in_play_a_is_not_offered_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = game_in_play(tmp_path)
+    monkeypatch.setattr(screens.replay, "stored_analysis", lambda *a, **k: pytest.fail("a game in play analysed"))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path)
+        assert "a" not in footer_keys(replay)
+        await pilot.press("a")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [IN_PLAY]
+        assert IN_PLAY.count(".") == 1 and "cheating aid" in IN_PLAY
+        assert replay.analysis is None and not list(replay.workers)
+        assert replay.query_one(Board).display
+        assert not analysis_path(path).exists()
+
+
+# -- the worker ----------------------------------------------------------------
+
+
+@run_async
+async def test_the_analysis_runs_in_a_worker_with_its_progress_and_the_replay_steps_meanwhile(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    held = Held(by_hand(match))
+    monkeypatch.setattr(screens.replay, "stored_analysis", held)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path, at=10)
+        await pilot.press("a")
+        await let_through(pilot, held, 12)
+        bar = replay.query_one("#analysing-bar", ProgressBar)
+        assert bar.total == 48 and bar.progress == 12
+        assert "Analysing move 12 of 48 · Esc stops" in screen_text(app)
+        keys = footer_keys(replay)
+        assert keys.get("esc") == "Stop" and "a" not in keys
+        # the replay goes on meanwhile
+        await pilot.press("right", "right")
+        assert match.moves_within(replay.position) == 12
+        await pilot.press("left")
+        assert match.moves_within(replay.position) == 11
+        # done: the chart, the marks, at the replay's move
+        await let_through(pilot, held, 48 - 12)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert replay.analysis is held.analysis and replay.analysing is None
+        assert "Analysing" not in screen_text(app)
+        assert replay.query_one(AnalysisPane).at == 11
+        assert footer_keys(replay)["a"] == "Chart" and "esc" not in footer_keys(replay)
+
+
+@run_async
+async def test_a_cancelled_analysis_leaves_the_replay_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    held = Held(by_hand(match))
+    monkeypatch.setattr(screens.replay, "stored_analysis", held)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path, at=10)
+        before = screen_text(app)
+        history = replay.query_one(HistoryPanel)
+        lines = [str(history.get_option_at_index(i).prompt) for i in range(history.option_count)]
+        await pilot.press("a")
+        await let_through(pilot, held, 5)
+        await pilot.press("escape")
+        await pilot.pause()
+        # Esc stopped the analysis, and did not leave the replay
+        assert app.screen is replay
+        assert held.stopped.wait(5)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert replay.analysis is None and replay.analysing is None
+        assert [n.message for n in app._notifications] == ["Analysis stopped: press a to start it again."]
+        app.clear_notifications()
+        await pilot.pause()
+        assert screen_text(app) == before
+        assert [str(history.get_option_at_index(i).prompt) for i in range(history.option_count)] == lines
+        assert footer_keys(replay)["a"] == "Analyse"
+        assert not analysis_path(path).exists()
+        # a starts it again; Esc once it runs no more leaves the replay
+        await pilot.press("a")
+        await let_through(pilot, held, 1)
+        assert held.calls == 2
+        await pilot.press("escape")
+        await pilot.press("escape")
+        assert type(app.screen).__name__ == "MainMenu"
+
+
+@run_async
+async def test_the_real_analysis_is_kept_beside_the_save_and_shown_again_without_a_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The analysis the engine makes (at the least effort: this is not a test of its
+    judgement), kept beside the save; opened again, it is read, not made."""
+    monkeypatch.setattr(ReplayScreen, "ANALYSIS_EFFORT", 1)
+    path = finished_game(tmp_path)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path)
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert replay.analysis is not None and replay.analysis.effort == 1
+        assert analysis_path(path).exists()
+        made = replay.analysis
+        await pilot.press("q")
+        monkeypatch.setattr(screens.replay, "stored_analysis", lambda *a, **k: pytest.fail("worked out again"))
+        again = await open_replay(pilot, path)
+        await pilot.press("a")
+        assert again.analysis == made and again.analysing is None and not list(again.workers)
+        assert again.query_one(AnalysisPane).display
+
+
+# -- the history's marks -------------------------------------------------------
+
+
+def history_lines(replay: ReplayScreen) -> list[str]:
+    history = replay.query_one(HistoryPanel)
+    return [str(history.get_option_at_index(i).prompt) for i in range(history.option_count)]
+
+
+def first_line_of_move(replay: ReplayScreen, move: int) -> int:
+    history = replay.query_one(HistoryPanel)
+    start, end = replay.match.moves[move].start, replay.match.moves[move].end
+    return next(i for i, n in enumerate(history.event_index) if start < n <= end)
+
+
+@run_async
+async def test_the_history_marks_costly_moves_and_says_what_was_better_on_the_line_looked_at(tmp_path: Path) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path, at=4)
+        unmarked = history_lines(replay)
+        await pilot.press("a")
+        lines = history_lines(replay)
+        five, nine = first_line_of_move(replay, 5), first_line_of_move(replay, 9)
+        # the marks, after the line of the move that cost its mover much, and nowhere else
+        assert lines[five] == unmarked[five] + " ??"
+        assert lines[nine] == unmarked[nine] + " ?"
+        assert [i for i, (a, b) in enumerate(zip(lines, unmarked, strict=True)) if a != b] == [five, nine]
+        # at move 5: the line says what the search preferred, and what it would have kept
+        await pilot.press("right")
+        assert match.moves_within(replay.position) == 5
+        assert history_lines(replay)[five] == unmarked[five] + f" ??\nbetter: {PREFERRED}, 34% → 51%"
+        assert f"better: {PREFERRED}" in screen_text(app)
+        # (the chart's line on the move, when the chart is shown, says the same)
+        pane = replay.query_one(AnalysisPane)
+        assert pane.current_move().plain == f"Move 5: Ada 54% → 34% ?? · better: {PREFERRED}, 34% → 51%"
+        # a move later, no more (and nothing under move 6, which the search found no better than played)
+        await pilot.press("right")
+        assert history_lines(replay)[five] == unmarked[five] + " ??"
+        assert "better:" not in "\n".join(history_lines(replay))
+        # other eyes, other lines: the marks find theirs again
+        await pilot.press("v")
+        five_now = first_line_of_move(replay, 5)
+        assert history_lines(replay)[five_now].endswith(" ??")
+
+
+@run_async
+async def test_without_colours_each_seat_has_its_own_marker_on_the_chart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await open_replay(pilot, path, at=20)
+        await pilot.press("a")
+        await pilot.pause()
+        text = screen_text(app)
+        chart = "\n".join(line[:50] for line in text.splitlines()[3:-4])
+        assert f"{SEAT_MARKERS[0]} Ada" in text and f"{SEAT_MARKERS[1]} Bastien" in text
+        assert SEAT_MARKERS[0] in chart and SEAT_MARKERS[1] in chart
+        assert "◆" in chart and "│" in chart
+
+
+# -- snapshots -----------------------------------------------------------------
+
+
+def shown(path: Path, at: int, keys: tuple[str, ...]) -> Callable[[Pilot], Any]:
+    async def before(pilot: Pilot) -> None:
+        await pilot.pause()
+        await open_replay(pilot, path, at=at)
+        await pilot.press(*keys)
+        await pilot.pause()
+
+    return before
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_the_chart_of_the_chances(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=size, run_before=shown(path, 5, ("a",)))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_the_scores_by_round(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=size, run_before=shown(path, 30, ("a", "a")))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_the_board_with_the_marked_history(snap_compare, tmp_path: Path, size: tuple[int, int]) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=size, run_before=shown(path, 9, ("a", "a", "a")))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_the_analysis_under_way(
+    snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: tuple[int, int]
+) -> None:
+    path = finished_game(tmp_path)
+    match = load(path).match
+    held = Held(by_hand(match))
+    monkeypatch.setattr(screens.replay, "stored_analysis", held)
+
+    async def before(pilot: Pilot) -> None:
+        await shown(path, 12, ("a",))(pilot)
+        await let_through(pilot, held, 20)
+
+    try:
+        assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=size, run_before=before)
+    finally:
+        held.step.release(100)
+
+
+def test_snapshot_the_chart_without_colours(snap_compare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    path = finished_game(tmp_path)
+    match = load(path).match
+    keep_analysis(path, match, by_hand(match))
+    assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=(80, 24), run_before=shown(path, 5, ("a",)))
