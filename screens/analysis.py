@@ -23,11 +23,13 @@ SEAT_MARKERS = ("•", "+", "x", "o", "*")
 SEAT_COLOURS = ((95, 175, 255), (255, 215, 95), (248, 152, 132), (78, 191, 113), (180, 140, 255))
 #: the turning points, on the line of the seat whose move it was
 TURNING_MARKER = "◆"
-TURNING_COLOUR = (255, 123, 140)
+TURNING_COLOUR = (255, 160, 160)
 #: the replay's position: a vertical line
 NOW_COLOUR = (224, 224, 224)
-#: the marks after a history line, as the analysis gives them
-MARK_STYLES = {"?": "bold #FFB000", "??": "bold #FF7B8C"}
+#: the marks after a history line, as the analysis gives them (the light red of "??" and of
+#: the turning points, and not the theme's error red, which 16 colours show as a crimson
+#: under 4.5:1: tests/test_contrast.py)
+MARK_STYLES = {"?": "bold #FFB000", "??": "bold #FFA0A0"}
 
 #: what the pane shows, in the order ``a`` goes through them (the board comes back after)
 CHANCES, SCORES = "chances", "scores"

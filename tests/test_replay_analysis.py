@@ -53,34 +53,38 @@ def game_in_play(tmp_path: Path, moves: int = 8) -> Path:
 
 
 def by_hand(match: Match) -> Analysis:
-    """An analysis of ``match`` made in the test: seat 0's chance rising by steps to 60%,
-    then falling to the real outcome; moves 5 and 9 marked, each with a preferred move."""
+    """An analysis of ``match`` made in the test: the first seat's chance rising by steps
+    from an even share to 10% more over ten moves, the others sharing the rest, then the
+    real outcome; moves 5 and 9 marked, each with a preferred move (the mover's chance
+    34% after the move played, 51% after the preferred one)."""
+    seats = int(match.header["players"])
     count = match.move_count
-    winner = match.outcome.winners[0] if match.outcome else 0
-    curve = []
-    for k in range(count + 1):
-        first = 0.5 + 0.1 * min(k, 10) / 10 if k < count else float(winner == 0)
-        curve.append((first, 1.0 - first))
+    winners = match.outcome.winners if match.outcome else (0,)
+
+    def point(first: float) -> tuple[float, ...]:
+        return (first, *((1.0 - first) / (seats - 1) for _ in range(seats - 1)))
+
+    curve = [point(1 / seats + 0.1 * min(k, 10) / 10) for k in range(count)]
+    curve.append(tuple(float(seat in winners) / len(winners) for seat in range(seats)))
     judgements = []
     for k in range(1, count + 1):
         seat = match.moves[k].seat
         assert seat is not None
-        before, after = curve[k - 1], curve[k]
         mark = MARKED.get(k, "")
         if mark:
-            chosen = 0.34
-            after = (chosen, 1 - chosen) if seat == 0 else (1 - chosen, chosen)
-            judgements.append(Judgement(k, seat, before, after, PREFERRED, 0.51, mark))
+            after = tuple(0.34 if s == seat else 0.66 / (seats - 1) for s in range(seats))
+            judgements.append(Judgement(k, seat, curve[k - 1], after, PREFERRED, 0.51, mark))
         else:
-            judgements.append(Judgement(k, seat, before, after, None, None, ""))
+            judgements.append(Judgement(k, seat, curve[k - 1], curve[k], None, None, ""))
+    scores = ((19, 26, 12, 7, 30)[:seats], (8, 28, 15, 21, 3)[:seats])
     return Analysis(
         game=match.game.id,
-        seats=2,
-        names=("Ada", "Bastien"),
+        seats=seats,
+        names=tuple(str(seat["name"]) for seat in match.header["seats"]),
         judgements=tuple(judgements),
         curve=tuple(curve),
         turning=(5, 9),
-        scores=((19, 26), (8, 28)),
+        scores=scores,
         effort=DEFAULT_EFFORT,
     )
 
@@ -146,6 +150,46 @@ async def let_through(pilot: Pilot, held: Held, moves: int) -> None:
 # -- the keys ------------------------------------------------------------------
 
 
+async def press_the_replays_keys(pilot: Pilot, replay: ReplayScreen) -> None:
+    """Every key of the replay's footer but a, p and q (each tested on its own), each doing
+    what it says; with the chart shown, its "now" follows the replay."""
+    app, match = pilot.app, replay.match
+    pane = replay.query_one(AnalysisPane)
+
+    def moves() -> int:
+        made = match.moves_within(replay.position)
+        if pane.display:
+            assert pane.at == made  # the chart's "now" is the replay's move
+        return made
+
+    at = moves()
+    await pilot.press("right")
+    assert moves() == at + 1
+    await pilot.press("left")
+    assert moves() == at
+    await pilot.press("right_square_bracket")
+    after_turn = moves()
+    assert after_turn > at
+    await pilot.press("left_square_bracket")
+    assert moves() < after_turn
+    await pilot.press("right_curly_bracket")
+    assert moves() > at
+    await pilot.press("left_curly_bracket")
+    assert moves() <= at
+    await pilot.press("g")
+    assert type(app.screen).__name__ == "GoTo"
+    await pilot.press(*str(at), "enter")
+    assert app.screen is replay and moves() == at
+    eyes = replay.viewer
+    await pilot.press("v")
+    assert replay.viewer != eyes
+    await pilot.press("space")
+    assert "autoplay" in screen_text(app)
+    await pilot.press("space")
+    assert "autoplay" not in screen_text(app)
+    assert moves() == at
+
+
 @run_async
 async def test_every_footer_key_of_a_finished_games_replay_before_and_after_its_analysis(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -171,49 +215,25 @@ async def test_every_footer_key_of_a_finished_games_replay_before_and_after_its_
             "q": "Leave",
         }
         # every key shown, in a line of 80 columns
-        footer = screen_text(app).splitlines()[-1]
-        assert footer.rstrip().endswith("q Leave")
-
-        at = replay.position
-        await pilot.press("right")
-        assert replay.position > at
-        await pilot.press("left")
-        assert replay.position == at
-        await pilot.press("right_square_bracket")
-        assert replay.position > at
-        await pilot.press("left_curly_bracket")
-        assert replay.position < at
-        await pilot.press("g")
-        assert type(app.screen).__name__ == "GoTo"
-        await pilot.press("2", "0", "enter")
-        assert app.screen is replay and replay.position == at
-        await pilot.press("v")
-        assert "as Ada saw it" in screen_text(app)
-        await pilot.press("space")
-        assert "autoplay" in screen_text(app)
-        await pilot.press("space")
-        assert "autoplay" not in screen_text(app)
+        assert screen_text(app).splitlines()[-1].rstrip().endswith("q Leave")
+        await press_the_replays_keys(pilot, replay)
 
         # a: the analysis kept beside the save, at once, in the board's place
         await pilot.press("a")
         assert replay.analysis is not None and not list(replay.workers)
         assert replay.query_one(AnalysisPane).display and not replay.query_one(Board).display
-        assert footer_keys(replay)["a"] == "Chart"
+        assert footer_keys(replay) == {**keys, "a": "Chart"}
         assert "Chance to win, move by move" in screen_text(app)
-        # the arrows still step the replay, the chart's "now" with them
-        await pilot.press("right")
-        assert replay.query_one(AnalysisPane).at == 21
-        assert "Move 21:" in screen_text(app)
-        # a again: the scores by round; again: the board
+        await press_the_replays_keys(pilot, replay)
+        # a again: the scores by round; again: the board; and the chart once more
         await pilot.press("a")
         assert "Scores, round by round" in screen_text(app)
         await pilot.press("a")
         assert replay.query_one(Board).display and not replay.query_one(AnalysisPane).display
-        # and the chart once more
         await pilot.press("a")
         assert replay.query_one(AnalysisPane).display
 
-        # p plays on from here in a new game; q leaves
+        # p plays on from here in a new game
         await pilot.press("p")
         assert type(app.screen).__name__ == "PlayScreen"
 
