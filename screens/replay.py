@@ -471,6 +471,7 @@ class ReplayScreen(TableScreen):
             self.take_analysis(worker.result)
         elif event.state == WorkerState.ERROR:
             reason = str(worker.error).rstrip(".") or type(worker.error).__name__
+            reason = reason[:1].lower() + reason[1:]  # the end of this sentence
             self.notify(f"The analysis could not be made: {reason}.", severity="error")
 
     def end_analysing(self) -> None:

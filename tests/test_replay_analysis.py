@@ -505,3 +505,57 @@ def test_snapshot_the_chart_without_colours(snap_compare, tmp_path: Path, monkey
     match = load(path).match
     keep_analysis(path, match, by_hand(match))
     assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=(80, 24), run_before=shown(path, 5, ("a",)))
+
+
+# -- what goes wrong, said -------------------------------------------------------
+
+
+@run_async
+async def test_an_analysis_that_fails_says_so_in_a_sentence_and_the_replay_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fails(*args: Any, **kwargs: Any) -> tuple[Analysis, bool]:
+        raise RuntimeError("The rules could not replay move 7.")
+
+    monkeypatch.setattr(screens.replay, "stored_analysis", fails)
+    path = finished_game(tmp_path)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path, at=10)
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [
+            "The analysis could not be made: the rules could not replay move 7."
+        ]
+        assert app.screen is replay and replay.analysis is None and replay.analysing is None
+        assert footer_keys(replay)["a"] == "Analyse" and replay.query_one(Board).display
+        await pilot.press("right")
+        assert replay.match.moves_within(replay.position) == 11
+
+
+@run_async
+async def test_a_damaged_analysis_beside_the_save_is_said_and_made_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ReplayScreen, "ANALYSIS_EFFORT", 1)
+    path = finished_game(tmp_path)
+    analysis_path(path).write_bytes(b"\x00 not an analysis")
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path)
+        await pilot.press("a")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert len(said) == 1 and "damaged" in said[0] and said[0].endswith("It is made again.")
+        assert replay.analysis is not None and replay.query_one(AnalysisPane).display
+        assert load_kept(path, replay.match) == replay.analysis
+
+
+def load_kept(path: Path, match: Match) -> Analysis | None:
+    from saves.analyses import read_analysis
+
+    return read_analysis(path, match, 1)
