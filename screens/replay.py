@@ -494,7 +494,7 @@ class ReplayScreen(TableScreen):
         self.refresh_bindings()
 
     def mark_history(self) -> None:
-        """After each move that cost its mover much, its mark ("?", "??"), on its last line."""
+        """After each move that cost its mover much, its mark ("?", "??"), on its first line (what its mover did)."""
         history = self.query_one(HistoryPanel)
         self.judged = {}
         if self.analysis is None:
