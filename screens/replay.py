@@ -93,6 +93,11 @@ class GoTo(ModalScreen[int | None]):
 
 #: why a game in play has no analysis, said when ``a`` is pressed there
 IN_PLAY = "This game is still in play: only a finished game is analysed, since analysing a game in play would be a cheating aid."
+#: why a served session makes none: an analysis takes seconds of a core, and a session that
+#: spends more than its share (net/ssh.py, CPU_RATE and CPU_BURST) is slowed for the rest of its life
+SERVED = (
+    "A table is not analysed over the server: the analysis needs more of the server's processor than a session may use."
+)
 
 
 class AnalysisProgress(Message):
@@ -204,8 +209,9 @@ class ReplayScreen(TableScreen):
         yield KeysFooter(show_command_palette=False, compact=True)
 
     @property
-    def finished(self) -> bool:
-        return self.match.outcome is not None
+    def analysable(self) -> bool:
+        """A finished game, replayed here (a served session makes no analysis: ``SERVED``)."""
+        return self.match.outcome is not None and not getattr(self.app, "served", False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if super().check_action(action, parameters) is False:
@@ -215,11 +221,11 @@ class ReplayScreen(TableScreen):
         if action == "play_on":
             return not getattr(self.app, "served", False)  # a served session keeps no games of its own
         if action == "analyse":
-            return self.finished and self.analysis is None and self.analysing is None
+            return self.analysable and self.analysis is None and self.analysing is None
         if action == "chart":
             return self.analysis is not None
         if action == "no_analysis":
-            return not self.finished
+            return not self.analysable
         if action == "stop_analysis":
             return self.analysing is not None
         return True
@@ -400,7 +406,7 @@ class ReplayScreen(TableScreen):
     # -- the analysis (issue 36) --------------------------------------------------
 
     def action_no_analysis(self) -> None:
-        self.notify(IN_PLAY)
+        self.notify(IN_PLAY if self.match.outcome is None else SERVED)
 
     def action_analyse(self) -> None:
         """The finished game's analysis: the one kept beside the save at once, else worked out
@@ -418,10 +424,8 @@ class ReplayScreen(TableScreen):
         self.refresh_bindings()
 
     def stored_analysis(self) -> Analysis | None:
-        """The analysis kept beside the save, when it is of this game as played (a served
-        table keeps none here); one that cannot be used is said by the thread that makes it again."""
-        if getattr(self.app, "served", False):
-            return None
+        """The analysis kept beside the save, when it is of this game as played; one that
+        cannot be used is said by the thread that makes it again."""
         try:
             return read_analysis(self.path, self.match, self.ANALYSIS_EFFORT)
         except AnalysisDamaged:
@@ -431,14 +435,13 @@ class ReplayScreen(TableScreen):
     def work_out(self) -> Analysis | None:
         """The analysis, in its thread, kept beside the save; None once stopped (Esc, or the replay left)."""
         worker = get_current_worker()
-        served = getattr(self.app, "served", False)
 
         def progress(done: int, total: int) -> None:
             self.post_message(AnalysisProgress(done, total))
 
         try:
             analysis, _ = stored_analysis(
-                None if served else self.path,
+                self.path,
                 self.match,
                 effort=self.ANALYSIS_EFFORT,
                 progress=progress,

@@ -21,7 +21,7 @@ from saves import load
 from saves.analyses import analysis_path, keep_analysis
 from screens.analysis import SEAT_MARKERS, AnalysisPane
 from screens.app import CabinetApp
-from screens.replay import IN_PLAY, ReplayScreen
+from screens.replay import IN_PLAY, SERVED, ReplayScreen
 from table import Table
 from table.analysis import DEFAULT_EFFORT, Analysis, Cancelled, Judgement
 from tests.tui_helpers import agent_jean_match, run_async, screen_text
@@ -267,6 +267,24 @@ async def test_on_a_game_in_play_a_is_not_offered_and_says_why(tmp_path: Path, m
         assert replay.analysis is None and not list(replay.workers)
         assert replay.query_one(Board).display
         assert not analysis_path(path).exists()
+
+
+@run_async
+async def test_a_served_session_makes_no_analysis_and_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finished table's replay opened from a server's lobby: an analysis would take more
+    of the server's processor than a session's share (and slow it for the rest of its life)."""
+    path = finished_game(tmp_path)
+    monkeypatch.setattr(screens.replay, "stored_analysis", lambda *a, **k: pytest.fail("analysed in a session"))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.hall = object()  # a served session (its lobby is not needed here)
+        replay = await open_replay(pilot, path)
+        assert "a" not in footer_keys(replay) and "p" not in footer_keys(replay)
+        await pilot.press("a")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [SERVED]
+        assert replay.analysis is None and not list(replay.workers) and not analysis_path(path).exists()
 
 
 # -- the worker ----------------------------------------------------------------
