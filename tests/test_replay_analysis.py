@@ -138,13 +138,15 @@ class Held:
 
 
 async def let_through(pilot: Pilot, held: Held, moves: int) -> None:
-    for _ in range(moves):
-        held.step.release()
-    for _ in range(50):
+    """Let the analysis judge ``moves`` more moves, and wait until the bar says so."""
+    bar = pilot.app.screen.query_one("#analysing-bar", ProgressBar)
+    target = bar.progress + moves
+    held.step.release(moves)
+    for _ in range(1000):  # (a loaded machine: as long as it takes, within 20 s)
         await pilot.pause(0.02)
-        bar = pilot.app.screen.query_one("#analysing-bar", ProgressBar)
-        if bar.progress >= moves:
+        if bar.progress >= target:
             return
+    raise AssertionError(f"the bar never came to {target}")
 
 
 # -- the keys ------------------------------------------------------------------
