@@ -392,8 +392,6 @@ class ReplayScreen(TableScreen):
     def action_leave(self) -> None:
         if self.timer is not None:
             self.timer.stop()
-        if self.analysing is not None:
-            self.analysing.cancel()  # its thread stops at its next move
         if self.ends_program:
             self.app.exit(0)
             return
@@ -404,6 +402,11 @@ class ReplayScreen(TableScreen):
             self.go(message.n)
 
     # -- the analysis (issue 36) --------------------------------------------------
+
+    def on_unmount(self) -> None:
+        """The replay gone (left, played on, the program ended): its analysis's thread stops at its next move."""
+        if self.analysing is not None:
+            self.analysing.cancel()
 
     def action_no_analysis(self) -> None:
         self.notify(IN_PLAY if self.match.outcome is None else SERVED)

@@ -358,13 +358,14 @@ async def test_a_cancelled_analysis_leaves_the_replay_as_it_was(
         assert [str(history.get_option_at_index(i).prompt) for i in range(history.option_count)] == lines
         assert footer_keys(replay)["a"] == "Analyse"
         assert not analysis_path(path).exists()
-        # a starts it again; Esc once it runs no more leaves the replay
+        # a starts it again; leaving the replay (q) stops it too
+        held.stopped.clear()
         await pilot.press("a")
         await let_through(pilot, held, 1)
         assert held.calls == 2
-        await pilot.press("escape")
-        await pilot.press("escape")
+        await pilot.press("q")
         assert type(app.screen).__name__ == "MainMenu"
+        assert held.stopped.wait(5)
 
 
 @run_async
