@@ -85,7 +85,9 @@ def preferred_text(judgement: Judgement) -> str | None:
     if judgement.best is None or judgement.best_after is None:
         return None
     played = judgement.after[judgement.seat] if judgement.seat < len(judgement.after) else 0.0
-    return f"better: {printable(judgement.best)}, {percent(played)} → {percent(judgement.best_after)}"
+    # the move as the history would tell it ("Ada plays B9."), its full stop dropped mid-line
+    best = printable(judgement.best).rstrip(".")
+    return f"better: {best}, {percent(played)} → {percent(judgement.best_after)}"
 
 
 def judgement_text(judgement: Judgement, names: Sequence[str]) -> Text:

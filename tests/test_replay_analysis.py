@@ -30,7 +30,7 @@ from tui.widgets import Board, HistoryPanel
 
 #: the moves the analysis made by hand marks, and what it says the search preferred there
 MARKED = {5: "??", 9: "?"}
-PREFERRED = "Play Y8"
+PREFERRED = "Ada plays Y8"  # (the analysis gives it as the history tells a move, ending in a full stop)
 
 
 def finished_game(tmp_path: Path, seed: int = 3) -> Path:
@@ -73,7 +73,7 @@ def by_hand(match: Match) -> Analysis:
         mark = MARKED.get(k, "")
         if mark:
             after = tuple(0.34 if s == seat else 0.66 / (seats - 1) for s in range(seats))
-            judgements.append(Judgement(k, seat, curve[k - 1], after, PREFERRED, 0.51, mark))
+            judgements.append(Judgement(k, seat, curve[k - 1], after, PREFERRED + ".", 0.51, mark))
         else:
             judgements.append(Judgement(k, seat, curve[k - 1], curve[k], None, None, ""))
     scores = ((19, 26, 12, 7, 30)[:seats], (8, 28, 15, 21, 3)[:seats])
