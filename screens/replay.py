@@ -147,8 +147,9 @@ class ReplayScreen(TableScreen):
         Binding("escape", "leave", "Leave", show=False, priority=True),
     ]
     #: the worlds drawn for each move judged; the analysis judges them in its thread, in this
-    #: process: worker processes cannot be started from inside the app (multiprocessing's
-    #: forkserver is given the app's captured stderr, whose file number is -1)
+    #: process: worker processes cannot be started from inside the running app (multiprocessing's
+    #: resource tracker passes on the app's captured stderr, whose file number is -1:
+    #: docs/PERFORMANCE.md, issue 36)
     ANALYSIS_EFFORT = DEFAULT_EFFORT
 
     def __init__(
@@ -190,7 +191,7 @@ class ReplayScreen(TableScreen):
         self.analysing: Worker[Analysis | None] | None = None
         #: what the left pane shows: the board, or the analysis's chances or scores
         self.pane = "board"
-        #: the history's lines that end a judged move, with its judgement
+        #: the history's first line of each judged move (what its mover did), with its judgement
         self.judged: dict[int, Judgement] = {}
 
     def compose(self) -> ComposeResult:
@@ -277,15 +278,16 @@ class ReplayScreen(TableScreen):
         """Under the history's highlighted line, the move the search preferred to the one it ends."""
         history = self.query_one(HistoryPanel)
         index = history.highlighted
-        line, note = None, None
-        if self.analysis is not None and index is not None and index < len(history.event_index):
-            move = move_of_line(self.match, history.event_index[index])
-            for line, judgement in self.judged.items():  # noqa: B007 (the line found is the one kept)
-                if judgement.move == move:
-                    better = preferred_text(judgement)
-                    note = Text(better, style="italic") if better is not None else None
-                    break
-        history.set_note(line, note)
+        if self.analysis is None or index is None or index >= len(history.event_index):
+            history.set_note(None, None)
+            return
+        move = move_of_line(self.match, history.event_index[index])
+        found = next(((line, j) for line, j in self.judged.items() if j.move == move), None)
+        better = preferred_text(found[1]) if found is not None else None
+        if found is None or better is None:
+            history.set_note(None, None)
+        else:
+            history.set_note(found[0], Text(better, style="italic"))
 
     def line_for(self, position: int) -> int | None:
         lines = self.query_one(HistoryPanel).event_index
