@@ -48,10 +48,14 @@ def seat_marker(seat: int) -> str:
     return SEAT_MARKERS[seat % len(SEAT_MARKERS)]
 
 
-def move_of_line(match: Match, n: int) -> int:
-    """The index in ``match.moves`` of the move a history line belongs to (``n``: the events
-    after the line): the move holding its event, 0 for the setup."""
-    ends = [move.end for move in match.moves]
+def move_ends(match: Match) -> list[int]:
+    """Where each of ``match.moves`` ends, in events (the setup first): for :func:`move_of_line`."""
+    return [move.end for move in match.moves]
+
+
+def move_of_line(ends: Sequence[int], n: int) -> int:
+    """The index in the match's moves of the move a history line belongs to (``n``: the events
+    after the line; ``ends``: :func:`move_ends`): the move holding its event, 0 for the setup."""
     return min(bisect.bisect_left(ends, n), len(ends) - 1) if ends else 0
 
 
@@ -60,10 +64,11 @@ def judged_lines(match: Match, analysis: Analysis, lines: Sequence[int]) -> dict
     one that says what its mover did, with its judgement: where its mark goes, and what the
     search preferred is said under it."""
     judgements = {j.move: j for j in analysis.judgements}
+    ends = move_ends(match)
     found: dict[int, Judgement] = {}
     seen: set[int] = set()
     for index, n in enumerate(lines):
-        move = move_of_line(match, n)
+        move = move_of_line(ends, n)
         if move in judgements and move not in seen:
             seen.add(move)
             found[index] = judgements[move]

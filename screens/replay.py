@@ -281,7 +281,7 @@ class ReplayScreen(TableScreen):
         if self.analysis is None or index is None or index >= len(history.event_index):
             history.set_note(None, None)
             return
-        move = move_of_line(self.match, history.event_index[index])
+        move = move_of_line(self.ends, history.event_index[index])
         found = next(((line, j) for line, j in self.judged.items() if j.move == move), None)
         better = preferred_text(found[1]) if found is not None else None
         if found is None or better is None:
