@@ -6,16 +6,31 @@ import bisect
 from pathlib import Path
 from typing import Any, ClassVar
 
+from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.widgets import Input, ProgressBar, Static
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from core.engine import ALL, PUBLIC, Match, Viewer, outcome_text
-from screens.boards import TableScreen
+from saves.analyses import AnalysisDamaged, read_analysis
+from screens.analysis import (
+    CHANCES,
+    MARK_STYLES,
+    SCORES,
+    AnalysisPane,
+    judged_lines,
+    move_of_line,
+    preferred_text,
+)
+from screens.boards import TableScreen, board_for
 from table import Table
-from tui.widgets import Board, HistoryPanel, StatusLine
+from table.analysis import DEFAULT_EFFORT, Analysis, Cancelled, Judgement, stored_analysis
+from tui.widgets import Board, HistoryPanel, KeysFooter, StatusLine, too_small_text
 
 SPEEDS = (2.0, 1.0, 0.5, 0.25, 0.1)  # seconds a step
 
@@ -76,6 +91,33 @@ class GoTo(ModalScreen[int | None]):
         self.dismiss(None)
 
 
+#: why a game in play has no analysis, said when ``a`` is pressed there
+IN_PLAY = "This game is still in play: only a finished game is analysed, since analysing a game in play would be a cheating aid."
+#: why a served session makes none: an analysis takes seconds of a core, and a session that
+#: spends more than its share (net/ssh.py, CPU_RATE and CPU_BURST) is slowed for the rest of its life
+SERVED = (
+    "A table is not analysed over the server: the analysis needs more of the server's processor than a session may use."
+)
+
+
+class AnalysisProgress(Message):
+    """The analysis has judged ``done`` moves of ``total`` (posted from its thread)."""
+
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done = done
+        self.total = total
+
+
+class AnalysisSaid(Message):
+    """What the analysis's thread has to tell the player (a kept analysis damaged, or one
+    that could not be kept), in a sentence."""
+
+    def __init__(self, sentence: str) -> None:
+        super().__init__()
+        self.sentence = sentence
+
+
 class ReplayScreen(TableScreen):
     # A pair of keys shows once in the footer (``←→ Move``), so that every key fits at 80 columns.
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -93,9 +135,22 @@ class ReplayScreen(TableScreen):
         Binding("minus", "speed(-1)", "Slower", show=False),
         Binding("v", "viewpoint", "Eyes"),
         Binding("p", "play_on", "Play on"),
+        # a finished game: its analysis (worked out, or read from beside the save), then the
+        # chart and the board in turn; a game in play: why not, in a sentence
+        Binding("a", "analyse", "Analyse"),
+        Binding("a", "chart", "Chart"),
+        Binding("a", "no_analysis", "Analyse", show=False),
+        # while the analysis runs, Esc stops it (and leaves the replay only after)
+        Binding("escape", "stop_analysis", "Stop", key_display="esc", priority=True),
         # a board's own Esc (Edgar & Lucien: back to Edgar's move) never stands in for leaving
-        Binding("escape,q", "leave", "Leave", key_display="q", priority=True),
+        Binding("q", "leave", "Leave", priority=True),
+        Binding("escape", "leave", "Leave", show=False, priority=True),
     ]
+    #: the worlds drawn for each move judged; the analysis judges them in its thread, in this
+    #: process: worker processes cannot be started from inside the running app (multiprocessing's
+    #: resource tracker passes on the app's captured stderr, whose file number is -1:
+    #: docs/PERFORMANCE.md, issue 36)
+    ANALYSIS_EFFORT = DEFAULT_EFFORT
 
     def __init__(
         self,
@@ -130,6 +185,34 @@ class ReplayScreen(TableScreen):
         self.speed = 1
         self.timer = None
         self.marks = [(i + 1, match.game.mark(ev)) for i, ev in enumerate(match.events) if match.game.mark(ev)]
+        #: the finished game's analysis, once worked out or read (None: not asked for)
+        self.analysis: Analysis | None = None
+        #: the analysis being worked out in its thread (None: none is)
+        self.analysing: Worker[Analysis | None] | None = None
+        #: what the left pane shows: the board, or the analysis's chances or scores
+        self.pane = "board"
+        #: the history's first line of each judged move (what its mover did), with its judgement
+        self.judged: dict[int, Judgement] = {}
+
+    def compose(self) -> ComposeResult:
+        yield StatusLine(id="status")
+        with Horizontal(id="main"):
+            # the analysis's progress under the board: the history beside it keeps its size and place
+            with Vertical(id="left"):
+                yield board_for(self.game_id())
+                yield AnalysisPane(id="analysis")
+                with Horizontal(id="analysing"):
+                    yield Static("", id="analysing-text")
+                    yield ProgressBar(show_eta=False, id="analysing-bar")
+            yield HistoryPanel(id="history")
+        yield Static(too_small_text(0, 0), id="too-small")
+        # compact (a space less around each key), so that all ten of a finished game's keys fit at 80 columns
+        yield KeysFooter(show_command_palette=False, compact=True)
+
+    @property
+    def analysable(self) -> bool:
+        """A finished game, replayed here (a served session makes no analysis: ``SERVED``)."""
+        return self.match.outcome is not None and not getattr(self.app, "served", False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if super().check_action(action, parameters) is False:
@@ -138,6 +221,14 @@ class ReplayScreen(TableScreen):
             return not self.locked  # a game in play is replayed through its player's eyes only
         if action == "play_on":
             return not getattr(self.app, "served", False)  # a served session keeps no games of its own
+        if action == "analyse":
+            return self.analysable and self.analysis is None and self.analysing is None
+        if action == "chart":
+            return self.analysis is not None
+        if action == "no_analysis":
+            return not self.analysable
+        if action == "stop_analysis":
+            return self.analysing is not None
         return True
 
     def on_mount(self) -> None:
@@ -167,16 +258,36 @@ class ReplayScreen(TableScreen):
             *end,
         )
         self.follow_history()
+        if self.analysis is not None and self.pane != "board":
+            self.query_one(AnalysisPane).show(self.analysis, self.pane, match.moves_within(self.position))
 
     def follow_history(self) -> None:
-        """Highlight (and scroll to) the history line of the current position."""
+        """Highlight (and scroll to) the history line of the current position; under it, what
+        the analysis preferred to the move it ends."""
         history = self.query_one(HistoryPanel)
         history.keep_highlight = True
         if not history.has_focus:
             index = self.line_for(self.position)
             if index is not None:
                 history.highlighted = index
-                history.scroll_to_highlight()
+        self.note_preferred()
+        if not history.has_focus and history.highlighted is not None:
+            history.scroll_to_highlight()
+
+    def note_preferred(self) -> None:
+        """Under the history's highlighted line, the move the search preferred to the one it ends."""
+        history = self.query_one(HistoryPanel)
+        index = history.highlighted
+        if self.analysis is None or index is None or index >= len(history.event_index):
+            history.set_note(None, None)
+            return
+        move = move_of_line(self.ends, history.event_index[index])
+        found = next(((line, j) for line, j in self.judged.items() if j.move == move), None)
+        better = preferred_text(found[1]) if found is not None else None
+        if found is None or better is None:
+            history.set_note(None, None)
+        else:
+            history.set_note(found[0], Text(better, style="italic"))
 
     def line_for(self, position: int) -> int | None:
         lines = self.query_one(HistoryPanel).event_index
@@ -264,6 +375,7 @@ class ReplayScreen(TableScreen):
         order: list[Viewer] = [*range(self.match.header["players"]), ALL]
         self.viewer = order[(order.index(self.viewer) + 1) % len(order)] if self.viewer in order else ALL
         self.query_one(HistoryPanel).set_lines(Table(self.match).history(self.viewer), follow=False)
+        self.mark_history()  # other eyes, other lines: the marks found their lines again
         self.show()
 
     def action_play_on(self) -> None:
@@ -290,3 +402,127 @@ class ReplayScreen(TableScreen):
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
         if message.n is not None:
             self.go(message.n)
+
+    # -- the analysis (issue 36) --------------------------------------------------
+
+    def on_unmount(self) -> None:
+        """The replay gone (left, played on, the program ended): its analysis's thread stops at its next move."""
+        if self.analysing is not None:
+            self.analysing.cancel()
+
+    def action_no_analysis(self) -> None:
+        self.notify(IN_PLAY if self.match.outcome is None else SERVED)
+
+    def action_analyse(self) -> None:
+        """The finished game's analysis: the one kept beside the save at once, else worked out
+        in a thread, the replay going on meanwhile."""
+        stored = self.stored_analysis()
+        if stored is not None:
+            self.take_analysis(stored)
+            return
+        total = self.match.move_count
+        self.query_one("#analysing-text", Static).update(f"Analysing move 0 of {total} · Esc stops")
+        bar = self.query_one("#analysing-bar", ProgressBar)
+        bar.update(total=max(total, 1), progress=0)
+        self.add_class("-analysing")
+        self.analysing = self.work_out()
+        self.refresh_bindings()
+
+    def stored_analysis(self) -> Analysis | None:
+        """The analysis kept beside the save, when it is of this game as played; one that
+        cannot be used is said by the thread that makes it again."""
+        try:
+            return read_analysis(self.path, self.match, self.ANALYSIS_EFFORT)
+        except AnalysisDamaged:
+            return None
+
+    @work(thread=True, exclusive=True, group="analysis", exit_on_error=False)
+    def work_out(self) -> Analysis | None:
+        """The analysis, in its thread, kept beside the save; None once stopped (Esc, or the replay left)."""
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            self.post_message(AnalysisProgress(done, total))
+
+        try:
+            analysis, _ = stored_analysis(
+                self.path,
+                self.match,
+                effort=self.ANALYSIS_EFFORT,
+                progress=progress,
+                cancelled=lambda: worker.is_cancelled,
+                workers=1,
+                said=lambda sentence: self.post_message(AnalysisSaid(sentence)),
+            )
+        except Cancelled:
+            return None
+        return analysis
+
+    def on_analysis_said(self, message: AnalysisSaid) -> None:
+        self.notify(message.sentence, severity="warning")
+
+    def on_analysis_progress(self, message: AnalysisProgress) -> None:
+        if self.analysing is None:
+            return  # stopped: what its thread still said is of no interest
+        bar = self.query_one("#analysing-bar", ProgressBar)
+        bar.update(total=max(message.total, 1), progress=message.done)
+        self.query_one("#analysing-text", Static).update(
+            f"Analysing move {message.done} of {message.total} · Esc stops"
+        )
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker is not self.analysing or event.state in (WorkerState.PENDING, WorkerState.RUNNING):
+            return
+        self.end_analysing()
+        if event.state == WorkerState.SUCCESS and isinstance(worker.result, Analysis):
+            self.take_analysis(worker.result)
+        elif event.state == WorkerState.ERROR:
+            reason = str(worker.error).rstrip(".") or type(worker.error).__name__
+            reason = reason[:1].lower() + reason[1:]  # the end of this sentence
+            self.notify(f"The analysis could not be made: {reason}.", severity="error")
+
+    def end_analysing(self) -> None:
+        self.analysing = None
+        self.remove_class("-analysing")
+        self.refresh_bindings()
+
+    def action_stop_analysis(self) -> None:
+        """Esc while the analysis runs: it stops, and the replay is as it was."""
+        if self.analysing is not None:
+            self.analysing.cancel()
+            self.end_analysing()
+            self.notify("Analysis stopped: press a to start it again.")
+
+    def take_analysis(self, analysis: Analysis) -> None:
+        """Show ``analysis``: the history's marks, and the chart of the chances in the board's place."""
+        self.analysis = analysis
+        self.mark_history()
+        self.show_pane(CHANCES)
+        self.refresh_bindings()
+
+    def mark_history(self) -> None:
+        """After each move that cost its mover much, its mark ("?", "??"), on its first line (what its mover did)."""
+        history = self.query_one(HistoryPanel)
+        self.judged = {}
+        if self.analysis is None:
+            return
+        self.judged = judged_lines(self.match, self.analysis, history.event_index)
+        history.set_suffixes(
+            {
+                index: Text(judgement.mark, style=MARK_STYLES.get(judgement.mark, "bold"))
+                for index, judgement in self.judged.items()
+                if judgement.mark
+            }
+        )
+
+    def action_chart(self) -> None:
+        """The board, the chances, the scores (where the game keeps them), in turn."""
+        panes = ["board", CHANCES] + ([SCORES] if self.analysis is not None and self.analysis.scores else [])
+        self.show_pane(panes[(panes.index(self.pane) + 1) % len(panes)] if self.pane in panes else "board")
+
+    def show_pane(self, pane: str) -> None:
+        self.pane = pane
+        self.query_one(Board).display = pane == "board"
+        self.query_one(AnalysisPane).display = pane != "board"
+        self.show()

@@ -434,6 +434,33 @@ scene("a replay, its history browsed")(replay(("h", "up", "up")))
 scene("a replay, going to a move")(replay(("g", "1")))
 
 
+def analysed(keys: tuple[str, ...], at: int) -> Scene:
+    """A replay with its analysis (made by hand, kept beside the save), after ``keys``."""
+
+    def make(tmp_path: Path):
+        from saves.analyses import keep_analysis
+        from tests.test_replay_analysis import by_hand
+
+        match, path = finished(tmp_path)
+        keep_analysis(path, match, by_hand(match))
+
+        async def before(pilot: Pilot) -> None:
+            await pilot.pause()
+            pilot.app.open_replay(load(path).match, path, at=at)
+            await pilot.pause()
+            await pilot.press(*keys)
+            await pilot.pause()
+
+        return menu_app(tmp_path), before
+
+    return make
+
+
+scene("a replay, its analysis's chart")(analysed(("a",), 5))
+scene("a replay, its analysis's scores")(analysed(("a", "a"), 30))
+scene("a replay, the history's marks and what was better")(analysed(("a", "a", "a"), 9))
+
+
 @scene("a terminal too small")
 def _too_small(tmp_path: Path):
     async def before(pilot: Pilot) -> None:

@@ -438,6 +438,10 @@ class HistoryPanel(OptionList):
         #: lines after this many events are news to the player (marked "•"); None: no marks
         self.news_after: int | None = None
         self.texts: list[tuple[str, str | None]] = []  # option -> (text, mark), to restyle
+        #: line -> what follows it, styled (a replay's analysis: "?" after a move that cost its mover much)
+        self.suffixes: dict[int, Text] = {}
+        #: one line's note, shown under it while it is the line looked at (what the search preferred)
+        self.note: tuple[int, Text] | None = None
 
     def on_resize(self, event: events.Resize) -> None:
         """The lines wrap anew at the new width, and every line after the first changed moves:
@@ -458,6 +462,8 @@ class HistoryPanel(OptionList):
         self.clear_options()
         self.event_index = []
         self.texts = []
+        self.suffixes = {}
+        self.note = None
         self.append_lines(lines, follow)
 
     def prompt(self, n: int, text: str, mark: str | None) -> Text:
@@ -466,6 +472,33 @@ class HistoryPanel(OptionList):
         if self.news_after is not None and n > self.news_after:
             return Text.assemble(("• ", "bold"), (text, style.replace("dim", "") or "not dim"))
         return Text(text, style=style)
+
+    def line_prompt(self, index: int) -> Text:
+        """Line ``index`` as shown: its text, what follows it, and its note where it has it."""
+        text = self.prompt(self.event_index[index], *self.texts[index])
+        suffix = self.suffixes.get(index)
+        if suffix is not None:
+            text = Text.assemble(text, " ", suffix)
+        if self.note is not None and self.note[0] == index:
+            text = Text.assemble(text, "\n", self.note[1])
+        return text
+
+    def set_suffixes(self, suffixes: dict[int, Text]) -> None:
+        """What follows each line (``{line: text}``), in place of what followed them before."""
+        old, self.suffixes = self.suffixes, dict(suffixes)
+        for index in set(old) | set(suffixes):
+            if index < len(self.texts) and old.get(index) != suffixes.get(index):
+                self.replace_option_prompt_at_index(index, self.line_prompt(index))
+
+    def set_note(self, index: int | None, note: Text | None) -> None:
+        """Show ``note`` under line ``index`` (None: no note), and no longer under the line it was."""
+        new = (index, note) if index is not None and note is not None and index < len(self.texts) else None
+        old, self.note = self.note, new
+        if old == new:
+            return
+        for line in {old[0] if old else None, new[0] if new else None} - {None}:
+            assert line is not None
+            self.replace_option_prompt_at_index(line, self.line_prompt(line))
 
     def append_lines(self, lines: list[tuple[int, str, str | None]], follow: bool = True) -> None:
         options = []
@@ -493,7 +526,7 @@ class HistoryPanel(OptionList):
             n = self.event_index[i]
             if n <= low:
                 break
-            self.replace_option_prompt_at_index(i, self.prompt(n, *self.texts[i]))
+            self.replace_option_prompt_at_index(i, self.line_prompt(i))
 
     def action_cursor_up(self) -> None:
         self.open_at_now()  # h and ↑ read together (a paste, a slow link): ↑ is one step back
