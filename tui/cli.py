@@ -760,6 +760,10 @@ def cmd_store(parser: Parser, args: argparse.Namespace) -> int:
     return status
 
 
+#: the hidden command of ``cabinet serve``'s warm parent, which forks each session's app
+#: (``net.zygote``; the program, ``cabinet.main``, runs it: it needs the screens)
+WARM_COMMAND = "warm-parent"
+
 #: how the app is run on what the command line says to open: the program's (``cabinet.main``)
 RunApp = Callable[[Any, Path], int]
 

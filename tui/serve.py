@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tui.cli import WARM_COMMAND
+
 if TYPE_CHECKING:
     from net.cluster import Cluster
     from net.identity import Identities
@@ -43,9 +45,20 @@ def data_dir_of(args: argparse.Namespace) -> Path:
     return Path(args.data).expanduser() if args.data else platformdirs.user_data_path("cabinet") / "server"
 
 
+def program() -> list[str]:
+    """This Python, this Cabinet: how the sessions' programs are started."""
+    return [sys.executable, "-m", "cabinet"]
+
+
 def child_command() -> list[str]:
-    """How a session's app is started: this Python, this Cabinet."""
-    return [sys.executable, "-m", "cabinet", "lobby"]
+    """How a session's app is started: this Python, this Cabinet (forked by the warm parent,
+    which runs it in place, or exec'd)."""
+    return [*program(), "lobby"]
+
+
+def warm_command() -> list[str]:
+    """The warm parent: a process that imports every session's app once and forks each."""
+    return [*program(), WARM_COMMAND]
 
 
 def lobby_start(parser: argparse.ArgumentParser) -> Any:
@@ -80,7 +93,8 @@ class Server:
 
     ``store``, ``cluster``, ``identities``: where the tables are kept, the other servers
     of that store, who holds which name; by default files in ``data`` for one server
-    alone (see :func:`of_database`)."""
+    alone (see :func:`of_database`).  ``fork``: each session's app is forked from a warm
+    parent (issue 35), else started afresh."""
 
     def __init__(
         self,
@@ -91,6 +105,7 @@ class Server:
         store: LogStore | None = None,
         cluster: Cluster | None = None,
         identities: Identities | None = None,
+        fork: bool = True,
         **hall: Any,
     ) -> None:
         from net.hall import Hall
@@ -126,6 +141,9 @@ class Server:
             log=log,
             identities=identities,
             offloop=self.hall.offloop,  # the names asked in the hall's threads
+            # what every session's environment has that is the same for all: the warm parent
+            # imports Textual with it (Textual reads its variables once, on import)
+            warm=(warm_command(), {"TEXTUAL_FPS": str(SESSION_FPS)}) if fork else None,
         )
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
