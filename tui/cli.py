@@ -156,6 +156,11 @@ def build_parser() -> Parser:
     serve.add_argument(
         "--log", metavar="FILE", type=Path, help="append the server's log to FILE, each line timed (default: stderr)"
     )
+    serve.add_argument(
+        "--no-fork",
+        action="store_true",
+        help="start each session's app afresh rather than fork it from a warm parent (more memory, slower starts)",
+    )
 
     # started by cabinet serve for each SSH session, in its terminal (CABINET_HALL, CABINET_TOKEN)
     sub.add_parser("lobby")  # what a served session runs: no help, and left out of the list below

@@ -248,7 +248,15 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             # a store other servers may share: the tables of one that dies are taken over within
             # a second or so; who holds which name is kept there too (every server agrees)
             hall = {**of_database(store), "identities": StoredIdentities(store), "take_over_every": TAKE_OVER_EVERY}
-        server = Server(data, log, allow=args.allow, limits=limits, bot_delay=max(0.0, args.bot_delay), **hall)
+        server = Server(
+            data,
+            log,
+            allow=args.allow,
+            limits=limits,
+            fork=not args.no_fork,
+            bot_delay=max(0.0, args.bot_delay),
+            **hall,
+        )
         try:
             bound_host, bound_port = await server.start(host, port)
         except OSError as exc:
