@@ -10,6 +10,7 @@ operator would: its environment, its descriptors, its parent, its session, its l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -190,3 +191,57 @@ def test_closing_the_front_ends_its_forked_sessions_and_its_warm_parent(tmp_path
     assert "\x1b[?1049l" in p.seen.getvalue(), "the player's terminal is given back as it was"
     until(lambda: gone(int(said["pid"])) and gone(zygote), timeout=WAIT, what="the session and the warm parent gone")
     front.check_clean()
+
+
+# -- the real server, the real app -----------------------------------------------------------------
+
+
+def socket_inodes(*tables: str) -> set[str]:
+    """The inodes of the sockets listed in /proc/net/TABLE (tcp, tcp6...): the machine's."""
+    found = set()
+    for table in tables:
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/net/{table}").read_text().splitlines()[1:]:
+                found.add(line.split()[9])
+    return found
+
+
+def test_a_served_sessions_app_is_forked_and_holds_nothing_of_the_server(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """``cabinet serve`` itself: the session's app (``cabinet lobby``) is forked from the warm
+    parent, and what its process holds is its own: the session's environment and directory,
+    umask 077, its limits, and of descriptors its terminal and what the app opened (the hall's
+    socket), no TCP socket (the server's are), nothing in the operator's home or the data."""
+    from tests.test_serve import Serve
+    from tests.test_serve import player as served_player
+
+    operator = tmp_path / "operator"
+    operator.mkdir()
+    serve = Serve(tmp_path / "data", env={"HOME": str(operator), SECRET: "hunter2"}).start()
+    try:
+        serve.wait_line(r"Sessions are forked from a warm parent \(pid \d+\)")
+        with contextlib.closing(served_player(serve.port, keys["a"], "ann", tmp_path)) as ann:
+            pid = int(serve.wait_line(r"ann from 127\.0\.0\.1: session started \(.*, forked, pid (\d+)\)").group(1))
+            environ = environ_of(pid)
+            assert SECRET not in environ and "hunter2" not in Path(f"/proc/{pid}/environ").read_text()
+            assert environ["HOME"] != str(operator) and Path(environ["HOME"]).name.startswith("session-")
+            assert Path(f"/proc/{pid}/cwd").resolve() == Path(environ["HOME"]).resolve()
+            assert b" cabinet lobby" in Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+            status = Path(f"/proc/{pid}/status").read_text()
+            assert re.search(r"^Umask:\s+0077$", status, re.M)
+            assert int(stat_of(pid)[1]) == serve.proc.pid  # type: ignore[union-attr]
+            limits = Path(f"/proc/{pid}/limits").read_text()
+            assert re.search(rf"^Max data size\s+{MEMORY_MAX}\s", limits, re.M)
+            assert re.search(r"^Max core file size\s+0\s", limits, re.M)
+            links = [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
+            tcp = socket_inodes("tcp", "tcp6")
+            assert not [link for link in links if link.startswith("socket:") and link[8:-1] in tcp], links
+            assert not [link for link in links if link.startswith((str(operator), str(tmp_path / "data")))], links
+            terminal = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in (0, 1, 2)}
+            assert len(terminal) == 1 and terminal.pop().startswith("/dev/pts/")
+            ann.press("q")
+            assert ann.wait_exit(timeout=WAIT) == 0
+        serve.wait_line(r"ann from 127\.0\.0\.1: session ended \(exit status 0\)")
+    finally:
+        serve.stop()
+    assert list(operator.rglob("*")) == [], "nothing written in the operator's home"
+    serve.check_clean()
