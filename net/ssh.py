@@ -398,6 +398,21 @@ def _set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
+def _terminal(size: tuple[int, int], modes: dict[int, int]) -> tuple[int, int]:
+    """A new pty, master and slave (both close-on-exec: a child gets the slave as 0, 1, 2
+    only), with the client's modes and size."""
+    master, slave = os.openpty()
+    try:
+        with contextlib.suppress(termios.error):
+            apply_modes(slave, modes)
+        _set_size(master, *size)
+    except BaseException:
+        os.close(master)
+        os.close(slave)
+        raise
+    return master, slave
+
+
 def terminal_size(cols: int, rows: int) -> tuple[int, int]:
     """A size a client sent, as the pty gets it: 0 is unknown (the default), and
     anything over SIZE_MAX is SIZE_MAX."""
@@ -508,13 +523,19 @@ class PtyChild:
         self.kill_handle: asyncio.TimerHandle | None = None
         self.poll_handle: asyncio.TimerHandle | None = None
         self.pidfd: int | None = None
-        master, slave = os.openpty()  # both close-on-exec: the child gets the slave as 0, 1, 2 only
+        forked = None
+        if spawn is not None:
+            master, slave = _terminal(size, modes)
+            try:
+                forked = spawn(argv, env, home, slave, SESSION_LIMITS)
+            finally:
+                if forked is None:  # (a warm parent that did not answer in time may fork it late: not on this pty)
+                    os.close(master)
+                    os.close(slave)
+        if forked is None:
+            master, slave = _terminal(size, modes)
+        self.forked = forked is not None
         try:
-            with contextlib.suppress(termios.error):
-                apply_modes(slave, modes)
-            _set_size(master, *size)
-            forked = spawn(argv, env, home, slave, SESSION_LIMITS) if spawn is not None else None
-            self.forked = forked is not None
             self.proc = forked or subprocess.Popen(
                 argv,
                 stdin=slave,

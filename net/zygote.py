@@ -64,7 +64,10 @@ ENV_SOCKET = "CABINET_WARM_SOCKET"
 ENV_ROOM = "CABINET_WARM_ROOM"
 ROOM = 8 * 1024
 REQUEST_MAX = 256 * 1024  # bytes of a request; one longer is refused (the session starts the old way)
-ANSWER_WAIT = 5.0  # seconds the front waits for an answer before it takes the warm parent for hung
+#: seconds the front waits for an answer (the event loop waits with it: two forks take a few
+#: milliseconds); past it the session is started afresh, and a late answer's session ended
+ANSWER_WAIT = 2.0
+LATE_WAIT = 30.0  # seconds a late answer may take before the warm parent is taken for hung, and replaced
 RETRY = 5.0  # seconds between two starts of a warm parent that keeps ending
 SETUP_FAILED = 70  # exit status of a session that could not be set up (EX_SOFTWARE)
 PR_SET_CHILD_SUBREAPER = 36
@@ -285,6 +288,8 @@ class WarmParent:
         self.closed = False
         self.started_at = -RETRY
         self.restart_handle: Any = None
+        self.owed = 0  # answers not read in time: each may name a session forked too late
+        self.late_handle: Any = None
         self.loop: Any = None
         self.pid: int | None = None  # the ready warm parent's
 
@@ -346,6 +351,33 @@ class WarmParent:
             if "ready" in said:
                 self.ready, self.pid = True, int(said["ready"])
                 self.log(f"Sessions are forked from a warm parent (pid {self.pid}).")
+            elif self.owed:  # an answer that came too late: its session was started afresh meanwhile
+                self.owed -= 1
+                if not self.owed and self.late_handle is not None:
+                    self.late_handle.cancel()
+                    self.late_handle = None
+                if "pid" in said:
+                    self._end_stray(Adopted(int(said["pid"])))
+
+    def _end_stray(self, stray: Adopted) -> None:
+        """A session forked after its answer was given up on: killed (it leads its group, and
+        is this process's child: its id cannot be another's until it is reaped here) and reaped."""
+        if stray.poll() is None:
+            with contextlib.suppress(OSError):
+                os.killpg(stray.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(stray.pid, signal.SIGKILL)
+            self.loop.call_later(0.1, self._reap_stray, stray, 50)
+        self.log(f"A session the warm parent forked too late (pid {stray.pid}) was ended.")
+
+    def _reap_stray(self, stray: Adopted, tries: int) -> None:
+        if stray.poll() is None and tries > 0:
+            self.loop.call_later(0.1, self._reap_stray, stray, tries - 1)
+
+    def _overdue(self) -> None:
+        self.late_handle = None
+        if self.owed:
+            self._lost(f"no answer within {LATE_WAIT:g} s")
 
     def _lost(self, why: str) -> None:
         """The warm parent is gone, or of no use: ended, and another started."""
@@ -366,7 +398,10 @@ class WarmParent:
         self.restart_handle = self.loop.call_later(wait, self._launch)
 
     def _end(self, kill: bool) -> None:
-        self.ready, self.pid = False, None
+        self.ready, self.pid, self.owed = False, None, 0
+        if self.late_handle is not None:
+            self.late_handle.cancel()
+            self.late_handle = None
         if self.sock is not None:
             with contextlib.suppress(Exception):
                 self.loop.remove_reader(self.sock.fileno())
@@ -388,7 +423,7 @@ class WarmParent:
     ) -> Adopted | None:
         """The session's program forked, ``slave`` its terminal; None if no warm parent is ready."""
         sock = self.sock
-        if not self.ready or sock is None:
+        if not self.ready or sock is None or self.owed:
             if self.proc is not None and self.proc.poll() is not None:
                 self._lost(f"exit status {self.proc.returncode}")
             return None
@@ -399,8 +434,14 @@ class WarmParent:
             sock.settimeout(ANSWER_WAIT)
             socket.send_fds(sock, [request], [slave])
             data = sock.recv(4096)
-        except (OSError, TimeoutError) as exc:
-            self._lost(f"it did not answer: {exc}")
+        except TimeoutError:
+            self.owed += 1
+            if self.late_handle is None:
+                self.late_handle = self.loop.call_later(LATE_WAIT, self._overdue)
+            self.log(f"The warm parent did not answer within {ANSWER_WAIT:g} s; this session is started afresh.")
+            return None
+        except OSError as exc:
+            self._lost(f"it could not be asked: {exc.strerror or exc}")
             return None
         finally:
             if self.sock is sock:

@@ -68,9 +68,19 @@ def warm_stand_in() -> None:
     """The stand-in's warm parent: it forks each session's stand-in and runs it in place."""
     global FORKED
     sys.path.insert(0, str(REPO))
+    import net.zygote
     from net.zygote import serve_forks
 
     FORKED = True
+    slow = float(os.environ.get("STAND_IN_SLOW_FORK", "0"))
+    if slow:  # a warm parent that answers late (a machine under load, a bug): it sleeps, then forks
+        fork = net.zygote._fork
+
+        def late(*args: Any) -> dict[str, Any]:
+            time.sleep(slow)
+            return fork(*args)
+
+        net.zygote._fork = late
     sys.exit(serve_forks(run=lambda args: stand_in(args[0]), warm_for=[sys.executable, str(HERE), "child"]))
 
 
@@ -171,7 +181,12 @@ def launch(config_path: str) -> None:
             seated=lambda login: login.name not in config.get("unseated", []),  # the rest only watch
             limits=FrontLimits(**config.get("limits", {})),
             log=lambda line: say("LOG " + line),
-            warm=([sys.executable, str(HERE), "zygote", config["pids"]], {}) if config.get("warm") else None,
+            warm=(
+                [sys.executable, str(HERE), "zygote", config["pids"]],
+                {"STAND_IN_SLOW_FORK": str(config["slow_fork"])} if config.get("slow_fork") else {},
+            )
+            if config.get("warm")
+            else None,
         )
         _, port = await front.start("127.0.0.1", 0)
         say(f"READY {port} {front.host_fingerprint}")
@@ -289,6 +304,7 @@ class Front:
         unseated: list[str] | None = None,
         warm: bool = False,
         no_subreaper: bool = False,
+        slow_fork: float = 0.0,
         env: dict[str, str] | None = None,
         **limits: Any,
     ) -> None:
@@ -307,6 +323,7 @@ class Front:
                     "unseated": unseated or [],
                     "warm": warm,
                     "no_subreaper": no_subreaper,
+                    "slow_fork": slow_fork,
                 }
             )
         )

@@ -245,3 +245,29 @@ def test_a_served_sessions_app_is_forked_and_holds_nothing_of_the_server(tmp_pat
         serve.stop()
     assert list(operator.rglob("*")) == [], "nothing written in the operator's home"
     serve.check_clean()
+
+
+def test_a_warm_parent_that_answers_late_costs_a_session_nothing(tmp_path: Path, keys: dict[str, Path]) -> None:
+    """The front waits ANSWER_WAIT seconds for a fork, then starts the session afresh on a
+    terminal of its own; the session forked late is ended and reaped when its answer comes."""
+    from net.zygote import ANSWER_WAIT
+
+    front = Front(tmp_path, warm=True, slow_fork=ANSWER_WAIT + 1.0).start()
+    try:
+        warm_pid(front)
+        p, said = player(front, keys["a"], "ann")
+        assert said["forked"] == "no"
+        front.wait_line(rf"The warm parent did not answer within {ANSWER_WAIT:g} s; this session is started afresh\.")
+        stray = int(
+            front.wait_line(r"A session the warm parent forked too late \(pid (\d+)\) was ended\.", timeout=WAIT).group(
+                1
+            )
+        )
+        until(lambda: gone(stray), what="the late session killed and reaped")
+        p.send_line("still mine")
+        p.expect("GOT:still mine")
+        p.send_line("exit 0")
+        assert p.ends() == 0
+    finally:
+        front.stop()
+    front.check_clean()
