@@ -80,8 +80,8 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
 5. Memory a session (issue 35): 50 SSH sessions (--tables pairs) logged in, waves of 10,
    idle in the lobby for MEM_SETTLE s: the sum of the PSS of the sessions' programs and
    of the warm parent that forked them (it holds the pages they share), over the sessions;
-   then the same sessions at 25 tables of Ministères for 2 made by keys as in figure 2,
-   played for MEM_PLAY s at figure 2's pace, and read again.  The server's own PSS is
+   then (those sessions ended) 50 new ones at 25 tables of Ministères for 2, made by keys
+   as in figure 2, played for MEM_PLAY s at figure 2's pace, and read again.  The server's own PSS is
    stated beside it (S2m counts it in).  Each round is two servers, one whose sessions are
    forked from the warm parent and one started with --no-fork (each session's program
    exec'd afresh, as before issue 35), one after the other, the order alternated from one
@@ -1166,12 +1166,15 @@ async def memory_of(tmp: Path, keys: Path, fork: bool, tables: int, k: int) -> d
             await asyncio.gather(*(p.wait_line(f"Cabinet · {p.name} ·") for p in wave))
         await asyncio.sleep(MEM_SETTLE)
         lobby = memory(server)
-        for first in range(0, tables, 5):
-            wave_pairs = pairs[first : first + 5]
-            await asyncio.gather(*(open_table(a, "A player") for a, _ in wave_pairs))
-            await asyncio.gather(*(take_seat(b, a.name) for a, b in wave_pairs))
-            await asyncio.gather(*(open_own(a, b.name) for a, b in wave_pairs))
-        load.humans = pairs
+        # the tables are made by new sessions, as figure 2 makes them (a lobby open meanwhile keeps
+        # its rows in their order, and the new tables' rows below the screen's)
+        for p in [p for pair in pairs for p in pair]:
+            p.close()
+        deadline = time.monotonic() + WAIT
+        while server.tree()["sessions"] and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        await make_tables(server, keys, load, tables, f"t{k}")
+        pairs = load.humans
         rng = random.Random(35 + k)
         tasks = [asyncio.ensure_future(play_humans(load, i, rng)) for i in range(len(pairs))]
         await asyncio.sleep(MEM_PLAY)
