@@ -8,7 +8,8 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
     /work/main/.venv/bin/python bench/serve.py --figures 5   (memory, forked against afresh: about 10 minutes)
 
 1. From `ssh` to the lobby's first frame, against the local `cabinet` to its main
-   menu.  Each side is a fresh process in a pty of 80x24 that this script reads:
+   menu (and, alternated with them, the same `ssh` to a server started with --no-fork,
+   whose sessions' apps are exec'd afresh, as before issue 35).  Each side is a fresh process in a pty of 80x24 that this script reads:
    the local side is the `cabinet` console script next to this Python, its saves
    in a temporary directory; the SSH side is `ssh -tt NAME@127.0.0.1` to a
    `cabinet serve` started once for the whole figure.  The time runs from the
@@ -22,7 +23,9 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    beside the sources; the local side is given PYTHONPYCACHEPREFIX as in
    bench/run.py).  Where the SSH side's time goes: the server's log lines
    ("logged in", "session started") and the first byte either program writes
-   mark the handshake, the spawn and the imports.
+   mark the handshake, the spawn and the imports.  Beside it, what starting a session's program costs
+   the server's event loop: the warm parent's fork (its answer waited for) against
+   subprocess.Popen as the exec path calls it, alternated, each running /bin/true.
 2. 50 SSH sessions, 25 tables of Ministères for 2, both seats human, made by keys
    through the lobby and the New table form (a wave of 5 tables at a time).  Each
    table moves every 1 to 2 s (uniform, staggered): the seat whose screen says
@@ -703,28 +706,33 @@ async def start_probe(server: Server, keys: Path, name: str) -> float:
 
 async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
     server = await Server(tmp / "data-start", server_env(tmp)).start()
+    afresh_server = await Server(tmp / "data-start-afresh", server_env(tmp), fork=False).start()
     await server.warm()
     keys = tmp / "keys"
     keys.mkdir(exist_ok=True)
     env = local_env(tmp)
     try:
-        for _ in range(2):  # warm the caches (page cache, bytecode) of both sides
+        for _ in range(2):  # warm the caches (page cache, bytecode) of every side
             await start_local(tmp, env)
             await start_ssh(server, keys, "starter")
+            await start_ssh(afresh_server, keys, "starter")
         local: list[dict[str, float]] = []
         remote: list[dict[str, float]] = []
         probe: list[float] = []
+        afresh: list[dict[str, float]] = []
         for i in range(reps):
             sides = [
                 lambda: start_local(tmp, env),
                 lambda: start_ssh(server, keys, "starter"),
                 lambda: start_probe(server, keys, "starter"),
+                lambda: start_ssh(afresh_server, keys, "starter"),
             ]
-            for j in range(3) if i % 2 == 0 else range(2, -1, -1):
+            for j in range(4) if i % 2 == 0 else range(3, -1, -1):
                 got = await sides[j]()
-                (local, remote, probe)[j].append(got)  # type: ignore[attr-defined]
+                (local, remote, probe, afresh)[j].append(got)  # type: ignore[attr-defined]
     finally:
         await server.stop()
+        await afresh_server.stop()
     lf = [r["frame"] for r in local]
     sf = [r["frame"] for r in remote]
     paired = sorted(s / lo for s, lo in zip(sf, lf, strict=True))
@@ -738,7 +746,52 @@ async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
         "ssh_started": med([r["started"] for r in remote]),
         "ssh_first_byte": med([r["first_byte"] for r in remote]),
         "probe": med(probe),
+        "afresh": [r["frame"] for r in afresh],
+        "afresh_started": med([r["started"] for r in afresh]),
+        "afresh_first_byte": med([r["first_byte"] for r in afresh]),
     }
+
+
+async def spawn_wait(tmp: Path, reps: int) -> dict[str, list[float]]:
+    """What starting a session's program costs the front's event loop: the warm parent's two
+    forks (``WarmParent.spawn``, the answer waited for) against ``subprocess.Popen`` as the exec
+    path calls it, alternated, both running /bin/true on a new pty (the same work after it)."""
+    from net.ssh import SESSION_LIMITS, _become_the_session
+    from net.zygote import WarmParent
+
+    home = tempfile.mkdtemp(dir=tmp)
+    env = {"PATH": os.defpath, "HOME": home, "LANG": "C.UTF-8"}
+    warm = WarmParent([sys.executable, "-m", "cabinet", "warm-parent"], env, home, lambda line: None)
+    warm.start()
+    out: dict[str, list[float]] = {"fork": [], "popen": []}
+    try:
+        deadline = time.monotonic() + WAIT
+        while not warm.ready:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the warm parent was not ready")
+            await asyncio.sleep(0.02)
+        for i in range(reps):
+            for side in ("fork", "popen") if i % 2 == 0 else ("popen", "fork"):
+                master, slave = os.openpty()
+                t0 = time.perf_counter()
+                if side == "fork":
+                    child = warm.spawn(["/bin/true"], {"PATH": os.defpath}, home, slave, SESSION_LIMITS)
+                    out[side].append(time.perf_counter() - t0)
+                    assert child is not None
+                    pid = child.pid
+                else:
+                    proc = subprocess.Popen(
+                        ["/bin/true"], stdin=slave, stdout=slave, stderr=slave, cwd=home, umask=0o077,
+                        start_new_session=True, preexec_fn=_become_the_session, close_fds=True,
+                    )  # fmt: skip
+                    out[side].append(time.perf_counter() - t0)
+                    pid = proc.pid
+                os.close(slave)
+                os.waitpid(pid, 0)
+                os.close(master)
+    finally:
+        warm.close()
+    return out
 
 
 # -- 2 and 3. tables made by keys, moves paced like humans ------------------------------------------
@@ -1538,6 +1591,12 @@ def report_start(s: dict[str, Any], reps: int) -> None:
         f"lobby {ms(med(s['ssh']))};"
     )
     print(f"       the local cabinet's first byte at {ms(s['local_first_byte'])}, its menu {ms(med(s['local']))}")
+    af = s["afresh"]
+    print(
+        f"     ssh to the lobby, --no-fork (each session's app exec'd afresh, as before issue 35): {ms(med(af))} "
+        f"(min {ms(min(af))}, max {ms(max(af))}), {med(af) / med(s['local']):.2f}x the local start; child started "
+        f"{ms(s['afresh_started'])}, its first byte {ms(s['afresh_first_byte'])}"
+    )
 
 
 def rt_line(r: dict[str, Any]) -> str:
@@ -1773,6 +1832,13 @@ async def amain(args: argparse.Namespace) -> int:
                 reps = 7 if quick else 21
                 s = await bench_start(tmp, reps)
                 report_start(s, reps)
+                w = await spawn_wait(tmp, 10 if quick else 30)
+                print(
+                    f"     the event loop's wait to start a program ({len(w['fork'])} of each, alternated): "
+                    f"the warm parent's fork {ms(med(w['fork']))} (max {ms(max(w['fork']))}), subprocess.Popen "
+                    f"{ms(med(w['popen']))} (max {ms(max(w['popen']))}) from this small process: "
+                    f"{med(w['fork']) / med(w['popen']):.2f}x"
+                )
                 print()
             if figures & {2, 3}:
                 r = await bench_load(tmp, quick, figures)
