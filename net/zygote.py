@@ -68,7 +68,9 @@ REQUEST_MAX = 256 * 1024  # bytes of a request; one longer is refused (the sessi
 #: milliseconds); past it the session is started afresh, and a late answer's session ended
 ANSWER_WAIT = 2.0
 LATE_WAIT = 30.0  # seconds a late answer may take before the warm parent is taken for hung, and replaced
-RETRY = 5.0  # seconds between two starts of a warm parent that keeps ending
+RETRY = 5.0  # seconds between two starts of a warm parent that ended...
+RETRY_MAX = 300.0  # ...doubled each time one ends before it was ever ready, up to this
+SAID_MAX = 40  # lines a warm parent may write (its errors) that go to the log
 SETUP_FAILED = 70  # exit status of a session that could not be set up (EX_SOFTWARE)
 PR_SET_CHILD_SUBREAPER = 36
 
@@ -289,6 +291,10 @@ class WarmParent:
         self.started_at = -RETRY
         self.restart_handle: Any = None
         self.owed = 0  # answers not read in time: each may name a session forked too late
+        self.failures = 0  # warm parents in a row that ended before they were ready
+        self.errors: int | None = None  # what the warm parent writes (its errors), read for the log
+        self.said = b""
+        self.lines_said = 0
         self.late_handle: Any = None
         self.loop: Any = None
         self.pid: int | None = None  # the ready warm parent's
@@ -309,6 +315,7 @@ class WarmParent:
             return
         self.started_at = time.monotonic()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        errors, written = os.pipe()
         try:
             env = {**self.env, ENV_SOCKET: str(theirs.fileno()), ENV_ROOM: "." * ROOM}
             self.proc = subprocess.Popen(
@@ -316,22 +323,55 @@ class WarmParent:
                 env=env,
                 cwd=self.cwd,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stdout=written,
+                stderr=written,
                 pass_fds=(theirs.fileno(),),
                 start_new_session=True,  # the operator's Ctrl-C is the server's to handle, not its
                 close_fds=True,
             )
         except OSError as exc:
             ours.close()
+            os.close(errors)
             self.log(f"The warm parent could not start ({exc.strerror or exc}); sessions are started afresh.")
+            self.failures += 1
             self._again()
             return
         finally:
             theirs.close()
+            os.close(written)
         ours.setblocking(False)
         self.sock = ours
         self.loop.add_reader(ours.fileno(), self._heard)
+        os.set_blocking(errors, False)
+        self.errors, self.said, self.lines_said = errors, b"", 0
+        self.loop.add_reader(errors, self._read_errors)
+
+    def _read_errors(self) -> bool:
+        """What the warm parent writes (nothing, unless something is wrong: a traceback), to the
+        log a line at a time, SAID_MAX lines at most, without control characters.  Whether
+        there may be more to read now."""
+        if self.errors is None:
+            return False
+        try:
+            data = os.read(self.errors, 4096)
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            self.loop.remove_reader(self.errors)
+            os.close(self.errors)
+            self.errors = None
+            data = b"\n" if self.said else b""
+        self.said += data
+        *lines, self.said = self.said.split(b"\n")
+        self.said = self.said[-4096:]
+        for line in lines:
+            if self.lines_said < SAID_MAX and line.strip():
+                self.lines_said += 1
+                text = "".join(c if c.isprintable() else "?" for c in line.decode(errors="replace").rstrip())
+                self.log(f"The warm parent says: {text[:300]}")
+        return self.errors is not None
 
     def _heard(self) -> None:
         """The socket is readable between requests: the warm parent is ready, or gone."""
@@ -349,7 +389,7 @@ class WarmParent:
         with contextlib.suppress(ValueError, TypeError, AttributeError):
             said = json.loads(data)
             if "ready" in said:
-                self.ready, self.pid = True, int(said["ready"])
+                self.ready, self.pid, self.failures = True, int(said["ready"]), 0
                 self.log(f"Sessions are forked from a warm parent (pid {self.pid}).")
             elif self.owed:  # an answer that came too late: its session was started afresh meanwhile
                 self.owed -= 1
@@ -382,6 +422,8 @@ class WarmParent:
     def _lost(self, why: str) -> None:
         """The warm parent is gone, or of no use: ended, and another started."""
         proc = self.proc
+        if not self.ready:
+            self.failures += 1
         self._end(kill=True)
         if not self.closed:
             status = "" if proc is None or proc.returncode is None else f", exit status {proc.returncode}"
@@ -394,7 +436,8 @@ class WarmParent:
     def _again(self) -> None:
         if self.closed or self.restart_handle is not None or self.loop is None:
             return
-        wait = max(0.0, self.started_at + RETRY - time.monotonic())
+        retry = min(RETRY * 2 ** max(0, self.failures - 1), RETRY_MAX)
+        wait = max(0.0, self.started_at + retry - time.monotonic())
         self.restart_handle = self.loop.call_later(wait, self._launch)
 
     def _end(self, kill: bool) -> None:
@@ -417,6 +460,13 @@ class WarmParent:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        for _ in range(SAID_MAX):  # what it wrote before it went, to the log (its end is closed now)
+            if self.errors is None or not self._read_errors():
+                break
+        if self.errors is not None:
+            self.loop.remove_reader(self.errors)
+            os.close(self.errors)
+            self.errors = None
 
     def spawn(
         self, argv: list[str], env: dict[str, str], cwd: str, slave: int, limits: dict[str, int]

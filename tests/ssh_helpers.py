@@ -72,6 +72,8 @@ def warm_stand_in() -> None:
     from net.zygote import serve_forks
 
     FORKED = True
+    if os.environ.get("STAND_IN_WARM_FAILS"):  # a warm parent that cannot start (a broken install)
+        raise RuntimeError("the stand-in's warm parent cannot start")
     slow = float(os.environ.get("STAND_IN_SLOW_FORK", "0"))
     if slow:  # a warm parent that answers late (a machine under load, a bug): it sleeps, then forks
         fork = net.zygote._fork
@@ -183,7 +185,10 @@ def launch(config_path: str) -> None:
             log=lambda line: say("LOG " + line),
             warm=(
                 [sys.executable, str(HERE), "zygote", config["pids"]],
-                {"STAND_IN_SLOW_FORK": str(config["slow_fork"])} if config.get("slow_fork") else {},
+                {
+                    "STAND_IN_SLOW_FORK": str(config.get("slow_fork") or 0),
+                    "STAND_IN_WARM_FAILS": config.get("warm_fails") or "",
+                },
             )
             if config.get("warm")
             else None,
@@ -305,6 +310,7 @@ class Front:
         warm: bool = False,
         no_subreaper: bool = False,
         slow_fork: float = 0.0,
+        warm_fails: bool = False,
         env: dict[str, str] | None = None,
         **limits: Any,
     ) -> None:
@@ -324,6 +330,7 @@ class Front:
                     "warm": warm,
                     "no_subreaper": no_subreaper,
                     "slow_fork": slow_fork,
+                    "warm_fails": "yes" if warm_fails else "",
                 }
             )
         )

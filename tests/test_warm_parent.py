@@ -271,3 +271,19 @@ def test_a_warm_parent_that_answers_late_costs_a_session_nothing(tmp_path: Path,
     finally:
         front.stop()
     front.check_clean()
+
+
+def test_a_warm_parent_that_cannot_start_is_told_in_the_log_and_sessions_start_afresh(
+    tmp_path: Path, keys: dict[str, Path]
+) -> None:
+    front = Front(tmp_path, warm=True, warm_fails=True).start()
+    try:
+        front.wait_line(r"The warm parent says: RuntimeError: the stand-in's warm parent cannot start")
+        front.wait_line(r"The warm parent \(pid \d+\) is gone \(it ended, exit status 1\); sessions are started afresh")
+        p, said = player(front, keys["a"], "ann")
+        assert said["forked"] == "no"
+        p.send_line("exit 0")
+        assert p.ends() == 0
+    finally:
+        front.stop()
+    front.check_clean()
