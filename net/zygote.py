@@ -50,6 +50,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import termios
 import threading
 import time
@@ -172,6 +173,7 @@ def _become(
         os.closerange(3, os.sysconf("SC_OPEN_MAX") if os.sysconf("SC_OPEN_MAX") > 0 else 65536)
         os.environ.clear()
         os.environ.update(env)
+        tempfile.tempdir = None  # found again from TMPDIR, the session's, if ever the warm parent looked
         _show_as(argv, env)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(AttributeError):
