@@ -43,6 +43,7 @@ import ctypes
 import fcntl
 import gc
 import json
+import locale
 import os
 import random
 import resource
@@ -174,6 +175,8 @@ def _become(
         os.environ.clear()
         os.environ.update(env)
         tempfile.tempdir = None  # found again from TMPDIR, the session's, if ever the warm parent looked
+        with contextlib.suppress(locale.Error):  # the session's LANG and LC_*, as Python sets them at a start
+            locale.setlocale(locale.LC_CTYPE, "")
         _show_as(argv, env)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(AttributeError):
