@@ -4,7 +4,9 @@ The server is two parts in one process: the hall (``net.hall``: the tables,
 their saves and bots, the lobby) and the SSH front (``net.ssh``: keys, names,
 refusals, one Cabinet app a session in a pseudo-terminal).  Each session's app
 is ``cabinet lobby``, a process of its own, which reaches the hall over a Unix
-socket with the token the front gave it.
+socket with the token the front gave it.  It is forked from a warm parent
+(``cabinet warm-parent``, ``net.zygote``) that has imported everything already,
+and started afresh only until one is ready, or with ``--no-fork``.
 """
 
 from __future__ import annotations
