@@ -506,13 +506,14 @@ class WarmParent:
             return None
         try:
             answer = json.loads(data)
-        except ValueError:
+            pid = int(answer["pid"]) if "pid" in answer else None
+        except (ValueError, TypeError, AttributeError):
             self._lost("it answered what cannot be read")
             return None
-        if "pid" not in answer:
+        if pid is None:
             self.log(f"The warm parent could not fork a session ({answer.get('error')}); it is started afresh.")
             return None
-        return Adopted(int(answer["pid"]))
+        return Adopted(pid)
 
     def close(self) -> None:
         self.closed = True
