@@ -85,8 +85,16 @@ def rehearse() -> None:
 def warm_parent() -> int:
     """``cabinet serve``'s warm parent (``net.zygote``): warmed up, it forks each session's
     app and runs it in place, ``cabinet lobby`` without a new Python."""
-    from net.zygote import serve_forks
+    import os
+
+    from net.zygote import ENV_SOCKET, serve_forks
     from tui.serve import program
 
+    if not os.environ.get(ENV_SOCKET, "").isdigit():
+        print(
+            f"cabinet: {WARM_COMMAND} is what cabinet serve starts to fork its sessions' apps; run cabinet serve.",
+            file=sys.stderr,
+        )
+        return 2
     warm_up()
     return serve_forks(run=main, warm_for=program())

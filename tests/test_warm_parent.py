@@ -287,3 +287,13 @@ def test_a_warm_parent_that_cannot_start_is_told_in_the_log_and_sessions_start_a
     finally:
         front.stop()
     front.check_clean()
+
+
+def test_the_warm_parent_run_by_hand_says_what_it_is_in_one_sentence() -> None:
+    from tests.terminal import CABINET
+
+    done = subprocess.run([str(CABINET), "warm-parent"], capture_output=True, text=True, timeout=WAIT * 3)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        "cabinet: warm-parent is what cabinet serve starts to fork its sessions' apps; run cabinet serve.\n"
+    )
