@@ -30,7 +30,8 @@ def main(argv: list[str] | None = None) -> int:
 def warm_up() -> None:
     """Everything a served session's app needs, imported before any session exists: Textual,
     the app and every screen, every game's rules and board (``screens.games``' boards are
-    otherwise imported on first use), the client of the hall."""
+    otherwise imported on first use), the client of the hall; then the app is run once
+    (``rehearse``: if that fails, the warm parent says so in the server's log and forks all the same)."""
     import importlib
     import pkgutil
 
@@ -45,7 +46,13 @@ def warm_up() -> None:
     assert boards()
     for name in WARM_MODULES:
         importlib.import_module(name)
-    rehearse()
+    try:
+        rehearse()
+    except Exception as exc:  # noqa: BLE001 - a warm parent without it still forks sessions, a little bigger
+        print(
+            f"the rehearsal of the app failed ({type(exc).__name__}: {exc}); sessions are forked without it",
+            file=sys.stderr,
+        )
 
 
 #: modules a session imports as it starts its app and its lobby, not imported by the screens'
