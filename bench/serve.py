@@ -5,9 +5,11 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
     /work/main/.venv/bin/python bench/serve.py --quick    (shorter windows; about 11 minutes)
     /work/main/.venv/bin/python bench/serve.py --figures 1   (only the start-up: about 1 minute)
     /work/main/.venv/bin/python bench/serve.py --figures 4   (only the hostile session: about 10 minutes)
+    /work/main/.venv/bin/python bench/serve.py --figures 5   (memory, forked against afresh: about 10 minutes)
 
 1. From `ssh` to the lobby's first frame, against the local `cabinet` to its main
-   menu.  Each side is a fresh process in a pty of 80x24 that this script reads:
+   menu (and, alternated with them, the same `ssh` to a server started with --no-fork,
+   whose sessions' apps are exec'd afresh, as before issue 35).  Each side is a fresh process in a pty of 80x24 that this script reads:
    the local side is the `cabinet` console script next to this Python, its saves
    in a temporary directory; the SSH side is `ssh -tt NAME@127.0.0.1` to a
    `cabinet serve` started once for the whole figure.  The time runs from the
@@ -21,7 +23,9 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    beside the sources; the local side is given PYTHONPYCACHEPREFIX as in
    bench/run.py).  Where the SSH side's time goes: the server's log lines
    ("logged in", "session started") and the first byte either program writes
-   mark the handshake, the spawn and the imports.
+   mark the handshake, the spawn and the imports.  Beside it, what starting a session's program costs
+   the server's event loop: the warm parent's fork (its answer waited for) against
+   subprocess.Popen as the exec path calls it, alternated, each running /bin/true.
 2. 50 SSH sessions, 25 tables of Ministères for 2, both seats human, made by keys
    through the lobby and the New table form (a wave of 5 tables at a time).  Each
    table moves every 1 to 2 s (uniform, staggered): the seat whose screen says
@@ -76,6 +80,16 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    terminal, and the server's own RSS over the window (what the channel took and
    did not pass on waits there); and what the honest programs and the server
    waited for a core (the run queue, /proc/PID/task/TID/schedstat).
+5. Memory a session (issue 35): 50 SSH sessions (--tables pairs) logged in, waves of 10,
+   idle in the lobby for MEM_SETTLE s: the sum of the PSS of the sessions' programs and
+   of the warm parent that forked them (it holds the pages they share), over the sessions;
+   then (those sessions ended) 50 new ones at 25 tables of Ministères for 2, made by keys
+   as in figure 2, played for MEM_PLAY s at figure 2's pace, and read again.  The server's own PSS is
+   stated beside it (S2m counts it in).  Each round is two servers, one whose sessions are
+   forked from the warm parent and one started with --no-fork (each session's program
+   exec'd afresh, as before issue 35), one after the other, the order alternated from one
+   round to the next (--quick: one round).  Goal: 12 MiB idle in the lobby, 16 at a table.
+   Figure 1 is measured with the warm parent (the server's default), once it is ready.
 
 All the ssh clients and their ptys are this process's (one asyncio loop); the
 server is its own process tree.  Everything started is ended on the way out, on
@@ -117,7 +131,7 @@ from bench.net import med, pct, tree  # noqa: E402
 from tests.terminal import SYNC_END, draw_whole_frames  # noqa: E402
 
 CABINET = Path(sys.executable).parent / "cabinet"  # the console script, as a player starts it
-GOAL_START = 1.5  # figure 1: x the local start
+GOAL_START = 1.0  # figure 1: x the local start (issue 35; it was 1.5 before the warm parent)
 GOAL_RT = 0.150  # s: figures 2 and 3, the 95th percentile of a move's round trip
 ROWS, COLS = 24, 80
 GAME = "Ministères"
@@ -455,12 +469,20 @@ class Server:
     kept in a file beside its data with whatever else it wrote (``errors``)."""
 
     def __init__(
-        self, data: Path, env: dict[str, str], bot_delay: float = 0.0, sessions: int = 200, per_key: int = 4
+        self,
+        data: Path,
+        env: dict[str, str],
+        bot_delay: float = 0.0,
+        sessions: int = 200,
+        per_key: int = 4,
+        fork: bool = True,
     ) -> None:
         self.data, self.env = data, env
+        self.fork = fork
         self.argv = [
             sys.executable, "-m", "cabinet", "serve", "--listen", "127.0.0.1:0", "--data", str(data),
             "--bot-delay", str(bot_delay), "--max-sessions", str(sessions), "--sessions-per-key", str(per_key),
+            *([] if fork else ["--no-fork"]),
         ]  # fmt: skip
         self.lines: list[tuple[float, str]] = []
         self.port = 0
@@ -508,18 +530,30 @@ class Server:
             return (self.data.parent / f"{self.data.name}.stderr").read_text()
         return ""
 
+    async def warm(self) -> None:
+        """Once its sessions are forked from a warm parent (the log says so); at once with --no-fork."""
+        deadline = time.monotonic() + WAIT
+        while self.fork and self.line_after(0.0, r"Sessions are forked from a warm parent") is None:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the warm parent was not ready:\n" + "\n".join(text for _, text in self.lines))
+            await asyncio.sleep(0.05)
+
     def line_after(self, t: float, pattern: str) -> float | None:
         """When the first log line matching ``pattern`` read after ``t`` was read."""
         return next((when for when, line in self.lines if when >= t and re.search(pattern, line)), None)
 
     def tree(self) -> dict[str, list[int]]:
-        """The server's processes by kind: the server, its session children, the rest
-        (the bot pool's forkserver and workers, multiprocessing's resource tracker)."""
+        """The server's processes by kind: the server, its session children (forked or exec'd:
+        a forked one shows its argv, ``cabinet lobby``, as an exec'd one), the warm parent
+        that forks them, the rest (the bot pool's forkserver and workers, multiprocessing's
+        resource tracker)."""
         assert self.proc is not None
-        kinds: dict[str, list[int]] = {"server": [self.proc.pid], "sessions": [], "helpers": []}
+        kinds: dict[str, list[int]] = {"server": [self.proc.pid], "sessions": [], "warm": [], "helpers": []}
         for pid in descendants(self.proc.pid):
             self.known.setdefault(pid, start_time(pid))
-            kinds["sessions" if " cabinet lobby" in cmdline(pid) else "helpers"].append(pid)
+            line = cmdline(pid)
+            kind = "sessions" if " cabinet lobby" in line else "warm" if " cabinet warm-parent" in line else "helpers"
+            kinds[kind].append(pid)
         return kinds
 
     async def stop(self) -> None:
@@ -672,27 +706,33 @@ async def start_probe(server: Server, keys: Path, name: str) -> float:
 
 async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
     server = await Server(tmp / "data-start", server_env(tmp)).start()
+    afresh_server = await Server(tmp / "data-start-afresh", server_env(tmp), fork=False).start()
+    await server.warm()
     keys = tmp / "keys"
     keys.mkdir(exist_ok=True)
     env = local_env(tmp)
     try:
-        for _ in range(2):  # warm the caches (page cache, bytecode) of both sides
+        for _ in range(2):  # warm the caches (page cache, bytecode) of every side
             await start_local(tmp, env)
             await start_ssh(server, keys, "starter")
+            await start_ssh(afresh_server, keys, "starter")
         local: list[dict[str, float]] = []
         remote: list[dict[str, float]] = []
         probe: list[float] = []
+        afresh: list[dict[str, float]] = []
         for i in range(reps):
             sides = [
                 lambda: start_local(tmp, env),
                 lambda: start_ssh(server, keys, "starter"),
                 lambda: start_probe(server, keys, "starter"),
+                lambda: start_ssh(afresh_server, keys, "starter"),
             ]
-            for j in range(3) if i % 2 == 0 else range(2, -1, -1):
+            for j in range(4) if i % 2 == 0 else range(3, -1, -1):
                 got = await sides[j]()
-                (local, remote, probe)[j].append(got)  # type: ignore[attr-defined]
+                (local, remote, probe, afresh)[j].append(got)  # type: ignore[attr-defined]
     finally:
         await server.stop()
+        await afresh_server.stop()
     lf = [r["frame"] for r in local]
     sf = [r["frame"] for r in remote]
     paired = sorted(s / lo for s, lo in zip(sf, lf, strict=True))
@@ -706,7 +746,52 @@ async def bench_start(tmp: Path, reps: int) -> dict[str, Any]:
         "ssh_started": med([r["started"] for r in remote]),
         "ssh_first_byte": med([r["first_byte"] for r in remote]),
         "probe": med(probe),
+        "afresh": [r["frame"] for r in afresh],
+        "afresh_started": med([r["started"] for r in afresh]),
+        "afresh_first_byte": med([r["first_byte"] for r in afresh]),
     }
+
+
+async def spawn_wait(tmp: Path, reps: int) -> dict[str, list[float]]:
+    """What starting a session's program costs the front's event loop: the warm parent's two
+    forks (``WarmParent.spawn``, the answer waited for) against ``subprocess.Popen`` as the exec
+    path calls it, alternated, both running /bin/true on a new pty (the same work after it)."""
+    from net.ssh import SESSION_LIMITS, _become_the_session
+    from net.zygote import WarmParent
+
+    home = tempfile.mkdtemp(dir=tmp)
+    env = {"PATH": os.defpath, "HOME": home, "LANG": "C.UTF-8"}
+    warm = WarmParent([sys.executable, "-m", "cabinet", "warm-parent"], env, home, lambda line: None)
+    warm.start()
+    out: dict[str, list[float]] = {"fork": [], "popen": []}
+    try:
+        deadline = time.monotonic() + WAIT
+        while not warm.ready:
+            if time.monotonic() > deadline:
+                raise RuntimeError("the warm parent was not ready")
+            await asyncio.sleep(0.02)
+        for i in range(reps):
+            for side in ("fork", "popen") if i % 2 == 0 else ("popen", "fork"):
+                master, slave = os.openpty()
+                t0 = time.perf_counter()
+                if side == "fork":
+                    child = warm.spawn(["/bin/true"], {"PATH": os.defpath}, home, slave, SESSION_LIMITS)
+                    out[side].append(time.perf_counter() - t0)
+                    assert child is not None
+                    pid = child.pid
+                else:
+                    proc = subprocess.Popen(
+                        ["/bin/true"], stdin=slave, stdout=slave, stderr=slave, cwd=home, umask=0o077,
+                        start_new_session=True, preexec_fn=_become_the_session, close_fds=True,
+                    )  # fmt: skip
+                    out[side].append(time.perf_counter() - t0)
+                    pid = proc.pid
+                os.close(slave)
+                os.waitpid(pid, 0)
+                os.close(master)
+    finally:
+        warm.close()
+    return out
 
 
 # -- 2 and 3. tables made by keys, moves paced like humans ------------------------------------------
@@ -987,6 +1072,7 @@ def memory(server: Server) -> dict[str, Any]:
         "server_pss": sum(pss_kib(p) for p in kinds["server"]),
         "sessions_pss": sum(pss_kib(p) for p in kinds["sessions"]),
         "helpers_pss": sum(pss_kib(p) for p in kinds["helpers"]),
+        "warm_pss": sum(pss_kib(p) for p in kinds["warm"]),
         "child_rss": [rss_kib(p) for p in kinds["sessions"]],
         "sessions": len(kinds["sessions"]),
         "helpers": len(kinds["helpers"]),
@@ -1107,6 +1193,75 @@ FIG2, FIG2_QUICK = 60.0, 20.0  # s measured
 FIG3, FIG3_QUICK = 30.0, 15.0  # s a window of figure 3
 FIG3_PAIRS = 3  # idle and busy windows, alternated
 RAMP = 3.0  # s for the bots to get busy before a busy window
+
+
+# -- 5. memory a session: forked from the warm parent, against started afresh ---------------------
+
+MEM_SETTLE = 5.0  # s idle in the lobby, every screen drawn, before its memory is read
+MEM_PLAY = 20.0  # s of play at the tables before their memory is read
+
+
+async def memory_of(tmp: Path, keys: Path, fork: bool, tables: int, k: int) -> dict[str, Any]:
+    """One server (forked sessions, or --no-fork): its memory with ``2 * tables`` sessions idle in
+    the lobby, then with them at ``tables`` tables after MEM_PLAY s of play."""
+    server = await Server(tmp / f"data-mem{k}", server_env(tmp), fork=fork).start()
+    await server.warm()
+    load = Load()
+    tasks: list[asyncio.Task[None]] = []
+    pairs = [
+        (player(server.port, keys, f"m{k}{i:02d}a"), player(server.port, keys, f"m{k}{i:02d}b")) for i in range(tables)
+    ]
+    try:
+        for first in range(0, tables, 5):  # 10 logins at once (the front's limit per address is 16)
+            wave = [p for pair in pairs[first : first + 5] for p in pair]
+            for p in wave:
+                p.start()
+            await asyncio.gather(*(p.wait_line(f"Cabinet · {p.name} ·") for p in wave))
+        await asyncio.sleep(MEM_SETTLE)
+        lobby = memory(server)
+        # the tables are made by new sessions, as figure 2 makes them (a lobby open meanwhile keeps
+        # its rows in their order, and the new tables' rows below the screen's)
+        for p in [p for pair in pairs for p in pair]:
+            p.close()
+        deadline = time.monotonic() + WAIT
+        while server.tree()["sessions"] and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        await make_tables(server, keys, load, tables, f"t{k}")
+        pairs = load.humans
+        rng = random.Random(35 + k)
+        tasks = [asyncio.ensure_future(play_humans(load, i, rng)) for i in range(len(pairs))]
+        await asyncio.sleep(MEM_PLAY)
+        load.stop = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.sleep(2.0)  # the last moves drawn
+        table = memory(server)
+        moves = len(load.moves)
+    finally:
+        load.stop = True
+        for task in tasks:
+            task.cancel()
+        for p in [p for pair in pairs for p in pair]:
+            p.close()
+        await server.stop()
+    started = [line for _, line in server.lines if "session started" in line]
+    return {
+        "fork": fork,
+        "lobby": lobby,
+        "table": table,
+        "moves": moves,
+        "forked": sum(", forked, " in line for line in started),
+        "afresh": sum(", afresh, " in line for line in started),
+        "load": load_average(),
+    }
+
+
+async def bench_memory(tmp: Path, quick: bool) -> list[dict[str, Any]]:
+    keys = tmp / "keys"
+    keys.mkdir(exist_ok=True)
+    runs = []
+    for k, fork in enumerate([True, False] if quick else [True, False, False, True]):
+        runs.append(await memory_of(tmp, keys, fork, HUMAN_TABLES, k))
+    return runs
 
 
 # -- 4. a hostile session beside honest ones --------------------------------------------------------
@@ -1436,6 +1591,12 @@ def report_start(s: dict[str, Any], reps: int) -> None:
         f"lobby {ms(med(s['ssh']))};"
     )
     print(f"       the local cabinet's first byte at {ms(s['local_first_byte'])}, its menu {ms(med(s['local']))}")
+    af = s["afresh"]
+    print(
+        f"     ssh to the lobby, --no-fork (each session's app exec'd afresh, as before issue 35): {ms(med(af))} "
+        f"(min {ms(min(af))}, max {ms(max(af))}), {med(af) / med(s['local']):.2f}x the local start; child started "
+        f"{ms(s['afresh_started'])}, its first byte {ms(s['afresh_first_byte'])}"
+    )
 
 
 def rt_line(r: dict[str, Any]) -> str:
@@ -1483,10 +1644,10 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
         print(f"     (the mover's own screen: p95 {ms(pct(f2['own'], 0.95))}, median {ms(med(f2['own']))})")
     print(f"     {usage_line(r['usage2'], n)}")
     m = r["memory"]
-    total = m["server_pss"] + m["sessions_pss"]
+    total = m["server_pss"] + m["sessions_pss"] + m["warm_pss"]
     print(
-        f"     memory: (server PSS {m['server_pss'] / 1024:.0f} MiB + {m['sessions']} children's PSS "
-        f"{m['sessions_pss'] / 1024:.0f} MiB) / {m['sessions']} sessions = {total / 1024 / max(1, m['sessions']):.1f} MiB a session; "
+        f"     memory: (server PSS {m['server_pss'] / 1024:.0f} MiB + warm parent {m['warm_pss'] / 1024:.0f} MiB + "
+        f"{m['sessions']} children's PSS {m['sessions_pss'] / 1024:.0f} MiB) / {m['sessions']} sessions = {total / 1024 / max(1, m['sessions']):.1f} MiB a session; "
         f"a child's RSS {med(m['child_rss']) / 1024:.0f} MiB (median); {m['helpers']} helper processes "
         f"{m['helpers_pss'] / 1024:.0f} MiB"
     )
@@ -1535,6 +1696,39 @@ def report_load(r: dict[str, Any], quick: bool) -> None:
     )
     if r["log_errors"] or "Traceback" in r["stderr"]:
         print("   the server said:", r["log_errors"], r["stderr"][-500:])
+
+
+def per_session(m: dict[str, Any], server: bool = False) -> float:
+    """MiB a session: its program's PSS and its share of the warm parent's (and of the server's)."""
+    total = m["sessions_pss"] + m["warm_pss"] + (m["server_pss"] if server else 0)
+    return total / 1024 / max(1, m["sessions"])
+
+
+def report_memory(runs: list[dict[str, Any]]) -> None:
+    n = 2 * HUMAN_TABLES
+    print(
+        f"5. Memory a session, {n} sessions: idle in the lobby, then at {HUMAN_TABLES} tables of {GAME} "
+        f"after {MEM_PLAY:.0f} s of play (PSS of the sessions' programs and of the warm parent, over the sessions)"
+    )
+    for r in runs:
+        lo, ta = r["lobby"], r["table"]
+        how = "forked" if r["fork"] else "afresh"
+        print(
+            f"     {how:7} lobby {per_session(lo):5.1f} MiB (with the server {per_session(lo, True):5.1f}), "
+            f"table {per_session(ta):5.1f} MiB (with the server {per_session(ta, True):5.1f}); "
+            f"warm parent {ta['warm_pss'] / 1024:.0f} MiB, server {ta['server_pss'] / 1024:.0f} MiB, "
+            f"a program's RSS {med(ta['child_rss']) / 1024 if ta['child_rss'] else 0:.0f} MiB; "
+            f"{ta['sessions']} sessions ({r['forked']} forked, {r['afresh']} afresh), {r['moves']} moves; load {r['load']}"
+        )
+    for fork, goal_lobby, goal_table in ((True, 12.0, 16.0),):
+        mine = [r for r in runs if r["fork"] is fork]
+        if mine:
+            lobby = max(per_session(r["lobby"]) for r in mine)
+            table = max(per_session(r["table"]) for r in mine)
+            print(
+                f"     forked, the worst round: lobby {lobby:.1f} MiB (goal <= {goal_lobby:g}) {verdict(lobby <= goal_lobby)}, "
+                f"table {table:.1f} MiB (goal <= {goal_table:g}) {verdict(table <= goal_table)}"
+            )
 
 
 def kib(n: float) -> str:
@@ -1642,6 +1836,13 @@ async def amain(args: argparse.Namespace) -> int:
                 reps = 7 if quick else 21
                 s = await bench_start(tmp, reps)
                 report_start(s, reps)
+                w = await spawn_wait(tmp, 10 if quick else 30)
+                print(
+                    f"     the event loop's wait to start a program ({len(w['fork'])} of each, alternated): "
+                    f"the warm parent's fork {ms(med(w['fork']))} (max {ms(max(w['fork']))}), subprocess.Popen "
+                    f"{ms(med(w['popen']))} (max {ms(max(w['popen']))}) from this small process: "
+                    f"{med(w['fork']) / med(w['popen']):.2f}x"
+                )
                 print()
             if figures & {2, 3}:
                 r = await bench_load(tmp, quick, figures)
@@ -1650,6 +1851,10 @@ async def amain(args: argparse.Namespace) -> int:
             if 4 in figures:
                 r4 = await bench_hostile(tmp, quick)
                 report_hostile(r4, quick)
+                print()
+            if 5 in figures:
+                r5 = await bench_memory(tmp, quick)
+                report_memory(r5)
                 print()
         finally:
             kill_ptys()
@@ -1662,7 +1867,9 @@ async def amain(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="shorter windows, fewer runs (a rough look)")
-    ap.add_argument("--figures", default="1,2,3,4", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load) or 4")
+    ap.add_argument(
+        "--figures", default="1,2,3,4,5", help="which figures, e.g. 1 or 2,3 (3 runs with 2's load), 4 or 5"
+    )
     ap.add_argument(
         "--tables", type=int, default=HUMAN_TABLES, help=f"human tables of figure 2 (default {HUMAN_TABLES})"
     )

@@ -80,6 +80,7 @@ with warnings.catch_warnings():
 from net.identity import FileIdentities, Identities, valid_name
 from net.offloop import Lane, Offloop
 from net.server import Budget, Tally, bind_tcp
+from net.zygote import WarmParent
 
 HOST_KEY = "host_key"  # in the data directory: the server's ed25519 key, made on first start
 PLAYERS = "players.json"  # in the data directory: who holds which name
@@ -117,6 +118,8 @@ MEMORY_MAX = 512 * 1024 * 1024
 #: the largest file a session's program may write, in bytes: it writes none (screenshots and
 #: the like are refused), so any attempt is bounded, whatever slips past that
 FILE_MAX = 1024 * 1024
+#: the limits of a session's program, set between fork and exec (or in the forked session)
+SESSION_LIMITS = {"RLIMIT_DATA": MEMORY_MAX, "RLIMIT_FSIZE": FILE_MAX, "RLIMIT_CORE": 0}
 #: bytes a second a session's screen may send its player, on average, and at once: many
 #: times what play needs (a move redraws a few kilobytes), so that one session streaming
 #: a huge screen cannot take the server's cores and bandwidth from the others
@@ -396,13 +399,27 @@ def _become_the_session() -> None:
     limits are set (MEMORY_MAX, FILE_MAX, no core file).  subprocess has no option for
     these; each is one system call, and takes no lock a thread could hold."""
     fcntl.ioctl(0, termios.TIOCSCTTY, 0)
-    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY_MAX, MEMORY_MAX))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_MAX, FILE_MAX))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for name, value in SESSION_LIMITS.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
 
 
 def _set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+
+def _terminal(size: tuple[int, int], modes: dict[int, int]) -> tuple[int, int]:
+    """A new pty, master and slave (both close-on-exec: a child gets the slave as 0, 1, 2
+    only), with the client's modes and size."""
+    master, slave = os.openpty()
+    try:
+        with contextlib.suppress(termios.error):
+            apply_modes(slave, modes)
+        _set_size(master, *size)
+    except BaseException:
+        os.close(master)
+        os.close(slave)
+        raise
+    return master, slave
 
 
 def terminal_size(cols: int, rows: int) -> tuple[int, int]:
@@ -485,6 +502,9 @@ class PtyChild:
     INPUT_MAX bytes sent it wait to be read (the sender should stop), False when
     they have gone.  The child's end is learnt from a pidfd where the system has
     them (no thread, no polling), else by polling.
+
+    ``spawn``: the program forked by a warm parent (``WarmParent.spawn``: a process this
+    one adopts and reaps as its own), or None if none is ready: then it is exec'd here.
     """
 
     def __init__(
@@ -497,6 +517,7 @@ class PtyChild:
         exited: Callable[[int], None],
         full: Callable[[bool], None],
         home: str = "/",
+        spawn: Callable[..., Any] | None = None,
     ) -> None:
         self.loop = asyncio.get_running_loop()
         self.output, self.exited, self.full = output, exited, full
@@ -515,12 +536,20 @@ class PtyChild:
         self.cap_seen = 0.0  # its CPU seconds when last looked at
         self.cap_handle: asyncio.TimerHandle | None = None
         self.stopped = False  # by the cap, until its share allows it to go on
-        master, slave = os.openpty()  # both close-on-exec: the child gets the slave as 0, 1, 2 only
+        forked = None
+        if spawn is not None:
+            master, slave = _terminal(size, modes)
+            try:
+                forked = spawn(argv, env, home, slave, SESSION_LIMITS)
+            finally:
+                if forked is None:  # (a warm parent that did not answer in time may fork it late: not on this pty)
+                    os.close(master)
+                    os.close(slave)
+        if forked is None:
+            master, slave = _terminal(size, modes)
+        self.forked = forked is not None
         try:
-            with contextlib.suppress(termios.error):
-                apply_modes(slave, modes)
-            _set_size(master, *size)
-            self.proc = subprocess.Popen(
+            self.proc = forked or subprocess.Popen(
                 argv,
                 stdin=slave,
                 stdout=slave,
@@ -1451,6 +1480,7 @@ class SSHFront:
         log: Callable[[str], None] = print,
         identities: Identities | None = None,
         offloop: Offloop | None = None,
+        warm: tuple[list[str], dict[str, str]] | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         #: who holds which name: given (a store's, shared by its servers), else players.json in data_dir
@@ -1481,6 +1511,10 @@ class SSHFront:
         #: where each session's program has a directory of its own (HOME, TMPDIR and the
         #: working directory: nothing of the operator's), made at start, removed at close
         self.homes: str | None = None
+        #: the program of a warm parent that forks each session's (net.zygote), with what it
+        #: adds to the small environment every session has; None: each is started afresh
+        self.warm = warm
+        self.warm_parent: WarmParent | None = None
         self.listening: list[tuple[int, str]] = []  # the family and address of each socket listened on
         self.cpu_handle: asyncio.TimerHandle | None = None  # the next look at the sessions' CPU
 
@@ -1497,6 +1531,8 @@ class SSHFront:
         self.tally = Tally(self.log, burst=REFUSALS_LOGGED)
         key = load_or_make_host_key(self.data_dir / HOST_KEY, self.log)
         self.homes = tempfile.mkdtemp(prefix="cabinet-sessions-")  # mode 0700
+        if self.warm is not None:
+            self.start_warm_parent(*self.warm)
         if os.path.exists(f"/proc/{os.getpid()}/stat"):  # (elsewhere no session is watched)
             self.cpu_handle = asyncio.get_running_loop().call_later(CPU_LOOK, self.watch_cpu)
         self.host_fingerprint = key.get_fingerprint("sha256")
@@ -1568,6 +1604,9 @@ class SSHFront:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(acceptor.wait_closed(), 2.0)
         self.acceptors = []
+        if self.warm_parent is not None:
+            self.warm_parent.close()
+            self.warm_parent = None
         if self.homes is not None:
             shutil.rmtree(self.homes, ignore_errors=True)
             self.homes = None
@@ -1693,6 +1732,7 @@ class SSHFront:
                 session.child_exited,
                 session.input_full,
                 home=session.home,
+                spawn=self.warm_parent.spawn if self.warm_parent is not None else None,
             )
         except Exception as exc:  # noqa: BLE001 - the caller's function, the system: this session only
             self.log(f"Could not start a session for {session!r}: {exc!r}")
@@ -1710,8 +1750,19 @@ class SSHFront:
             door.timer = None
         session.watch_idle()
         self.log(
-            f"{login.name} from {door.address}: session started ({login.size[0]}x{login.size[1]} {login.term}, pid {child.pid})."
+            f"{login.name} from {door.address}: session started ({login.size[0]}x{login.size[1]} {login.term}, "
+            f"{'forked' if child.forked else 'afresh'}, pid {child.pid})."
         )
+
+    def start_warm_parent(self, argv: list[str], extra: dict[str, str]) -> None:
+        """The warm parent that forks the sessions' programs: a process started as a session's
+        would be (a private empty directory, nothing of the server's environment), once."""
+        assert self.homes is not None
+        home = tempfile.mkdtemp(dir=self.homes, prefix="warm-")
+        env = {"PATH": os.defpath, "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8", **extra}
+        self.warm_parent = WarmParent(argv, env, home, self.log)
+        if not self.warm_parent.start():
+            self.warm_parent = None
 
     def watch_cpu(self) -> None:
         """Every CPU_LOOK seconds: a session's program that has spent its CPU budget runs at

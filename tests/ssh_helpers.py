@@ -5,7 +5,9 @@ Three parts, one file:
 * the stand-in child (``python ssh_helpers.py child DIR``): what the front starts
   for each session instead of the Cabinet app.  It says who it is, its terminal
   and its size, echoes every line typed, says its new size on SIGWINCH, and
-  writes its pid to DIR/NAME.pid, so that a test can see it end;
+  writes its pid to DIR/NAME.pid, so that a test can see it end; its warm parent
+  (``python ssh_helpers.py zygote DIR``, ``net.zygote``) forks it, for a front
+  started with ``warm=True``;
 * the launcher (``python ssh_helpers.py front CONFIG``): a front in a process of
   its own, as ``cabinet serve`` runs it, that prints its log (``LOG ...``), each
   session's Login and end, and ``READY PORT FINGERPRINT``; SIGTERM closes it;
@@ -59,7 +61,34 @@ def modes_left_on(output: bytes | str) -> list[str]:
     return left
 
 
+FORKED = False  # the stand-in was forked by its warm parent, not exec'd
+
+
+def warm_stand_in() -> None:
+    """The stand-in's warm parent: it forks each session's stand-in and runs it in place."""
+    global FORKED
+    sys.path.insert(0, str(REPO))
+    import net.zygote
+    from net.zygote import serve_forks
+
+    FORKED = True
+    if os.environ.get("STAND_IN_WARM_FAILS"):  # a warm parent that cannot start (a broken install)
+        raise RuntimeError("the stand-in's warm parent cannot start")
+    slow = float(os.environ.get("STAND_IN_SLOW_FORK", "0"))
+    if slow:  # a warm parent that answers late (a machine under load, a bug): it sleeps, then forks
+        fork = net.zygote._fork
+
+        def late(*args: Any) -> dict[str, Any]:
+            time.sleep(slow)
+            return fork(*args)
+
+        net.zygote._fork = late
+    sys.exit(serve_forks(run=lambda args: stand_in(args[0]), warm_for=[sys.executable, str(HERE), "child"]))
+
+
 def stand_in(directory: str) -> None:
+    import random
+
     name = os.environ.get("STAND_IN_NAME", "?")
     Path(directory, f"{name}.pid").write_text(str(os.getpid()))
 
@@ -81,6 +110,7 @@ def stand_in(directory: str) -> None:
         flush=True,
     )
     print("ENV=" + ",".join(sorted(os.environ)), flush=True)
+    print(f"FORKED={'yes' if FORKED else 'no'} RANDOM={random.random()!r}", flush=True)
     import resource
 
     umask = os.umask(0)
@@ -139,6 +169,11 @@ def launch(config_path: str) -> None:
         say("LOGIN " + json.dumps(asdict(login)))
         return [sys.executable, str(HERE), "child", config["pids"]], {"STAND_IN_NAME": login.name}
 
+    if config.get("no_subreaper"):  # a system where sessions cannot be forked from a warm parent
+        import net.zygote
+
+        net.zygote.adopt_orphans = lambda: False
+
     async def main() -> None:
         front = SSHFront(
             Path(config["data"]),
@@ -148,6 +183,15 @@ def launch(config_path: str) -> None:
             seated=lambda login: login.name not in config.get("unseated", []),  # the rest only watch
             limits=FrontLimits(**config.get("limits", {})),
             log=lambda line: say("LOG " + line),
+            warm=(
+                [sys.executable, str(HERE), "zygote", config["pids"]],
+                {
+                    "STAND_IN_SLOW_FORK": str(config.get("slow_fork") or 0),
+                    "STAND_IN_WARM_FAILS": config.get("warm_fails") or "",
+                },
+            )
+            if config.get("warm")
+            else None,
         )
         _, port = await front.start("127.0.0.1", 0)
         say(f"READY {port} {front.host_fingerprint}")
@@ -258,7 +302,18 @@ def run_ssh(
 class Front:
     """A front in a process of its own (the launcher), and the lines it prints."""
 
-    def __init__(self, root: Path, allow: Path | None = None, unseated: list[str] | None = None, **limits: Any) -> None:
+    def __init__(
+        self,
+        root: Path,
+        allow: Path | None = None,
+        unseated: list[str] | None = None,
+        warm: bool = False,
+        no_subreaper: bool = False,
+        slow_fork: float = 0.0,
+        warm_fails: bool = False,
+        env: dict[str, str] | None = None,
+        **limits: Any,
+    ) -> None:
         self.root = root
         self.data = root / "data"
         self.pids = root / "pids"
@@ -272,6 +327,10 @@ class Front:
                     "allow": str(allow) if allow else None,
                     "limits": limits,
                     "unseated": unseated or [],
+                    "warm": warm,
+                    "no_subreaper": no_subreaper,
+                    "slow_fork": slow_fork,
+                    "warm_fails": "yes" if warm_fails else "",
                 }
             )
         )
@@ -280,12 +339,14 @@ class Front:
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
         self.fingerprint = ""
+        self.env = env
 
     def start(self) -> Front:
         self.stderr = open(self.root / "front.stderr", "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE), "front", str(self.config)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, text=True, bufsize=1, cwd=REPO,
+            env=None if self.env is None else {**os.environ, **self.env},
         )  # fmt: skip
         threading.Thread(target=self._read, daemon=True).start()
         ready = self.wait_line(r"READY (\d+) (\S+)", timeout=20)
@@ -418,3 +479,5 @@ if __name__ == "__main__":
         stand_in(sys.argv[2])
     elif sys.argv[1] == "front":
         launch(sys.argv[2])
+    elif sys.argv[1] == "zygote":
+        warm_stand_in()

@@ -157,6 +157,11 @@ def build_parser() -> Parser:
     serve.add_argument(
         "--log", metavar="FILE", type=Path, help="append the server's log to FILE, each line timed (default: stderr)"
     )
+    serve.add_argument(
+        "--no-fork",
+        action="store_true",
+        help="start each session's app afresh rather than fork it from a warm parent (more memory, slower starts)",
+    )
 
     # started by cabinet serve for each SSH session, in its terminal (CABINET_HALL, CABINET_TOKEN)
     sub.add_parser("lobby")  # what a served session runs: no help, and left out of the list below
@@ -923,6 +928,10 @@ def analysis_document(match: Any, analysis: Any) -> dict[str, Any]:
         "scores": None if analysis.scores is None else [list(row) for row in analysis.scores],
     }
 
+
+#: the hidden command of ``cabinet serve``'s warm parent, which forks each session's app
+#: (``net.zygote``; the program, ``cabinet.main``, runs it: it needs the screens)
+WARM_COMMAND = "warm-parent"
 
 #: how the app is run on what the command line says to open: the program's (``cabinet.main``)
 RunApp = Callable[[Any, Path], int]

@@ -4,7 +4,9 @@ The server is two parts in one process: the hall (``net.hall``: the tables,
 their saves and bots, the lobby) and the SSH front (``net.ssh``: keys, names,
 refusals, one Cabinet app a session in a pseudo-terminal).  Each session's app
 is ``cabinet lobby``, a process of its own, which reaches the hall over a Unix
-socket with the token the front gave it.
+socket with the token the front gave it.  It is forked from a warm parent
+(``cabinet warm-parent``, ``net.zygote``) that has imported everything already,
+and started afresh only until one is ready, or with ``--no-fork``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tui.cli import WARM_COMMAND
 
 if TYPE_CHECKING:
     from net.cluster import Cluster
@@ -43,9 +47,20 @@ def data_dir_of(args: argparse.Namespace) -> Path:
     return Path(args.data).expanduser() if args.data else platformdirs.user_data_path("cabinet") / "server"
 
 
+def program() -> list[str]:
+    """This Python, this Cabinet: how the sessions' programs are started."""
+    return [sys.executable, "-m", "cabinet"]
+
+
 def child_command() -> list[str]:
-    """How a session's app is started: this Python, this Cabinet."""
-    return [sys.executable, "-m", "cabinet", "lobby"]
+    """How a session's app is started: this Python, this Cabinet (forked by the warm parent,
+    which runs it in place, or exec'd)."""
+    return [*program(), "lobby"]
+
+
+def warm_command() -> list[str]:
+    """The warm parent: a process that imports every session's app once and forks each."""
+    return [*program(), WARM_COMMAND]
 
 
 def lobby_start(parser: argparse.ArgumentParser) -> Any:
@@ -80,7 +95,8 @@ class Server:
 
     ``store``, ``cluster``, ``identities``: where the tables are kept, the other servers
     of that store, who holds which name; by default files in ``data`` for one server
-    alone (see :func:`of_database`)."""
+    alone (see :func:`of_database`).  ``fork``: each session's app is forked from a warm
+    parent (issue 35), else started afresh."""
 
     def __init__(
         self,
@@ -91,6 +107,7 @@ class Server:
         store: LogStore | None = None,
         cluster: Cluster | None = None,
         identities: Identities | None = None,
+        fork: bool = True,
         **hall: Any,
     ) -> None:
         from net.hall import Hall
@@ -126,6 +143,9 @@ class Server:
             log=log,
             identities=identities,
             offloop=self.hall.offloop,  # the names asked in the hall's threads
+            # what every session's environment has that is the same for all: the warm parent
+            # imports Textual with it (Textual reads its variables once, on import)
+            warm=(warm_command(), {"TEXTUAL_FPS": str(SESSION_FPS)}) if fork else None,
         )
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
@@ -230,7 +250,15 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             # a store other servers may share: the tables of one that dies are taken over within
             # a second or so; who holds which name is kept there too (every server agrees)
             hall = {**of_database(store), "identities": StoredIdentities(store), "take_over_every": TAKE_OVER_EVERY}
-        server = Server(data, log, allow=args.allow, limits=limits, bot_delay=max(0.0, args.bot_delay), **hall)
+        server = Server(
+            data,
+            log,
+            allow=args.allow,
+            limits=limits,
+            fork=not args.no_fork,
+            bot_delay=max(0.0, args.bot_delay),
+            **hall,
+        )
         try:
             bound_host, bound_port = await server.start(host, port)
         except OSError as exc:
