@@ -485,6 +485,14 @@ def _judge_in_workers(
                 yield futures[future], future.result()
         finished = True
     finally:
+        if not finished:
+            # cancelled (or interrupted): the moves being judged are not waited for.  The
+            # pool has no public way to stop a running task before Python 3.14's
+            # terminate_workers; its processes are what it would terminate.
+            processes = getattr(pool, "_processes", None) or {}
+            for process in list(processes.values()):
+                with contextlib.suppress(Exception):
+                    process.terminate()
         pool.shutdown(wait=finished, cancel_futures=True)
 
 

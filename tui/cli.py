@@ -799,29 +799,33 @@ def cmd_analyse(parser: Parser, args: argparse.Namespace) -> int:
     for warning in loaded.warnings:
         say(f"cabinet: {warning}", file=sys.stderr)
     shown = sys.stderr.isatty()
+    line = {"drawn": False}  # is the progress line on the terminal?
 
     def progress(done: int, total: int) -> None:
         if shown:
-            print(f"\rAnalysing {path.name}: move {done} of {total}…", end="", file=sys.stderr, flush=True)
+            name = printable(path.name)
+            print(f"\rAnalysing {name}: move {done} of {total}…", end="", file=sys.stderr, flush=True)
+            line["drawn"] = True
+
+    def clear() -> None:
+        if line["drawn"]:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+            line["drawn"] = False
 
     def said(sentence: str) -> None:
-        if shown:  # over the progress line, if there is one
-            print("\r\x1b[K", end="", file=sys.stderr)
+        clear()
         say(f"cabinet: {sentence}", file=sys.stderr)
 
     try:
         analysis, _ = stored_analysis(path, match, effort=effort, progress=progress, workers=args.jobs, said=said)
     except NotFinished as exc:
-        say(f"cabinet: {exc}", file=sys.stderr)
+        said(str(exc))
         return 1
     except (Cancelled, KeyboardInterrupt):
-        if shown:
-            print(file=sys.stderr)
-        say("cabinet: the analysis was stopped before its end; nothing was kept.", file=sys.stderr)
+        said("the analysis was stopped before its end; nothing was kept.")
         return 130
     finally:
-        if shown:
-            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+        clear()
     if args.json:
         text = json.dumps(analysis_document(match, analysis), ensure_ascii=False, indent=1)
         sys.stdout.write(json_printable(text) + "\n")
