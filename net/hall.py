@@ -60,6 +60,7 @@ from typing import Any
 
 import msgpack
 
+from core.analysis import DEFAULT_EFFORT
 from core.engine import PUBLIC, Command, ConfigError, Match, Viewer, outcome_text
 from core.games import all_games, get_game
 from net.cluster import Cluster, LocalCluster, News, Quiet
@@ -68,6 +69,7 @@ from net.protocol import CLIENT_MAX, VERSION, ProtocolError, pack, read_frame
 from net.relay import Follower
 from net.server import CODE_ALPHABET, HELLO_TIMEOUT, GameServer, Limits, bind_unix, file_id, unlink_if_same
 from saves import SaveError, SaveLocked, SaveWriter, load
+from saves.analyses import AnalysisDamaged, keep_analysis, read_analysis
 from saves.format import BadRecord, Log, decode_body
 from saves.ratings import Ratings, Result, finished_table, ratings_for
 from saves.store import FileStore, LogStore
@@ -117,6 +119,135 @@ def _think_in_the_background() -> None:
     behind a search."""
     with contextlib.suppress(OSError):
         os.nice(BOT_NICENESS)
+
+
+#: added to the niceness of the worker that analyses finished tables: after the players'
+#: screens and after the bots, since nobody waits on a move for it
+ANALYSIS_NICENESS = 15
+#: finished tables waiting for their analysis, beyond the one being made: more are refused
+#: in a sentence (each takes a core for a minute or two)
+ANALYSIS_QUEUE = 8
+#: the folder of the data directory where the analyses of finished tables are kept
+ANALYSES = "analyses"
+#: what a player asking for the analysis of a table in play is told
+ANALYSIS_IN_PLAY = "That table is still in play: only a finished game is analysed, since analysing a game in play would be a cheating aid."
+ANALYSIS_BUSY = "The server is analysing other games just now; ask again in a few minutes."
+ANALYSIS_FAILED = "The server could not analyse that table; ask again to try once more."
+
+
+def _analyse_in_the_background() -> None:
+    """In the analysis's worker: at the lowest priority of the server's work."""
+    with contextlib.suppress(OSError):
+        os.nice(ANALYSIS_NICENESS)
+
+
+class Analyst:
+    """The analysis of the finished tables a server's players ask for (issue 36): made one table
+    at a time, one move at a time, in a worker process of its own at the lowest priority of the
+    server's work (a session's program may not spend the seconds of a core it takes: net/ssh.py),
+    and kept in the data directory, where every later request finds it.  A player's replay asks
+    again every second and is told how far it has got."""
+
+    def __init__(self, folder: Path, effort: int, log: Callable[[str], None]) -> None:
+        self.folder = folder
+        self.effort = effort
+        self.log = log
+        #: table id -> [moves judged, moves of the game], for the tables waiting or being analysed
+        self.progress: dict[str, list[int]] = {}
+        self.queue: asyncio.Queue[tuple[str, Match]] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.pool: ProcessPoolExecutor | None = None
+        self.failed: set[str] = set()  # tables whose analysis failed since they were last asked for
+
+    def place(self, table_id: str) -> Path:
+        """What the analysis of ``table_id`` is kept beside (``<place>.analysis``)."""
+        return self.folder / table_id
+
+    def kept(self, table_id: str, match: Match) -> Any:
+        """The analysis kept for ``table_id``, if it is this game's; None (a damaged one is made again)."""
+        try:
+            return read_analysis(self.place(table_id), match, self.effort)
+        except AnalysisDamaged as exc:
+            self.log(f"[{table_id}] {exc} It is made again.")
+            return None
+
+    def told(self, table_id: str) -> dict[str, Any]:
+        """How far the analysis of ``table_id`` (waiting or being made) has got."""
+        done, total = self.progress[table_id]
+        return {"ok": True, "done": done, "of": total, "ahead": list(self.progress).index(table_id)}
+
+    def ask(self, table_id: str, match: Match) -> dict[str, Any]:
+        """The finished ``match`` queued for its analysis (the caller found none kept), and how
+        far it has got."""
+        if table_id in self.failed:
+            self.failed.discard(table_id)  # said once; asked again, it is tried again
+            raise Refused(ANALYSIS_FAILED)
+        if len(self.progress) > ANALYSIS_QUEUE:
+            raise Refused(ANALYSIS_BUSY)
+        self.progress[table_id] = [0, match.move_count]
+        self.queue.put_nowait((table_id, match))
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self.work())
+        return self.told(table_id)
+
+    def executor(self) -> ProcessPoolExecutor:
+        if self.pool is None:
+            context = multiprocessing.get_context("forkserver")  # (as the bots': the server has threads)
+            context.set_forkserver_preload(["core.games", "core.bots", "core.analysis"])
+            self.pool = ProcessPoolExecutor(1, mp_context=context, initializer=_analyse_in_the_background)
+        return self.pool
+
+    async def work(self) -> None:
+        """The tables asked for, one after another, for as long as the hall runs."""
+        while True:
+            table_id, match = await self.queue.get()
+            try:
+                await self.analyse(table_id, match)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - one table's analysis: said, and the next goes on
+                self.log(f"[{table_id}] Could not analyse the table: {exc!r}")
+                self.failed.add(table_id)
+                if isinstance(exc, BrokenProcessPool):
+                    self.pool = None
+            finally:
+                self.progress.pop(table_id, None)
+
+    async def analyse(self, table_id: str, match: Match) -> None:
+        from core.analysis import assemble, judge, positions_of
+
+        loop = asyncio.get_running_loop()
+        positions = await asyncio.to_thread(positions_of, match, self.effort)
+        progress = self.progress[table_id]
+        progress[0] = sum(1 for p in positions if p is None)
+        estimates = {}
+        for position in positions:
+            if position is not None:
+                estimates[position.move] = await loop.run_in_executor(self.executor(), judge, position)
+                progress[0] += 1
+        analysis = assemble(match, estimates, self.effort)
+        await asyncio.to_thread(self.keep, table_id, match, analysis)
+        self.log(f"[{table_id}] Analysed ({match.move_count} moves).")
+
+    def keep(self, table_id: str, match: Match, analysis: Any) -> None:
+        self.folder.mkdir(mode=0o700, exist_ok=True)
+        keep_analysis(self.place(table_id), match, analysis)
+
+    async def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+            self.task = None
+        if self.pool is not None:
+            for process in list(getattr(self.pool, "_processes", {}).values()):
+                with contextlib.suppress(Exception):
+                    process.kill()  # an analysis half made is not worth the wait: it is asked for again
+            manager = getattr(self.pool, "_executor_manager_thread", None)
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+            if manager is not None:
+                await asyncio.to_thread(manager.join, 5)
 
 
 class BotPool:
@@ -317,6 +448,7 @@ class Hall:
         cluster: Cluster | None = None,
         offloop: Offloop | None = None,
         ratings: Ratings | None = None,
+        analysis_effort: int | None = None,
     ) -> None:
         self.data_dir = Path(data_dir)
         self.folder = self.data_dir / TABLES
@@ -340,6 +472,8 @@ class Hall:
         self.bots = bots if bots is not None else BotPool(log=self.log)
         #: the players' (and bot levels') ratings, kept beside the tables: each finished table rated once
         self.ratings: Ratings = ratings if ratings is not None else ratings_for(self.store, self.data_dir, self.log)
+        #: the analyses of finished tables, made here when a player asks for one (issue 36)
+        self.analyst = Analyst(self.data_dir / ANALYSES, analysis_effort or DEFAULT_EFFORT, self.log)
         #: the tables served here whose end this hall has seen (and rates once it is written)
         self.ends_seen: set[str] = set()
         #: every message a table sends, with the table and the seat it went to (leak tests)
@@ -589,6 +723,7 @@ class Hall:
             task.cancel()
         if handlers:
             await asyncio.wait(handlers, timeout=5)
+        await self.analyst.close()
         await self.offloop.close()  # every save written and let go
         self.bots.close()
         unlink_if_same(self.socket_path, self.socket_id)
@@ -1162,6 +1297,8 @@ class Hall:
                 return await self.stand(name, self.table_or_refuse(message))
             if kind == "log":
                 return await self.table_log(self.table_or_refuse(message))
+            if kind == "analysis":
+                return await self.table_analysis(self.table_or_refuse(message))
             if kind == "ratings":
                 return await self.leaderboard(name, message)
             if kind == "results":
@@ -1321,14 +1458,35 @@ class Hall:
         """A finished table's whole log (everything is revealed at the end)."""
         if table.state() != "finished":
             raise Refused("That table is still in play: open it and look back with h (your seat's eyes only).")
-        match = table.match
-        if match is None:
-            try:
-                match = (await self.offloop.call(load, self.store.source(table.id))).match
-            except SaveError as exc:
-                raise Refused(str(exc)) from None
+        match = await self.finished_match(table)
         moves = [[m.seat, m.command, match.events[m.start : m.end]] for m in match.moves]
         return {"ok": True, "header": match.header, "moves": moves}
+
+    async def finished_match(self, table: Table) -> Match:
+        """The match of a finished table: the one in play here, else its log read."""
+        if table.match is not None:
+            return table.match
+        try:
+            return (await self.offloop.call(load, self.store.source(table.id))).match
+        except SaveError as exc:
+            raise Refused(str(exc)) from None
+
+    async def table_analysis(self, table: Table) -> dict[str, Any]:
+        """A finished table's analysis: the one kept here, else how far its making has got
+        (the table queued for it if it was not)."""
+        if table.state() != "finished":
+            raise Refused(ANALYSIS_IN_PLAY)
+        if table.id in self.analyst.progress:
+            return self.analyst.told(table.id)
+        match = await self.finished_match(table)
+        if match.outcome is None:
+            raise Refused(ANALYSIS_IN_PLAY)
+        kept = await self.offloop.call(self.analyst.kept, table.id, match)
+        if kept is not None:
+            return {"ok": True, "analysis": kept.to_plain()}
+        if table.id in self.analyst.progress:  # (asked for meanwhile, by another player)
+            return self.analyst.told(table.id)
+        return self.analyst.ask(table.id, match)
 
 
 class Refused(Exception):

@@ -196,10 +196,13 @@ class CabinetApp(App[int]):
         viewer: Any = None,
         locked: bool = False,
         ends_program: bool = False,
+        analyst: Any = None,
     ) -> None:
         from screens.replay import ReplayScreen
 
-        self.push_screen(ReplayScreen(match, path, at=at, viewer=viewer, locked=locked, ends_program=ends_program))
+        self.push_screen(
+            ReplayScreen(match, path, at=at, viewer=viewer, locked=locked, ends_program=ends_program, analyst=analyst)
+        )
 
     async def join(self, remote: Any, from_command_line: bool = False) -> bool:
         """Join a hosted game and show it; a failure is one sentence (and, from the

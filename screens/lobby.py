@@ -9,6 +9,7 @@ everything (who may sit where, when a table starts); the screen asks and shows.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -137,7 +138,11 @@ async def replay_table(app: App, hall: HallClient, table_id: str) -> None:
     except SaveError as exc:
         app.notify(str(exc), severity="error")
         return
-    app.open_replay(match, Path(f"table {table_id}"))
+
+    def analyst() -> Awaitable[dict[str, Any]]:  # the hall makes a table's analysis, and keeps it
+        return hall.request({"t": "analysis", "table": table_id})
+
+    app.open_replay(match, Path(f"table {table_id}"), analyst=analyst)
 
 
 class SeatPicker(ModalScreen[int | None]):

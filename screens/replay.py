@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import bisect
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -101,12 +103,18 @@ SERVED = (
 
 
 class AnalysisProgress(Message):
-    """The analysis has judged ``done`` moves of ``total`` (posted from its thread)."""
+    """The analysis has judged ``done`` moves of ``total`` (posted from its thread); a server
+    making it has ``ahead`` other tables to analyse first."""
 
-    def __init__(self, done: int, total: int) -> None:
+    def __init__(self, done: int, total: int, ahead: int = 0) -> None:
         super().__init__()
         self.done = done
         self.total = total
+        self.ahead = ahead
+
+
+class AnalysisRefused(Exception):
+    """The server would not, or could not, give a served table's analysis: the sentence why."""
 
 
 class AnalysisSaid(Message):
@@ -151,6 +159,8 @@ class ReplayScreen(TableScreen):
     #: resource tracker passes on the app's captured stderr, whose file number is -1:
     #: docs/PERFORMANCE.md, issue 36)
     ANALYSIS_EFFORT = DEFAULT_EFFORT
+    #: seconds between two questions to a server making a served table's analysis
+    ASK_EVERY = 1.0
 
     def __init__(
         self,
@@ -160,12 +170,16 @@ class ReplayScreen(TableScreen):
         viewer: Any = None,
         locked: bool = False,
         ends_program: bool = False,
+        analyst: Callable[[], Awaitable[dict[str, Any]]] | None = None,
     ) -> None:
         """``at``: the position after that many moves (a move is what a player did);
         None: the end.  ``ends_program``: leaving ends the program (a replay the command
-        line opened goes back to the shell; one opened from the menu, to the menu)."""
+        line opened goes back to the shell; one opened from the menu, to the menu).
+        ``analyst``: where a served table's analysis is asked for (its hall, which makes it
+        and keeps it: a session may not spend the processor it takes); None: made here."""
         super().__init__()
         self.ends_program = ends_program
+        self.analyst = analyst
         self.match = match
         self.path = path
         #: the positions between moves, in events: right after the setup, then after each move
@@ -211,8 +225,8 @@ class ReplayScreen(TableScreen):
 
     @property
     def analysable(self) -> bool:
-        """A finished game, replayed here (a served session makes no analysis: ``SERVED``)."""
-        return self.match.outcome is not None and not getattr(self.app, "served", False)
+        """A finished game (a served session makes none itself, ``SERVED``: its hall does)."""
+        return self.match.outcome is not None and (self.analyst is not None or not getattr(self.app, "served", False))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if super().check_action(action, parameters) is False:
@@ -416,7 +430,7 @@ class ReplayScreen(TableScreen):
     def action_analyse(self) -> None:
         """The finished game's analysis: the one kept beside the save at once, else worked out
         in a thread, the replay going on meanwhile."""
-        stored = self.stored_analysis()
+        stored = self.stored_analysis() if self.analyst is None else None
         if stored is not None:
             self.take_analysis(stored)
             return
@@ -425,8 +439,27 @@ class ReplayScreen(TableScreen):
         bar = self.query_one("#analysing-bar", ProgressBar)
         bar.update(total=max(total, 1), progress=0)
         self.add_class("-analysing")
-        self.analysing = self.work_out()
+        self.analysing = self.work_out() if self.analyst is None else self.ask_server()
         self.refresh_bindings()
+
+    @work(exclusive=True, group="analysis", exit_on_error=False)
+    async def ask_server(self) -> Analysis | None:
+        """A served table's analysis, asked of its hall every ASK_EVERY seconds until it is
+        made (the hall goes on with it if the player stops waiting: it is there next time)."""
+        assert self.analyst is not None
+        while True:
+            reply = await self.analyst()
+            if not reply.get("ok"):
+                raise AnalysisRefused(str(reply.get("message") or "the server did not say why"))
+            if "analysis" in reply:
+                try:  # what a server sent: checked as a kept analysis is
+                    return Analysis.from_plain(reply["analysis"])
+                except (TypeError, ValueError, KeyError) as exc:
+                    raise AnalysisRefused(f"the server sent an analysis that cannot be read ({exc})") from None
+            done, total, ahead = reply.get("done"), reply.get("of"), reply.get("ahead")
+            if isinstance(done, int) and isinstance(total, int):
+                self.post_message(AnalysisProgress(done, total, ahead if isinstance(ahead, int) else 0))
+            await asyncio.sleep(self.ASK_EVERY)
 
     def stored_analysis(self) -> Analysis | None:
         """The analysis kept beside the save, when it is of this game as played; one that
@@ -466,8 +499,11 @@ class ReplayScreen(TableScreen):
             return  # stopped: what its thread still said is of no interest
         bar = self.query_one("#analysing-bar", ProgressBar)
         bar.update(total=max(message.total, 1), progress=message.done)
+        ahead = message.ahead
         self.query_one("#analysing-text", Static).update(
-            f"Analysing move {message.done} of {message.total} · Esc stops"
+            f"The server analyses {ahead} other game{'s' if ahead > 1 else ''} first · Esc stops"
+            if ahead
+            else f"Analysing move {message.done} of {message.total} · Esc stops"
         )
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

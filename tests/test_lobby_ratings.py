@@ -156,6 +156,10 @@ async def test_the_leaderboard_from_the_lobby_marks_your_row_and_goes_through_th
     app = lobby_app(hall)
     async with app.run_test(size=(80, 24)) as pilot:
         await in_lobby(pilot, app)
+        for _ in range(100):  # (the footer's keys come in a frame after the lobby's rows)
+            if footer(app).strip():
+                break
+            await pilot.pause(0.02)
         assert footer(app).rstrip().endswith("b Ratings  ? Rules  q Quit")  # every lobby key shows at 80
         await pilot.press("b")
         leaderboard = await settled(pilot, LeaderboardScreen)
