@@ -16,7 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import cabinet.main as program  # what the `cabinet` script imports
 
-
 real_run_app = program.run_app
 
 

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from rich.theme import Theme as RichTheme
 from textual import events
 from textual.app import App, SystemCommand
-from textual.reactive import Reactive
 from textual.notifications import SeverityLevel
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.theme import Theme
 
