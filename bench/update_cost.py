@@ -10,7 +10,9 @@ process (net.client.RemoteTable); seat 0 is `cabinet join` (cabinet.main.main it
 process in a pseudo-terminal of 80x24 that this script reads and drains, with the environment
 of a served session (TERM xterm-256color, truecolor, TEXTUAL_FPS 30).  The player at seat 0 is
 scripted inside that app: when its update says it must move, it plays a random legal command
-through the table screen's feed after a pause (what its board's Chosen message does).  Each seat
+through the table screen's feed after a pause (what its board's Chosen message does), first
+answering a dialog over the table as a player would (a score sheet: go on; 1988's campaign draw:
+a pick of its own).  Each seat
 waits PACE seconds before it moves, so that every update is drawn on its own, as at a table of
 people (a move every 1-2 s leaves the screen idle between updates).
 
@@ -120,8 +122,16 @@ def child(tree: Path, address: str, code: str, pace: float, seed: int, counts: P
             n = log.move_count
 
             def play() -> None:  # what the board's Chosen message does
-                if self.is_attached and self.knows.move_count == n and self.knows.my_move():
-                    self.feed.command(rng.choice(moves))
+                if not (self.is_attached and self.knows.move_count == n and self.knows.my_move()):
+                    return
+                top = self.app.screen
+                if top is not self:  # a dialog over the table, answered as its player would
+                    commands = getattr(top, "commands", None)  # 1988's campaign draw: a pick
+                    if commands:
+                        top.dismiss(rng.choice(commands))  # type: ignore[attr-defined]
+                        return
+                    top.dismiss(None)  # type: ignore[attr-defined]  # a score sheet: go on
+                self.feed.command(rng.choice(moves))
 
             self.set_timer(self.app.bench_pace, play)  # type: ignore[attr-defined]
 
