@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from rich.cells import cell_len
 from rich.console import Group
@@ -12,7 +12,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.geometry import Size
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
@@ -57,6 +57,48 @@ def printable_view(value: Any) -> Any:
             return value
         return type(value)(items) if isinstance(value, list) else tuple(items)
     return value
+
+
+class LaidOutOnce(Widget if TYPE_CHECKING else object):  # type: ignore[misc]
+    """A widget laid out once when its size changes, not twice.
+
+    When a widget's size changes, Textual sets its virtual size (the size of what it holds) as
+    a reactive that asks for a layout of its own: every part of a board that grew or shrank was
+    laid out and drawn a second time, in a frame of its own, after the frame that showed it
+    (issue 35).  The layout that measured the widget has just arranged what it holds, and its
+    scrollbars are updated with the new sizes all the same (``Widget._size_updated``): its
+    virtual size is set without that second layout.  (A mixin, put first: Textual finds a
+    widget's CSS type names through its first base that is a widget.)"""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+class BoardPart(LaidOutOnce, Static):
+    """A part of a board: a Static that ``Board.paint`` fills."""
+
+
+class BoardScroll(LaidOutOnce, VerticalScroll):
+    """The part of a board that scrolls when a tall choice meets many players in 24 rows."""
+
+
+def keeps_its_size(widget: Widget) -> bool:
+    """Whether ``widget``, given new content, takes the room it took: its width does not come
+    from its content, and its height does not either or its content is as tall as before at
+    that width.  Then it is drawn
+    again alone; otherwise the screen is laid out again (Textual lays out the whole screen
+    for any widget whose content changed, and draws again all that moved: most of a move's
+    cost at a table when a line of the board changed and nothing moved, issue 35)."""
+    styles = widget.styles
+    size = widget.content_size
+    if not widget.is_mounted or not widget.display or not size.width or not size.height:
+        return False
+    if (styles.width is not None and styles.width.is_auto) or styles.height is None:
+        return False  # a width that comes from the content: laid out again (none: it fills the row)
+    if not styles.height.is_auto:
+        return True  # a height the stylesheet gives (lines, a share of the room): not the content's
+    height = widget.get_content_height(widget.container_size, widget.app.size, size.width)
+    return height == size.height
 
 
 class Board(Widget):
@@ -109,7 +151,9 @@ class Board(Widget):
         if self.painted.get(selector, _NOTHING) == key:
             return
         self.painted[selector] = key
-        widget.update(content)
+        widget.update(content, layout=False)
+        if not keeps_its_size(widget):
+            widget.refresh(layout=True)
 
     def take_focus(self, widget: Widget) -> None:
         """Focus the widget of the player's choice, unless they are browsing the history."""
@@ -282,6 +326,7 @@ class KeysFooter(Footer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.shown_keys: tuple[Any, ...] | None = None
+        self.looking = False  # a look at the keys is on its way
 
     def keys_now(self) -> tuple[Any, ...]:
         return tuple(
@@ -291,11 +336,17 @@ class KeysFooter(Footer):
         )
 
     def bindings_changed(self, screen: Screen) -> None:
+        """The keys are looked at once the messages before are handled, once for all the
+        changes they made, so that the footer changes in the frame that shows why (Textual's
+        footer waits for the next frame: an update of a table whose turn passed cost a frame
+        for the footer alone, issue 35)."""
         self._bindings_ready = True
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            self.call_after_refresh(self.recompose_if_changed)
+        if screen.app.app_focus and self.is_attached and screen is self.screen and not self.looking:
+            self.looking = True
+            self.call_later(self.recompose_if_changed)
 
     async def recompose_if_changed(self) -> None:
+        self.looking = False
         if not self.is_attached:
             return
         keys = self.keys_now()
