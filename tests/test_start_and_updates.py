@@ -1,5 +1,7 @@
 """Issue 35: `cabinet` alone opens its menu by a lighter path, the app starts in its own
-theme, and a history longer than its panel draws its scrollbar only when it changes."""
+theme; at a table a history longer than its panel draws its scrollbar only when it changes, a
+part of the board is laid out only when its size changes, and once, and the footer looks at its
+keys once for all the changes of a message."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from screens.app import CABINET_THEME, CabinetApp
 from screens.menu import MainMenu
 from screens.play import PlayScreen
 from tests.tui_helpers import play_app, run_async, screen_text, settle
-from tui.widgets import HistoryPanel
+from tui.widgets import Board, BoardPart, HistoryPanel, KeysFooter
 
 
 def opened_by(argv: list[str] | None) -> tuple[Any, Path]:
@@ -141,3 +143,65 @@ async def test_a_long_history_draws_its_scrollbar_only_when_it_changes(tmp_path:
         assert drawn
         assert history.scroll_y == history.max_scroll_y
         assert "The newest line" in screen_text(app)
+
+
+async def table_part(pilot) -> tuple[PlayScreen, Any]:
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, PlayScreen)
+    return screen, screen.query_one(Board)
+
+
+@run_async
+async def test_a_part_of_the_board_is_laid_out_only_when_its_size_changes(tmp_path: Path, monkeypatch) -> None:
+    """A new line in the same room is drawn again alone; one that takes more room has the
+    screen laid out, once, and no second time after the frame that showed it."""
+    app = play_app(tmp_path, humans=1, players=3, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, board = await table_part(pilot)
+        part = screen.query_one("#aj-table", BoardPart)  # its height is its content's
+        asked: list[bool] = []
+        refresh = type(part).refresh
+
+        def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if self is part:
+                asked.append(bool(kwargs.get("layout")))
+            return refresh(self, *args, **kwargs)
+
+        monkeypatch.setattr(type(part), "refresh", counted)
+        height = part.content_size.height
+        board.paint("#aj-table", "\n".join(f"line {i}" for i in range(height)))  # as many lines as it has
+        await pilot.pause()
+        await pilot.pause()
+        assert asked and not any(asked), "the same room: drawn again, not laid out"
+        assert part.content_size.height == height and "line 0" in screen_text(app)
+        asked.clear()
+        board.paint("#aj-table", "\n".join(f"row {i}" for i in range(height + 3)))  # more lines: more room
+        assert asked == [False, True]
+        asked.clear()
+        await pilot.pause()
+        await pilot.pause()
+        assert part.content_size.height == height + 3 and f"row {height + 2}" in screen_text(app)
+        assert asked == [], "laid out once: its new size asks for no layout of its own"
+
+
+@run_async
+async def test_the_footer_looks_at_its_keys_once_for_many_changes(tmp_path: Path, monkeypatch) -> None:
+    looked: list[int] = []
+    recompose_if_changed = KeysFooter.recompose_if_changed
+
+    async def counted(self: KeysFooter) -> None:
+        looked.append(1)
+        await recompose_if_changed(self)
+
+    monkeypatch.setattr(KeysFooter, "recompose_if_changed", counted)
+    app = play_app(tmp_path, humans=1, players=3, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, _ = await table_part(pilot)
+        looked.clear()
+        for _ in range(3):
+            screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert looked == [1]
+        assert "Menu" in screen_text(app).splitlines()[-1]  # the footer still shows its keys
