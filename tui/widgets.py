@@ -387,26 +387,7 @@ class KeysFooter(Footer):
         return True
 
 
-class SteadyOptionList(OptionList):
-    """An OptionList whose scrollbar is drawn again only when it changes.
-
-    Textual's ScrollView keeps the virtual size it measures itself (an OptionList: its lines),
-    but at every layout of the screen it compares that with the one the layout passes (the
-    size of its content region), which differs whenever the list is longer than it shows; so
-    every layout, whatever it moved, had it update its scrollbar to the same values and draw it
-    again, in one more frame of its own: a history panel's scrollbar was drawn in every frame
-    of a table, and every update of the table cost a frame more (docs/PERFORMANCE.md, issue 35).
-    The size, the container's size and the list's own virtual size are what its scrollbar is
-    made of: when neither of the first two changed, there is nothing to do (a change of its
-    lines updates the scrollbar as it is made, in ``_update_lines``)."""
-
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
-        if size == self._size and container_size == self.container_size:
-            return False
-        return super()._size_updated(size, virtual_size, container_size, layout)
-
-
-class ChoiceList(SteadyOptionList):
+class ChoiceList(OptionList):
     """A board's list of the moves its seat may make: Enter plays the highlighted one,
     and the footer says so while the list has the keys.
 
@@ -483,7 +464,7 @@ class ChoiceList(SteadyOptionList):
         self.refresh_bindings()
 
 
-class HistoryPanel(SteadyOptionList):
+class HistoryPanel(OptionList):
     """One line per event; highlighting a line shows the table as it was then."""
 
     #: while the player browses it, the footer says how: the arrows step, Esc goes back to play
