@@ -1,6 +1,7 @@
 """Issue 35: `cabinet` alone opens its menu by a lighter path, the app starts in its own
-theme; at a table a part of the board is laid out only when its size changes, and once, and
-the footer looks at its keys once for all the changes of a message."""
+theme; at a table a history longer than its panel draws its scrollbar only when it changes, a
+part of the board is laid out only when its size changes, and once, and the footer looks at its
+keys once for all the changes of a message."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ from typing import Any
 
 import pytest
 from textual.css.stylesheet import Stylesheet
+from textual.scrollbar import ScrollBar
+from textual.widgets import Static
 
 from cabinet.main import main
 from screens.app import CABINET_THEME, CabinetApp
 from screens.menu import MainMenu
 from screens.play import PlayScreen
 from tests.tui_helpers import play_app, run_async, screen_text, settle
-from tui.widgets import Board, BoardPart, KeysFooter
+from tui.widgets import Board, BoardPart, HistoryPanel, KeysFooter
 
 
 def opened_by(argv: list[str] | None) -> tuple[Any, Path]:
@@ -99,6 +102,48 @@ async def test_the_app_starts_in_its_theme_and_a_player_may_change_it(tmp_path: 
         assert app.stylesheet._variables["background"] != CABINET_THEME.background
         assert not app.current_theme.dark
         assert "New game" in screen_text(app)
+
+
+@run_async
+async def test_a_long_history_draws_its_scrollbar_only_when_it_changes(tmp_path: Path, monkeypatch) -> None:
+    drawn: list[str] = []
+    refresh = ScrollBar.refresh
+
+    def counted(self: ScrollBar, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(self.parent, HistoryPanel):
+            drawn.append("history")
+        return refresh(self, *args, **kwargs)
+
+    monkeypatch.setattr(ScrollBar, "refresh", counted)
+    app = play_app(tmp_path, humans=1, players=3, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        history = screen.query_one(HistoryPanel)
+        history.append_lines([(1000 + i, f"Line {i}: a long line of history", None) for i in range(40)])
+        await pilot.pause()
+        await pilot.pause()
+        assert history.max_scroll_y > 0 and history.scroll_y == history.max_scroll_y
+        # a part of the board beside it grows and shrinks: the screen is laid out again, the
+        # history's size and lines are as they were, and its scrollbar is not drawn again
+        drawn.clear()
+        part = screen.query_one("#aj-table", Static)  # its height is its content's
+        part.update("one\ntwo\nthree\nfour\nfive")
+        await pilot.pause()
+        await pilot.pause()
+        part.update("one")
+        await pilot.pause()
+        await pilot.pause()
+        assert drawn == []
+        # new lines: the scrollbar changes, and is drawn; the newest line is in view (and a replay
+        # opened at a move shows its thumb there: tests/test_tui.py, test_snapshot_replay)
+        history.append_lines([(2000, "The newest line", None)])
+        await pilot.pause()
+        await pilot.pause()
+        assert drawn
+        assert history.scroll_y == history.max_scroll_y
+        assert "The newest line" in screen_text(app)
 
 
 async def table_part(pilot) -> tuple[PlayScreen, Any]:

@@ -387,7 +387,50 @@ class KeysFooter(Footer):
         return True
 
 
-class ChoiceList(OptionList):
+class SteadyOptionList(OptionList):
+    """An OptionList whose scrollbar is drawn again only when it changes.
+
+    Textual's ScrollView keeps the virtual size it measures itself (an OptionList: its lines),
+    but at every layout of the screen it compares that with the one the layout passes (the
+    size of its content region), which differs whenever the list is longer than it shows; so
+    every layout, whatever it moved, had it update its scrollbar to the same values and draw it
+    again, in one more frame of its own: a history panel's scrollbar was drawn in every frame
+    of a table, and every update of the table cost a frame more (docs/PERFORMANCE.md, issue 35).
+    What its scrollbars are made of is kept when they are made (``_scroll_update``): the sizes,
+    its own virtual size, which scrollbars show and whether they were mounted yet (one not
+    mounted is not drawn by a refresh: a replay opened at a move had its thumb left at the
+    top).  When none of that changed, a layout has nothing to do here."""
+
+    #: what the scrollbars were last made of
+    _scrolled_for: tuple[Any, ...] | None = None
+
+    def _scrollbars_of(self) -> tuple[Any, ...]:
+        bars = (self._vertical_scrollbar, self._horizontal_scrollbar)
+        return (
+            self._size,
+            self._container_size,
+            self.virtual_size,
+            self.show_vertical_scrollbar,
+            self.show_horizontal_scrollbar,
+            tuple(bar is not None and bar.is_mounted for bar in bars),
+        )
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        super()._scroll_update(virtual_size)
+        self._scrolled_for = self._scrollbars_of()
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        if (
+            size == self._size
+            and container_size == self.container_size
+            and not self._scrollbar_changes
+            and self._scrolled_for == self._scrollbars_of()
+        ):
+            return False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+
+class ChoiceList(SteadyOptionList):
     """A board's list of the moves its seat may make: Enter plays the highlighted one,
     and the footer says so while the list has the keys.
 
@@ -464,7 +507,7 @@ class ChoiceList(OptionList):
         self.refresh_bindings()
 
 
-class HistoryPanel(OptionList):
+class HistoryPanel(SteadyOptionList):
     """One line per event; highlighting a line shows the table as it was then."""
 
     #: while the player browses it, the footer says how: the arrows step, Esc goes back to play
