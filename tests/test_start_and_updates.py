@@ -206,3 +206,29 @@ async def test_the_footer_looks_at_its_keys_once_for_many_changes(tmp_path: Path
         await pilot.pause()
         assert looked == [1]
         assert "Menu" in screen_text(app).splitlines()[-1]  # the footer still shows its keys
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@run_async
+async def test_a_screen_updated_move_by_move_shows_what_a_fresh_drawing_shows(tmp_path: Path, size) -> None:
+    """Each update repaints only what changed (a part in the same room alone, a part that grew
+    laid out once, the footer with it, the scrollbars when they change): after every move the
+    screen must read exactly as the whole screen drawn afresh reads."""
+    app = play_app(tmp_path, humans=1, players=3, seed=5)
+    async with app.run_test(size=size) as pilot:
+        screen, _ = await table_part(pilot)
+        for _ in range(12):
+            log = screen.knows
+            if log.outcome is not None:
+                break
+            if log.my_move() and log.legal:
+                screen.feed.command(log.legal[-1])
+            await settle(pilot)
+            updated = screen_text(app)
+            app.screen.refresh(layout=True)  # the whole screen laid out and drawn again
+            for widget in app.screen.query("*"):
+                widget.refresh()
+            await pilot.pause()
+            await pilot.pause()
+            assert screen_text(app) == updated
+        assert len(screen.knows.events) > 12  # moves were made and drawn
