@@ -10,6 +10,7 @@ from rich.theme import Theme as RichTheme
 from textual import events
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
+from textual.reactive import Reactive
 from textual.screen import Screen
 from textual.theme import Theme
 
@@ -67,6 +68,7 @@ RULES_STYLES = RichTheme(
 class CabinetApp(App[int]):
     TITLE = "Cabinet"
     ENABLE_COMMAND_PALETTE = True
+    theme: Reactive[str] = Reactive(CABINET_THEME.name)
     #: seconds a notification stays; errors stay a little longer (ERROR_TIMEOUT)
     NOTIFICATION_TIMEOUT = 4
     ERROR_TIMEOUT = 6
@@ -79,7 +81,12 @@ class CabinetApp(App[int]):
 
         super().__init__(css_path=[HOUSE_STYLE, *stylesheets()])
         self.register_theme(CABINET_THEME)
-        self.theme = CABINET_THEME.name
+        # ``theme`` starts as the Cabinet theme (the class's default, below), so no change of
+        # theme is made at start: a change has Textual parse every stylesheet again once the
+        # first screen is up (10 ms of a start-up of 250, docs/PERFORMANCE.md, issue 35). The
+        # stylesheet, made in App.__init__ before the theme was registered, takes its variables.
+        self.stylesheet.set_variables(self.get_css_variables())
+        self.set_class(True, f"-theme-{CABINET_THEME.name}")
         self.console.push_theme(RULES_STYLES)
         self.save_dir = save_dir
         self.start = start or Start()

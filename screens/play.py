@@ -147,9 +147,13 @@ class PlayScreen(LiveTableScreen):
             history.news_after = log.last_own_move() if isinstance(log.seat, int) else None
             history.set_lines(log.all_lines())
         else:
-            history.append_lines(log.lines(new))
+            # the news marked first, then the new lines (marked as they are made): the lines
+            # marked again are measured with the new ones, before the panel scrolls to its end
+            # (marked after, they were measured when drawn, and the panel laid out and drawn
+            # again in a frame of its own)
             if isinstance(log.seat, int):
                 history.mark_news(log.last_own_move())
+            history.append_lines(log.lines(new))
             # a new turn or round: at a hot-seat table its first move comes after a curtain (a mark on
             # a move's first event names the move itself, as Ministères' placed cards: not a new turn)
             starts = {end for end, _ in log.moves[-(len(new) + 1) :]}

@@ -944,6 +944,13 @@ RunApp = Callable[[Any, Path], int]
 def main(argv: list[str] | None = None, run_app: RunApp | None = None) -> int:
     """The ``cabinet`` command: every command that needs no screen is run here; one that opens the
     app is handed to ``run_app`` (the app is composed from the screens, above this module)."""
+    if run_app is not None and not (sys.argv[1:] if argv is None else argv):
+        # ``cabinet`` alone: the menu. Nothing to parse (what parse_args([]) gives), and the
+        # parser, 6 ms of a start-up, is built only if the save directory must be refused;
+        # the saves' writer is already called "cabinet" (docs/PERFORMANCE.md, issue 35)
+        from tui.start import Start
+
+        return run_app(Start(), save_dir_of(argparse.Namespace(save_dir=None, command=None)))
     from saves import format as save_format
 
     parser = build_parser()

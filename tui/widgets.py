@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Self, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from rich.cells import cell_len
 from rich.console import Group
@@ -12,7 +12,8 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
@@ -56,6 +57,48 @@ def printable_view(value: Any) -> Any:
             return value
         return type(value)(items) if isinstance(value, list) else tuple(items)
     return value
+
+
+class LaidOutOnce(Widget if TYPE_CHECKING else object):  # type: ignore[misc]
+    """A widget laid out once when its size changes, not twice.
+
+    When a widget's size changes, Textual sets its virtual size (the size of what it holds) as
+    a reactive that asks for a layout of its own: every part of a board that grew or shrank was
+    laid out and drawn a second time, in a frame of its own, after the frame that showed it
+    (issue 35).  The layout that measured the widget has just arranged what it holds, and its
+    scrollbars are updated with the new sizes all the same (``Widget._size_updated``): its
+    virtual size is set without that second layout.  (A mixin, put first: Textual finds a
+    widget's CSS type names through its first base that is a widget.)"""
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        return super()._size_updated(size, virtual_size, container_size, layout=False)
+
+
+class BoardPart(LaidOutOnce, Static):
+    """A part of a board: a Static that ``Board.paint`` fills."""
+
+
+class BoardScroll(LaidOutOnce, VerticalScroll):
+    """The part of a board that scrolls when a tall choice meets many players in 24 rows."""
+
+
+def keeps_its_size(widget: Widget) -> bool:
+    """Whether ``widget``, given new content, takes the room it took: its width does not come
+    from its content, and its height does not either or its content is as tall as before at
+    that width.  Then it is drawn
+    again alone; otherwise the screen is laid out again (Textual lays out the whole screen
+    for any widget whose content changed, and draws again all that moved: most of a move's
+    cost at a table when a line of the board changed and nothing moved, issue 35)."""
+    styles = widget.styles
+    size = widget.content_size
+    if not widget.is_mounted or not widget.display or not size.width or not size.height:
+        return False
+    if (styles.width is not None and styles.width.is_auto) or styles.height is None:
+        return False  # a width that comes from the content: laid out again (none: it fills the row)
+    if not styles.height.is_auto:
+        return True  # a height the stylesheet gives (lines, a share of the room): not the content's
+    height = widget.get_content_height(widget.container_size, widget.app.size, size.width)
+    return height == size.height
 
 
 class Board(Widget):
@@ -108,7 +151,9 @@ class Board(Widget):
         if self.painted.get(selector, _NOTHING) == key:
             return
         self.painted[selector] = key
-        widget.update(content)
+        widget.update(content, layout=False)
+        if not keeps_its_size(widget):
+            widget.refresh(layout=True)
 
     def take_focus(self, widget: Widget) -> None:
         """Focus the widget of the player's choice, unless they are browsing the history."""
@@ -281,6 +326,7 @@ class KeysFooter(Footer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.shown_keys: tuple[Any, ...] | None = None
+        self.looking = False  # a look at the keys is on its way
 
     def keys_now(self) -> tuple[Any, ...]:
         return tuple(
@@ -290,11 +336,17 @@ class KeysFooter(Footer):
         )
 
     def bindings_changed(self, screen: Screen) -> None:
+        """The keys are looked at once the messages before are handled, once for all the
+        changes they made, so that the footer changes in the frame that shows why (Textual's
+        footer waits for the next frame: an update of a table whose turn passed cost a frame
+        for the footer alone, issue 35)."""
         self._bindings_ready = True
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            self.call_after_refresh(self.recompose_if_changed)
+        if screen.app.app_focus and self.is_attached and screen is self.screen and not self.looking:
+            self.looking = True
+            self.call_later(self.recompose_if_changed)
 
     async def recompose_if_changed(self) -> None:
+        self.looking = False
         if not self.is_attached:
             return
         keys = self.keys_now()
@@ -335,7 +387,50 @@ class KeysFooter(Footer):
         return True
 
 
-class ChoiceList(OptionList):
+class SteadyOptionList(OptionList):
+    """An OptionList whose scrollbar is drawn again only when it changes.
+
+    Textual's ScrollView keeps the virtual size it measures itself (an OptionList: its lines),
+    but at every layout of the screen it compares that with the one the layout passes (the
+    size of its content region), which differs whenever the list is longer than it shows; so
+    every layout, whatever it moved, had it update its scrollbar to the same values and draw it
+    again, in one more frame of its own: a history panel's scrollbar was drawn in every frame
+    of a table, and every update of the table cost a frame more (docs/PERFORMANCE.md, issue 35).
+    What its scrollbars are made of is kept when they are made (``_scroll_update``): the sizes,
+    its own virtual size, which scrollbars show and whether they were mounted yet (one not
+    mounted is not drawn by a refresh: a replay opened at a move had its thumb left at the
+    top).  When none of that changed, a layout has nothing to do here."""
+
+    #: what the scrollbars were last made of
+    _scrolled_for: tuple[Any, ...] | None = None
+
+    def _scrollbars_of(self) -> tuple[Any, ...]:
+        bars = (self._vertical_scrollbar, self._horizontal_scrollbar)
+        return (
+            self._size,
+            self._container_size,
+            self.virtual_size,
+            self.show_vertical_scrollbar,
+            self.show_horizontal_scrollbar,
+            tuple(bar is not None and bar.is_mounted for bar in bars),
+        )
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        super()._scroll_update(virtual_size)
+        self._scrolled_for = self._scrollbars_of()
+
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        if (
+            size == self._size
+            and container_size == self.container_size
+            and not self._scrollbar_changes
+            and self._scrolled_for == self._scrollbars_of()
+        ):
+            return False
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
+
+class ChoiceList(SteadyOptionList):
     """A board's list of the moves its seat may make: Enter plays the highlighted one,
     and the footer says so while the list has the keys.
 
@@ -412,7 +507,7 @@ class ChoiceList(OptionList):
         self.refresh_bindings()
 
 
-class HistoryPanel(OptionList):
+class HistoryPanel(SteadyOptionList):
     """One line per event; highlighting a line shows the table as it was then."""
 
     #: while the player browses it, the footer says how: the arrows step, Esc goes back to play

@@ -8,14 +8,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import OptionList, Static
 
 from core.engine import Command
 from core.games.agent_jean import cards
-from tui.widgets import Board, ChoiceList
+from tui.widgets import Board, BoardPart, BoardScroll, ChoiceList
 
 #: (colours that keep 4.5:1 on the board, the selection and the greys of NO_COLOR, in 16 colours too)
 COLOUR_STYLE = {"purple": "bold #B48CFF", "blue": "bold #5FAFFF", "green": "bold #5FD75F", "yellow": "bold #FFD75F"}
@@ -236,7 +235,7 @@ class HandRow(Widget, can_focus=True):
         self.refresh()
 
 
-class TableScroll(VerticalScroll, can_focus=False):
+class TableScroll(BoardScroll, can_focus=False):
     """The table above the hand and the choices: it scrolls only when a long
     choice meets five players in 24 rows; the keys stay with the hand and the
     choices, which are never in it."""
@@ -251,11 +250,11 @@ class AgentJeanBoard(Board):
         # the table scrolls only if a tall choice meets five players at 80x24; the hand and the
         # choices stay below it, whole, whatever its height (a choice is never cut off)
         with TableScroll():
-            yield Static("", id="aj-round")
-            yield Static("", id="aj-plan")
-            yield Static("", id="aj-table")
-            yield Static("", id="aj-players")
-            yield Static("", id="aj-hands")
+            yield BoardPart("", id="aj-round")
+            yield BoardPart("", id="aj-plan")
+            yield BoardPart("", id="aj-table")
+            yield BoardPart("", id="aj-players")
+            yield BoardPart("", id="aj-hands")
         yield HandRow(id="aj-hand")
         yield ChoiceList(id="aj-choices")
 
@@ -326,7 +325,13 @@ class AgentJeanBoard(Board):
             table.append(f"\nGame over. Round {scoring['round']}: {totals}.", style="bold")
         self.paint("#aj-table", table)
 
-        self.query_one("#aj-players", Static).update(self.players_grid(view, scoring))
+        # (a Rich table cannot be compared: what it is drawn from can)
+        drawn_from = (players, seat, view.get("phase"), view.get("active"), scoring)
+        self.paint(
+            "#aj-players",
+            self.players_grid(view, scoring),
+            same_as=(drawn_from, self.screen.has_class("-wide"), self.size.width),
+        )
 
         hand_row = self.query_one(HandRow)
         hand = view.get("hand") or []

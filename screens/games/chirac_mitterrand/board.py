@@ -15,13 +15,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.engine import Command
 from core.games.chirac_mitterrand import cards
-from tui.widgets import Board, ChoiceList, KeysFooter, TableDialog
+from tui.widgets import Board, BoardPart, BoardScroll, ChoiceList, KeysFooter, TableDialog
 
 SIDE_STYLE = {"chirac": "bold #5FAFFF", "mitterrand": "bold #DC70A8"}
 SIDE_LETTER = {"chirac": "C", "mitterrand": "M"}
@@ -479,11 +479,11 @@ class ChiracMitterrandBoard(Board):
 
     def compose(self) -> ComposeResult:
         # the turn line stays put; the rest scrolls only in a terminal smaller than 80x24
-        yield Static("", id="cm-turn")
-        with VerticalScroll(id="cm-table"):
-            yield Static("", id="cm-opinion")
-            yield Static("", id="cm-piles")
-            yield Static("", id="cm-hand")
+        yield BoardPart("", id="cm-turn")
+        with BoardScroll(id="cm-table"):
+            yield BoardPart("", id="cm-opinion")
+            yield BoardPart("", id="cm-piles")
+            yield BoardPart("", id="cm-hand")
             yield CommandList(id="cm-choices")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -538,7 +538,8 @@ class ChiracMitterrandBoard(Board):
             turn.append("  You: ", style="dim")
             turn.append(f"{names[you]} ({SIDE_LETTER[you]})", style=SIDE_STYLE[you])
         self.paint("#cm-turn", one_line(turn))
-        self.query_one("#cm-opinion", Static).update(opinion_group(view))
+        opinion = [view.get(k) for k in ("row_length", "rows", "media", "names", "veto_used")]
+        self.paint("#cm-opinion", opinion_group(view), same_as=opinion)  # (a Rich group: what it is drawn from)
         self.paint("#cm-piles", one_line(self.piles(view)))
         self.fill_choices(view)
         hand = self.hand(view)

@@ -15,7 +15,7 @@ from textual.widgets import OptionList, Static
 from core.engine import Command
 from core.games.edgar_lucien import cards, fosko
 from core.games.edgar_lucien.fosko import ADMIN, IVORY, STEEL, Fosko
-from tui.widgets import Board, ChoiceList
+from tui.widgets import Board, BoardPart, BoardScroll, ChoiceList
 
 #: how each seat's colour is drawn, and its letter for monochrome terminals
 #: (colours that keep 4.5:1 on the board, the selection and the greys of NO_COLOR, in 16 colours too)
@@ -819,14 +819,14 @@ class EdgarLucienBoard(Board):
         self.pane = "map"
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="el-scroll"):
-            yield Static("", id="el-tally")
-            yield Static("", id="el-map")
-            yield Static("", id="el-players")
-            table = Static("", id="el-table")
+        with BoardScroll(id="el-scroll"):
+            yield BoardPart("", id="el-tally")
+            yield BoardPart("", id="el-map")
+            yield BoardPart("", id="el-players")
+            table = BoardPart("", id="el-table")
             table.display = False
             yield table
-        yield Static("", id="el-me")
+        yield BoardPart("", id="el-me")
         yield ChoiceList(id="el-choices")
 
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:

@@ -8,13 +8,12 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.widgets import OptionList, Static
 
 from core.engine import Command
 from core.games.ministeres import cards
 from core.games.ministeres.rules import card_name, lot_kind, means
-from tui.widgets import Board, ChoiceList
+from tui.widgets import Board, BoardPart, BoardScroll, ChoiceList
 
 KIND_STYLE = {"gouvernement": "bold", "roi": "bold #B48CFF", "or": "bold #FFD75F"}
 KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
@@ -144,11 +143,11 @@ class MinisteresBoard(Board):
     def compose(self) -> ComposeResult:
         # the choices below the table, never in its scrolling part: five players' long lines
         # may fill 24 rows, and a choice must be whole on screen
-        with VerticalScroll():
-            yield Static("", id="mi-status")
-            yield Static("", id="mi-ministries")
-            yield Static("", id="mi-table")
-            yield Static("", id="mi-more")
+        with BoardScroll():
+            yield BoardPart("", id="mi-status")
+            yield BoardPart("", id="mi-ministries")
+            yield BoardPart("", id="mi-table")
+            yield BoardPart("", id="mi-more")
         yield ChoiceList(id="mi-choices")
 
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
