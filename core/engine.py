@@ -993,19 +993,18 @@ class Match:
         """Fold a recorded move (loading a save): no decide, no RNG."""
         self._append(seat, command, list(events))
 
-    def take_unfolded(self, seat: int | None, command: Command | None, events: list[Event]) -> None:
-        """Take in a recorded move without folding it (a save's moves before a checkpoint
-        that carries the state): :meth:`settle` must follow, with the state after them,
-        before the match is read or played on."""
-        start = len(self.events)
-        self.events += events
-        end = len(self.events)
-        every = self.snapshot_every
-        snapshots = self._snapshots
-        missing = end // every + 1 - len(snapshots)
+    def take_unfolded(self, moves: Iterable[tuple[int | None, Command | None, list[Event]]]) -> None:
+        """Take in recorded moves (seat, command, events) without folding them (a save's moves
+        before a checkpoint that carries the state): :meth:`settle` must follow, with the
+        state after them, before the match is read or played on."""
+        events, append = self.events, self.moves.append
+        for seat, command, evs in moves:
+            start = len(events)
+            events += evs
+            append(Move(seat, command, start, len(events)))
+        missing = len(events) // self.snapshot_every + 1 - len(self._snapshots)
         if missing > 0:
-            snapshots += [None] * missing
-        self.moves.append(Move(seat, command, start, end))
+            self._snapshots += [None] * missing
         self._unsettled = True
 
     def settle(self, state: Any, anchors: dict[int, Callable[[], Any]] | None = None) -> None:

@@ -2009,6 +2009,26 @@ def _lazy_state(game: Game, records: dict[str, type], raw: bytes, n: int) -> Cal
     return make
 
 
+def _sound_move(body: Any, players: int) -> bool:
+    """Whether a move record of a sealed save has the shape :func:`check_move` asks of one,
+    looked at without a call a field (a load makes thousands): when not, ``check_move``
+    says why."""
+    if type(body) is not dict or not _MOVE_FIELDS.issuperset(body) or "seat" not in body or "command" not in body:
+        return False
+    seat, command, events = body["seat"], body["command"], body.get("events")
+    if seat is None:
+        if command is not None:
+            return False
+    elif type(seat) is not int or not 0 <= seat < players or type(command) is not dict:
+        return False
+    if type(events) is not list:
+        return False
+    for event in events:
+        if type(event) is not dict or type(event.get("t")) is not str:
+            return False
+    return type(body.get("at", "")) is str
+
+
 def _fold_sealed(
     reader: _Reader,
     frames: list[tuple[bytes, int, int, int]],
@@ -2023,65 +2043,86 @@ def _fold_sealed(
     result."""
     game, view = match.game, reader.view
     records = game.state_records()
-    settle_at = -1  # the frame of the checkpoint whose state the match settles at
+    settle_at = 0  # the frame of the checkpoint whose state the match settles at (0: none, fold all)
     settled: Any = None
+    settle_n = 0  # the events it says come before it
     for i in range(len(frames) - 1, -1, -1):
         kind, offset, at, end = frames[i]
         if kind == CHECKPOINT:
             last = _trusted_body(reader, kind, offset, view[at:end])
             _check_body(reader, Frame(kind, offset, end - at, last), players, sealed=True)
-            n = last["n"]
-            moves_before = sum(1 for f in frames[:i] if f[0] == MOVE)
-            if moves_before and "state" in last:
-                settled = _state_from(game, records, last, n)
-                if settled is not None:
-                    settle_at = i
+            settled = _state_from(game, records, last, last["n"])
+            if settled is not None:
+                settle_at, settle_n = i, last["n"]
             break  # only the last: one that cannot be used says the others were written alike
     times: list[str | None] = []
-    result: dict[str, Any] | None = None
-    verified_move = 0  # the last move a checkpoint vouched for
+    decode = _TRUSTING[MOVE]
+
+    # up to it: the moves taken in as they are, each checkpoint's state kept to be made on demand
+    taken: list[tuple[int | None, dict[str, Any] | None, list[engine.Event]]] = []
     earlier: dict[int, Callable[[], Any]] = {}
-    for i, (kind, offset, body_at, end) in enumerate(frames):
+    count = 0  # events so far
+    for kind, offset, at, end in frames[:settle_at]:
         if kind == MOVE:
-            body = _trusted_body(reader, kind, offset, view[body_at:end])
-            _check_body(reader, Frame(kind, offset, end - body_at, body), players, sealed=True)
+            try:
+                body = decode(view[at:end])
+            except Exception:  # noqa: BLE001 - what msgpack refuses: said as for any save
+                body = _trusted_body(reader, kind, offset, view[at:end])
+            if not _sound_move(body, players):
+                _check_body(
+                    reader,
+                    Frame(kind, offset, end - at, _trusted_body(reader, kind, offset, view[at:end])),
+                    players,
+                    sealed=True,
+                )
+            seat = body["seat"]
+            if (seat is None) != (not taken):
+                raise reader.damaged(
+                    offset, "the first move is not the setup" if not taken else "there is a second setup"
+                )
+            events = body["events"]
+            taken.append((seat, body["command"], events))
+            count += len(events)
+            times.append(body.get("at"))
+        elif kind == CHECKPOINT and taken:
+            earlier[count] = _lazy_state(game, records, bytes(view[at:end]), count)
+    if settle_at:
+        kind, offset, at, end = frames[settle_at]
+        if not taken or settled is None or count != settle_n:
+            raise reader.damaged(offset, "a checkpoint there is out of place")
+        match.take_unfolded(taken)
+        match.settle(settled, earlier)
+
+    # after it: folded, checked against each checkpoint's digest and the result
+    result: dict[str, Any] | None = None
+    verified_move = len(match.moves) - 1 if settle_at else 0  # the last move a checkpoint vouched for
+    for kind, offset, at, end in frames[settle_at + 1 if settle_at else 0 :]:
+        body = _trusted_body(reader, kind, offset, view[at:end])
+        _check_body(reader, Frame(kind, offset, end - at, body), players, sealed=True)
+        if kind == MOVE:
             seat = body["seat"]
             if not match.moves and seat is not None:
                 raise reader.damaged(offset, "the first move is not the setup")
             if match.moves and seat is None:
                 raise reader.damaged(offset, "there is a second setup")
-            if i < settle_at:
-                match.take_unfolded(seat, body["command"], body["events"])
-            else:
-                try:
-                    match.replay_move(seat, body["command"], body["events"])
-                except Exception:  # noqa: BLE001 - a move the rules cannot apply fails them anywhere: one sentence
-                    what = "the setup" if len(match.moves) == 0 else f"move {len(match.moves)}"
-                    raise SaveError(
-                        f"{name} cannot be replayed: {what} (at byte {offset}) holds what "
-                        f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
-                    ) from None
+            try:
+                match.replay_move(seat, body["command"], body["events"])
+            except Exception:  # noqa: BLE001 - a move the rules cannot apply fails them anywhere: one sentence
+                what = "the setup" if len(match.moves) == 0 else f"move {len(match.moves)}"
+                raise SaveError(
+                    f"{name} cannot be replayed: {what} (at byte {offset}) holds what "
+                    f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
+                ) from None
             times.append(body.get("at"))
         elif kind == CHECKPOINT:
-            n = len(match.events)
-            if i < settle_at:
-                if match.moves:
-                    earlier[n] = _lazy_state(game, records, bytes(view[body_at:end]), n)
-                continue
-            checkpoint = _trusted_body(reader, kind, offset, view[body_at:end])
-            _check_body(reader, Frame(kind, offset, end - body_at, checkpoint), players, sealed=True)
-            if not match.moves or checkpoint["n"] != n:
+            if not match.moves or body["n"] != len(match.events):
                 raise reader.damaged(offset, "a checkpoint there is out of place")
             index = len(match.moves) - 1
-            if i == settle_at:
-                match.settle(settled, earlier)
-            else:
-                _check_digest(match, checkpoint, index, verified_move, name)
+            _check_digest(match, body, index, verified_move, name)
             verified_move = index
         elif kind == RESULT:
-            result = _trusted_body(reader, kind, offset, view[body_at:end])
-            _check_body(reader, Frame(kind, offset, end - body_at, result), players, sealed=True)
-            _check_result(match, result, offset, reader, name)
+            _check_result(match, body, offset, reader, name)
+            result = body
     return times, result
 
 
