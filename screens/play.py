@@ -145,7 +145,7 @@ class PlayScreen(LiveTableScreen):
         history = self.query_one(HistoryPanel)
         if log.reset or (new and new[0][0] == 0):  # taken back, or told again from the start
             history.news_after = log.last_own_move() if isinstance(log.seat, int) else None
-            history.set_lines(log.all_lines())
+            history.set_history(len(log.events), log.lines_between)
         else:
             history.append_lines(log.lines(new))
             if isinstance(log.seat, int):
