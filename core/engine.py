@@ -813,6 +813,8 @@ def freeze(value: Any) -> Any:
     raise TypeError(f"a state cannot hold a {kind.__name__}")
 
 
+#: what :func:`thaw` takes as it is
+_SCALARS = frozenset((str, int, bool, type(None)))
 #: how deep :func:`thaw` goes (the games' states nest four or five deep)
 THAW_DEPTH = 16
 
@@ -828,6 +830,8 @@ def thaw(plain: Any, records: dict[str, type], depth: int = THAW_DEPTH) -> Any:
     if depth <= 0:
         raise ValueError("a state nested too deep")
     if kind is list:
+        if _SCALARS.issuperset(map(type, plain)):  # cards, names, numbers: nothing inside to make again
+            return tuple(plain)
         return tuple([thaw(v, records, depth - 1) for v in plain])
     if kind is not dict or len(plain) != 1:
         raise ValueError("not a frozen state")

@@ -2097,14 +2097,19 @@ def _fold_sealed(
     result: dict[str, Any] | None = None
     verified_move = len(match.moves) - 1 if settle_at else 0  # the last move a checkpoint vouched for
     for kind, offset, at, end in frames[settle_at + 1 if settle_at else 0 :]:
-        body = _trusted_body(reader, kind, offset, view[at:end])
-        _check_body(reader, Frame(kind, offset, end - at, body), players, sealed=True)
         if kind == MOVE:
+            try:
+                body = decode(view[at:end])
+            except Exception:  # noqa: BLE001 - what msgpack refuses: said as for any save
+                body = _trusted_body(reader, kind, offset, view[at:end])
+            if not _sound_move(body, players):  # why not, in a sentence (not a map, a field...)
+                frame = Frame(kind, offset, end - at, _trusted_body(reader, kind, offset, view[at:end]))
+                _check_body(reader, frame, players, sealed=True)
             seat = body["seat"]
-            if not match.moves and seat is not None:
-                raise reader.damaged(offset, "the first move is not the setup")
-            if match.moves and seat is None:
-                raise reader.damaged(offset, "there is a second setup")
+            if (seat is None) != (not match.moves):
+                raise reader.damaged(
+                    offset, "the first move is not the setup" if not match.moves else "there is a second setup"
+                )
             try:
                 match.replay_move(seat, body["command"], body["events"])
             except Exception:  # noqa: BLE001 - a move the rules cannot apply fails them anywhere: one sentence
@@ -2114,7 +2119,10 @@ def _fold_sealed(
                     f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
                 ) from None
             times.append(body.get("at"))
-        elif kind == CHECKPOINT:
+            continue
+        body = _trusted_body(reader, kind, offset, view[at:end])
+        _check_body(reader, Frame(kind, offset, end - at, body), players, sealed=True)
+        if kind == CHECKPOINT:
             if not match.moves or body["n"] != len(match.events):
                 raise reader.damaged(offset, "a checkpoint there is out of place")
             index = len(match.moves) - 1

@@ -289,9 +289,10 @@ class Table:
             self.writer.close()
 
 
-#: how many events' lines a history panel builds at a time, from the newest back: the rest
-#: when the player goes up to them (a game of 10,000 events opens without 10,000 lines)
-HISTORY_CHUNK = 200
+#: how many events' lines a history panel builds at first, the newest (a panel 40 rows high
+#: is full with them): the rest when the player goes up to them, in chunks that double (a
+#: game of 10,000 events opens without 10,000 lines)
+HISTORY_CHUNK = 64
 
 
 def history_lines(game: Game, events: Iterable[Sequence[Any]], viewer: Viewer) -> list[tuple[int, str, str | None]]:

@@ -117,7 +117,10 @@ async def test_up_onto_the_first_line_builds_the_chunk_before_and_steps_onto_its
         while history.more:
             await pilot.press(*["up"] * (history.highlighted or 1))
             await pilot.pause()
-        assert built(history) == every and history.highlighted == 0
+        assert built(history) == every  # every line, as before issue 35
+        await pilot.press(*["up"] * (history.highlighted + 1))  # up to the first, and no further
+        await pilot.pause()
+        assert history.highlighted == 0 and screen.browsing == every[0][0]
         await pilot.press("escape")  # back to play: the newest line again
         await pilot.pause()
         assert screen.browsing is None and history.highlighted is None

@@ -423,8 +423,9 @@ class HistoryPanel(OptionList):
 
     Given the lines' source (:meth:`set_history`), it builds the lines of the newest
     :data:`~table.table.HISTORY_CHUNK` events, under a first line that says how many came
-    before; going up to that line (↑, a click) builds the chunk before, and a replay that
-    goes back further has them built as far as it goes (:meth:`reach`)."""
+    before; going up to that line (↑, a click) builds as many events' lines before those
+    as are built, and a replay that goes back further has them built as far as it goes
+    (:meth:`reach`)."""
 
     #: while the player browses it, the footer says how: the arrows step, Esc goes back to play
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -504,8 +505,11 @@ class HistoryPanel(OptionList):
         ``down_to``), above them, the highlight kept on its line."""
         if not self.more or self.source is None:
             return
-        goal = self.built_from - HISTORY_CHUNK if down_to is None else down_to
-        start = max(0, min(goal, self.built_from - HISTORY_CHUNK))
+        # as many events as are built already (at least a chunk): going back through a long
+        # game builds its lines in a few steps, each the size of all those before it
+        chunk = max(HISTORY_CHUNK, self.event_index[-1] - self.built_from if self.event_index else 0)
+        goal = self.built_from - chunk if down_to is None else down_to
+        start = max(0, min(goal, self.built_from - chunk))
         lines = [(n, printable(text), mark) for n, text, mark in self.source(start, self.built_from)]
         kept = self.highlighted
         old = list(self.options[1:])  # the marker goes; the built lines stay as they are
