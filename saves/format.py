@@ -14,8 +14,9 @@ flipped bit in a kind byte never turns one valid kind into another):
                    one per ``Match.moves`` entry; the first is the setup (seat None)
     C  checkpoint  {"n": events so far, "digest": digest(game.canonical(state)),
                     "state": engine.freeze(state)}
-                   after the setup and after every move that crosses a multiple of 50 events
-                   ("state" since December 2026: older checkpoints have none)
+                   after the setup and after every move that crosses a multiple of 50 events;
+                   "state" in the first four and where a move crosses a multiple of 200
+                   events (since December 2026: older checkpoints have none)
     R  result      Outcome.to_plain() + {"at": iso time}; last, once the game is over
                    ("victor", a winner with no seat, since December 2026: older results lack it)
 
@@ -131,6 +132,10 @@ KIND_NAMES = {HEADER: "header", MOVE: "move", CHECKPOINT: "checkpoint", RESULT: 
 
 #: a checkpoint follows each move that crosses a multiple of this many events
 CHECKPOINT_EVERY = 50
+#: a checkpoint carries the state when it is one of the game's first four, or its move
+#: crosses a multiple of this many events: a state weighs as much as a few dozen events in
+#: the file, and a load folds at most this many events after the last (issue 35)
+STATE_EVERY = 200
 
 
 class Bound(NamedTuple):
@@ -299,8 +304,15 @@ def _checkpoint_due(index: int, start: int, end: int) -> bool:
     return index == 0 or start // CHECKPOINT_EVERY != end // CHECKPOINT_EVERY
 
 
-def _checkpoint_body(match: Match, state: Any, n: int) -> dict[str, Any]:
+def _state_due(start: int, end: int) -> bool:
+    """Whether the checkpoint after a move of events ``start`` to ``end`` carries the state."""
+    return end < 4 * CHECKPOINT_EVERY or start // STATE_EVERY != end // STATE_EVERY
+
+
+def _checkpoint_body(match: Match, state: Any, n: int, with_state: bool = True) -> dict[str, Any]:
     body: dict[str, Any] = {"n": n, "digest": engine.digest(match.game.canonical(state))}
+    if not with_state:
+        return body
     try:
         frozen = engine.freeze(state)
         if len(msgpack.packb(frozen, use_bin_type=True)) <= BOUNDS[CHECKPOINT].size - 64:
@@ -319,7 +331,8 @@ def _move_records(match: Match, index: int, at: str, state: Any, chain: Chain) -
     move = match.moves[index]
     out = encode_record(MOVE, _move_body(match, index, at), chain)
     if _checkpoint_due(index, move.start, move.end):
-        out += encode_record(CHECKPOINT, _checkpoint_body(match, state, move.end), chain)
+        body = _checkpoint_body(match, state, move.end, _state_due(move.start, move.end))
+        out += encode_record(CHECKPOINT, body, chain)
     return out
 
 
@@ -2046,15 +2059,21 @@ def _fold_sealed(
     settle_at = 0  # the frame of the checkpoint whose state the match settles at (0: none, fold all)
     settled: Any = None
     settle_n = 0  # the events it says come before it
+    stateless = 0  # checkpoints without a state, from the end (a save before issue 35 has only those)
     for i in range(len(frames) - 1, -1, -1):
         kind, offset, at, end = frames[i]
         if kind == CHECKPOINT:
             last = _trusted_body(reader, kind, offset, view[at:end])
             _check_body(reader, Frame(kind, offset, end - at, last), players, sealed=True)
+            if "state" not in last:
+                stateless += 1
+                if stateless > STATE_EVERY // CHECKPOINT_EVERY + 4:
+                    break  # written before checkpoints carried states: every event folded
+                continue  # (most carry none)
             settled = _state_from(game, records, last, last["n"])
             if settled is not None:
                 settle_at, settle_n = i, last["n"]
-            break  # only the last: one that cannot be used says the others were written alike
+            break  # only the last with a state: one that cannot be used says the others were written alike
     times: list[str | None] = []
     decode = _TRUSTING[MOVE]
 
