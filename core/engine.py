@@ -1070,12 +1070,14 @@ class Match:
         while snapshots[below] is None:  # snapshot 0, the initial state, is always there
             below -= 1
         start, state = below * every, snapshots[below]
-        for at in sorted((a for a in self._anchors if start < a <= target), reverse=True):
-            made = self._anchors[at]()
+        anchors = self._anchors  # (read as a copy: a state may be asked for from two threads at once)
+        for at in sorted([a for a in list(anchors) if start < a <= target], reverse=True):
+            make = anchors.get(at)
+            made = make() if make is not None else None
             if made is not None:
                 start, state = at, made
                 break
-            del self._anchors[at]  # a state that cannot be used: folded from further back
+            anchors.pop(at, None)  # a state that cannot be used: folded from further back
         evolve, events = self.game.evolve, self.events
         n = start
         while n < target:
