@@ -46,7 +46,7 @@ import hashlib
 import math
 import random
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -687,6 +687,18 @@ class Game:
         (frozen dataclasses, tuples, plain values; see :func:`digest`)."""
         return state
 
+    def state_records(self) -> dict[str, type]:
+        """The records (dataclasses) a state of this game may hold, by the name
+        :func:`freeze` writes them under: those of the packages its rules come from
+        (the game's class and the classes it derives from), among the modules
+        loaded already.  A checkpoint's state is made again only of these
+        (:func:`thaw`): never of a class a file names."""
+        cached = self.__dict__.get("_state_records")
+        if cached is None:
+            cached = _records_of(type(self))
+            self.__dict__["_state_records"] = cached
+        return cached
+
 
 #: bot levels saved under another name by earlier versions
 LEVEL_ALIASES = {"heuristic": "easy"}
@@ -757,6 +769,113 @@ def digest(value: Any) -> str:
     import msgpack  # here, not at the top: listing the games need not load it
 
     return hashlib.sha256(msgpack.packb(value, use_bin_type=True, default=_packable)).hexdigest()[:32]
+
+
+# -- states as plain data, and back (checkpoints that carry the state) ------------------
+
+
+def _records_of(game_class: type) -> dict[str, type]:
+    import sys
+
+    packages = set()
+    for cls in game_class.__mro__:
+        if cls is Game or cls is object:
+            break
+        where = cls.__module__
+        packages.add(where.rpartition(".")[0] or where)
+    found: dict[str, type] = {}
+    for name, module in list(sys.modules.items()):
+        if not any(name == p or name.startswith(p + ".") for p in packages):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, type) and dataclasses.is_dataclass(value) and value.__module__ == name:
+                found[f"{name}.{value.__qualname__}"] = value
+    return found
+
+
+def freeze(value: Any) -> Any:
+    """A state as plain data that :func:`thaw` makes back into an equal state, of the
+    same types all through: a tuple as a list; a list, a map, a set, a frozen set and a
+    record (a dataclass, its fields in declared order) each as a map of one key
+    (``L``, ``D`` with its pairs, ``S``, ``F``, ``R`` with the record's name first).
+    Raises TypeError for what a state should not hold (a float, bytes, an object)."""
+    kind = type(value)
+    if value is None or kind is str or kind is int or kind is bool:
+        return value
+    if kind is tuple:
+        return [freeze(v) for v in value]
+    if kind is list:
+        return {"L": [freeze(v) for v in value]}
+    if kind is dict:
+        return {"D": [[freeze(k), freeze(v)] for k, v in value.items()]}
+    if kind is frozenset:
+        return {"F": [freeze(v) for v in value]}
+    if kind is set:
+        return {"S": [freeze(v) for v in value]}
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        record: Any = kind
+        name = f"{record.__module__}.{record.__qualname__}"
+        return {"R": [name] + [freeze(getattr(value, f)) for f in _declared_fields(record)]}
+    raise TypeError(f"a state cannot hold a {kind.__name__}")
+
+
+#: what :func:`thaw` takes as it is
+_SCALARS = frozenset((str, int, bool, type(None)))
+#: how deep :func:`thaw` goes (the games' states nest four or five deep)
+THAW_DEPTH = 16
+
+
+def thaw(plain: Any, records: dict[str, type], depth: int = THAW_DEPTH) -> Any:
+    """The state :func:`freeze` made ``plain`` of, records taken only from ``records``
+    (:meth:`Game.state_records`).  Raises ValueError for anything :func:`freeze` does
+    not make: an unknown record, a record with the wrong number of fields, a tag
+    unknown, a map key that cannot be one, nesting past ``depth``."""
+    kind = type(plain)
+    if plain is None or kind is str or kind is int or kind is bool:
+        return plain
+    if depth <= 0:
+        raise ValueError("a state nested too deep")
+    if kind is list:
+        if _SCALARS.issuperset(map(type, plain)):  # cards, names, numbers: nothing inside to make again
+            return tuple(plain)
+        return tuple([thaw(v, records, depth - 1) for v in plain])
+    if kind is not dict or len(plain) != 1:
+        raise ValueError("not a frozen state")
+    ((tag, inner),) = plain.items()
+    if type(inner) is not list:
+        raise ValueError("not a frozen state")
+    if tag == "R":
+        if not inner or type(inner[0]) is not str:
+            raise ValueError("a record without a name")
+        cls = records.get(inner[0])
+        if cls is None:
+            raise ValueError("a record this game does not have")
+        names = _declared_fields(cls)
+        if len(names) != len(inner) - 1:
+            raise ValueError("a record with other fields")
+        record: Any = object.__new__(cls)
+        record.__dict__.update(zip(names, [thaw(v, records, depth - 1) for v in inner[1:]], strict=True))
+        return record
+    items = [thaw(v, records, depth - 1) for v in inner]
+    try:
+        if tag == "L":
+            return items
+        if tag == "F":
+            return frozenset(items)
+        if tag == "S":
+            return set(items)
+        if tag == "D":
+            if not all(type(pair) is tuple and len(pair) == 2 for pair in items):
+                raise ValueError("a map that is not pairs")
+            return dict(items)
+    except TypeError:  # an unhashable key or member
+        raise ValueError("a key that cannot be one") from None
+    raise ValueError("not a frozen state")
+
+
+@functools.cache
+def _declared_fields(cls: Any) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def win_shares(scores: Sequence[float], spread: float) -> tuple[float, ...]:
@@ -830,6 +949,13 @@ class Match:
 
     The state after any event ``n`` is a snapshot plus at most
     ``snapshot_every`` folds, so stepping through history stays instant.
+
+    A match rebuilt from a save need not fold every event: the moves before a
+    checkpoint that carries the state are taken in as they are
+    (:meth:`take_unfolded`), and :meth:`settle` gives the state there.  The
+    snapshots before it are then made when first asked for (:meth:`state_at`), a
+    chunk at a time: from the nearest state known before them, a snapshot or a
+    checkpoint's state (``anchors``, made on demand).
     """
 
     def __init__(self, game: Game, header: dict[str, Any], snapshot_every: int = 32) -> None:
@@ -839,7 +965,12 @@ class Match:
         self.snapshot_every = snapshot_every
         self.events: list[Event] = []
         self.moves: list[Move] = []
-        self._snapshots: list[Any] = [game.initial(self.config)]  # state after k*K events
+        #: the state after k*K events, or None where it is not made yet (see the class docstring)
+        self._snapshots: list[Any] = [game.initial(self.config)]
+        #: states known at some events (a save's checkpoints), made when asked for; None: not usable
+        self._anchors: dict[int, Callable[[], Any]] = {}
+        #: ``state`` is behind the events taken in unfolded, until :meth:`settle`
+        self._unsettled = False
         self.state = self._snapshots[0]
 
     # -- building -----------------------------------------------------------
@@ -872,13 +1003,41 @@ class Match:
         """Fold a recorded move (loading a save): no decide, no RNG."""
         self._append(seat, command, list(events))
 
+    def take_unfolded(self, moves: Iterable[tuple[int | None, Command | None, list[Event]]]) -> None:
+        """Take in recorded moves (seat, command, events) without folding them (a save's moves
+        before a checkpoint that carries the state): :meth:`settle` must follow, with the
+        state after them, before the match is read or played on."""
+        events, append = self.events, self.moves.append
+        for seat, command, evs in moves:
+            start = len(events)
+            events += evs
+            append(Move(seat, command, start, len(events)))
+        missing = len(events) // self.snapshot_every + 1 - len(self._snapshots)
+        if missing > 0:
+            self._snapshots += [None] * missing
+        self._unsettled = True
+
+    def settle(self, state: Any, anchors: dict[int, Callable[[], Any]] | None = None) -> None:
+        """The state after every event taken in so far (a checkpoint's, verified by its
+        caller); ``anchors``: the states known at earlier events, each made when first
+        needed (a function that gives it, or None when it cannot be used)."""
+        n = len(self.events)
+        self.state = state
+        self._unsettled = False
+        if n % self.snapshot_every == 0:
+            self._snapshots[n // self.snapshot_every] = state
+        self._anchors.update(anchors or {})
+        self._anchors[n] = lambda: state
+
     def _append(self, seat: int | None, command: Command | None, events: list[Event]) -> None:
+        assert not self._unsettled, "a match taken in unfolded is settled before it is played on"
         start = len(self.events)
         state = self.state
+        every = self.snapshot_every
         for ev in events:
             state = self.game.evolve(state, ev)
             self.events.append(ev)
-            if len(self.events) % self.snapshot_every == 0:
+            if len(self.events) % every == 0:
                 self._snapshots.append(state)
         self.state = state
         self.moves.append(Move(seat, command, start, len(self.events)))
@@ -898,9 +1057,40 @@ class Match:
         if n == len(self.events):
             return self.state
         k = n // self.snapshot_every
-        state = self._snapshots[k]
+        state = self._snapshot(k)
+        evolve = self.game.evolve
         for ev in self.events[k * self.snapshot_every : n]:
-            state = self.game.evolve(state, ev)
+            state = evolve(state, ev)
+        return state
+
+    def _snapshot(self, k: int) -> Any:
+        """The state after k*K events, made (with the snapshots before it that are
+        missing, back to the nearest known state) if it is not yet."""
+        snapshots = self._snapshots
+        state = snapshots[k]
+        if state is not None:
+            return state
+        every = self.snapshot_every
+        target = k * every
+        below = k - 1
+        while snapshots[below] is None:  # snapshot 0, the initial state, is always there
+            below -= 1
+        start, state = below * every, snapshots[below]
+        anchors = self._anchors  # (read as a copy: a state may be asked for from two threads at once)
+        for at in sorted([a for a in list(anchors) if start < a <= target], reverse=True):
+            make = anchors.get(at)
+            made = make() if make is not None else None
+            if made is not None:
+                start, state = at, made
+                break
+            anchors.pop(at, None)  # a state that cannot be used: folded from further back
+        evolve, events = self.game.evolve, self.events
+        n = start
+        while n < target:
+            state = evolve(state, events[n])
+            n += 1
+            if n % every == 0:
+                snapshots[n // every] = state
         return state
 
     def is_bot(self, seat: int) -> bool:
@@ -930,11 +1120,10 @@ class Match:
         """Keep the first ``keep`` moves, dropping the rest."""
         keep = max(1, keep)
         cut = self.moves[keep].start if keep < len(self.moves) else len(self.events)
+        state = self.state_at(cut)
         del self.moves[keep:]
         del self.events[cut:]
         del self._snapshots[cut // self.snapshot_every + 1 :]
-        k = cut // self.snapshot_every
-        state = self._snapshots[k]
-        for ev in self.events[k * self.snapshot_every : cut]:
-            state = self.game.evolve(state, ev)
+        for at in [a for a in self._anchors if a > cut]:
+            del self._anchors[at]
         self.state = state

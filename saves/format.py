@@ -12,8 +12,11 @@ flipped bit in a kind byte never turns one valid kind into another):
     H  header      the match header (``core.engine.make_header``); first, exactly once
     M  move        {"seat": int|None, "command": dict|None, "events": [event...], "at": iso time}
                    one per ``Match.moves`` entry; the first is the setup (seat None)
-    C  checkpoint  {"n": events so far, "digest": digest(game.canonical(state))}
-                   after the setup and after every move that crosses a multiple of 50 events
+    C  checkpoint  {"n": events so far, "digest": digest(game.canonical(state)),
+                    "state": engine.freeze(state)}
+                   after the setup and after every move that crosses a multiple of 50 events;
+                   "state" in the first four and where a move crosses a multiple of 200
+                   events (since December 2026: older checkpoints have none)
     R  result      Outcome.to_plain() + {"at": iso time}; last, once the game is over
                    ("victor", a winner with no seat, since December 2026: older results lack it)
 
@@ -29,7 +32,15 @@ the chain up to it, with a secret key kept in the save's directory
 (``.cabinet-key``, mode 0600, made by the first writer there).  A save whose
 last record's seal holds under its directory's key was written by Cabinet
 itself as the game was played, every event coming from the rules' ``decide``:
-it is replayed by folding its events.  Any other save (copied from elsewhere,
+it is replayed by folding its events, and only those after its last checkpoint
+whose state is usable: the state a checkpoint carries (``engine.freeze``) is
+taken back (``engine.thaw``, only of the game's own records) where the seal
+holds, and checked against the checkpoint's digest; one that does not come
+back whole (written under rules whose state had other fields) or does not
+match is passed over for the fold, from an earlier checkpoint's state or the
+start.  The moves before it are kept unfolded, and the states among them are
+made when a replay asks for them (``Match.take_unfolded``).  The states of a
+save that is not sealed are never read: its moves are decided again.  Any other save (copied from elsewhere,
 edited, written by another version of the format) is *re-derived*: the setup and
 every move are decided again from the seed and the recorded commands, and the
 first move whose recorded events differ from what the rules make of it is named.
@@ -71,6 +82,7 @@ from __future__ import annotations
 
 import datetime
 import errno
+import functools
 import gc
 import getpass
 import hashlib
@@ -120,6 +132,10 @@ KIND_NAMES = {HEADER: "header", MOVE: "move", CHECKPOINT: "checkpoint", RESULT: 
 
 #: a checkpoint follows each move that crosses a multiple of this many events
 CHECKPOINT_EVERY = 50
+#: a checkpoint carries the state when it is one of the game's first four, or its move
+#: crosses a multiple of this many events: a state weighs as much as a few dozen events in
+#: the file, and a load folds at most this many events after the last (issue 35)
+STATE_EVERY = 200
 
 
 class Bound(NamedTuple):
@@ -135,14 +151,16 @@ class Bound(NamedTuple):
 #: A record holds at most what the rules can produce, with room to spare: the
 #: largest the four games make are a header of ~0.5 KiB (six 64-character names
 #: would make it ~2 KiB), a move of ~1.5 KiB (a deal of a whole deck, names in its
-#: events, 36 events; arrays of 108 cards, maps of 11 fields), a checkpoint of 47
-#: bytes and an outcome of ~0.25 KiB.  Decoded, a body costs at most ~64 times its
+#: events, 36 events; arrays of 108 cards, maps of 11 fields), a checkpoint of
+#: ~1.6 KiB with its state (Ministères at six players; six 64-character names would
+#: add ~0.3 KiB; arrays of 105 cards, strings of 88 characters, maps of one key but
+#: the body's own three, nested 10 deep in 1988's) and an outcome of ~0.25 KiB.  Decoded, a body costs at most ~64 times its
 #: bytes (a map or a list a byte), so a record costs at most a few MiB; and a load
 #: decodes one move at a time, checking it against the rules before the next.
 BOUNDS: dict[bytes, Bound] = {
     HEADER: Bound(size=16 * 1024, string=1024, array=1024, map=64),
     MOVE: Bound(size=64 * 1024, string=1024, array=1024, map=64),
-    CHECKPOINT: Bound(size=256, string=64, array=0, map=4),
+    CHECKPOINT: Bound(size=8 * 1024, string=1024, array=1024, map=4),
     RESULT: Bound(size=4 * 1024, string=1024, array=64, map=8),
 }
 #: a body longer than this is refused before it is read, whatever its kind
@@ -286,8 +304,22 @@ def _checkpoint_due(index: int, start: int, end: int) -> bool:
     return index == 0 or start // CHECKPOINT_EVERY != end // CHECKPOINT_EVERY
 
 
-def _checkpoint_body(match: Match, state: Any, n: int) -> dict[str, Any]:
-    return {"n": n, "digest": engine.digest(match.game.canonical(state))}
+def _state_due(start: int, end: int) -> bool:
+    """Whether the checkpoint after a move of events ``start`` to ``end`` carries the state."""
+    return end < 4 * CHECKPOINT_EVERY or start // STATE_EVERY != end // STATE_EVERY
+
+
+def _checkpoint_body(match: Match, state: Any, n: int, with_state: bool = True) -> dict[str, Any]:
+    body: dict[str, Any] = {"n": n, "digest": engine.digest(match.game.canonical(state))}
+    if not with_state:
+        return body
+    try:
+        frozen = engine.freeze(state)
+        if len(msgpack.packb(frozen, use_bin_type=True)) <= BOUNDS[CHECKPOINT].size - 64:
+            body["state"] = frozen
+    except (TypeError, ValueError, OverflowError):  # a state that cannot be written down: the digest alone
+        pass
+    return body
 
 
 def _result_body(outcome: Outcome, at: str) -> dict[str, Any]:
@@ -299,7 +331,8 @@ def _move_records(match: Match, index: int, at: str, state: Any, chain: Chain) -
     move = match.moves[index]
     out = encode_record(MOVE, _move_body(match, index, at), chain)
     if _checkpoint_due(index, move.start, move.end):
-        out += encode_record(CHECKPOINT, _checkpoint_body(match, state, move.end), chain)
+        body = _checkpoint_body(match, state, move.end, _state_due(move.start, move.end))
+        out += encode_record(CHECKPOINT, body, chain)
     return out
 
 
@@ -908,7 +941,10 @@ class SaveWriter:
         return self
 
     def _open_to_append(self, loaded: Loaded) -> None:
-        if loaded.clean and loaded.chain is not None and self._log.resume_at(loaded.end):
+        # appended to only when sealed here: a save from elsewhere is rewritten whole, so that
+        # the states its checkpoints carry, never read (its moves were decided again), are
+        # never sealed here as if this directory's writers had written them
+        if loaded.clean and loaded.chain is not None and self._log.resume_at(loaded.end) and loaded.sealed:
             self._chain = loaded.chain
             self._chain.key = self._log.key()
             self._moves_written = len(self.match.moves)
@@ -1260,7 +1296,7 @@ def check_header(h: dict[str, Any]) -> None:
 
 
 _MOVE_FIELDS = frozenset(("seat", "command", "events", "at"))
-_CHECKPOINT_FIELDS = frozenset(("n", "digest"))
+_CHECKPOINT_FIELDS = frozenset(("n", "digest", "state"))
 _RESULT_FIELDS = frozenset(("winners", "reason", "scores", "victor", "at"))
 
 
@@ -1284,9 +1320,14 @@ def check_move(m: dict[str, Any], players: int, sealed: bool = False) -> None:
         raise BadRecord("the move record there has a bad time")
 
 
-def check_checkpoint(c: dict[str, Any]) -> None:
+def check_checkpoint(c: dict[str, Any], sealed: bool = False) -> None:
+    """A checkpoint's fields; its state, if it has one, is plain data (``sealed``: of a
+    save its directory's writers sealed, where the state is taken back by
+    ``engine.thaw``, which refuses anything it did not make: not walked here)."""
     if not (_CHECKPOINT_FIELDS.issuperset(c) and _is_int(c.get("n")) and c["n"] >= 0 and _text(c.get("digest"), 64)):
         raise BadRecord("the checkpoint record there is badly formed")
+    if "state" in c and not sealed and not _plain(c["state"], depth=engine.THAW_DEPTH, nodes=8192):
+        raise BadRecord("the checkpoint record there holds a state that is not plain data")
 
 
 def check_result(r: dict[str, Any], players: int) -> None:
@@ -1463,6 +1504,50 @@ class _Reader:
         self.pos = end
         return frame
 
+    def walk(self, frames: list[tuple[bytes, int, int, int]]) -> None:
+        """Every frame from here to the end, as :meth:`next` reads them (checksums, places,
+        the chain, a torn tail), none decoded: each put in ``frames`` as (kind, where it
+        starts, where its body starts, where it ends).  The frames that are as they should
+        be are read here in one loop; :meth:`next` takes over at the first that is not,
+        to say what is wrong with it (or that the file ends there, cut off)."""
+        if self.version >= 2:
+            self._skim(frames)
+        while True:
+            frame = self.next(want_body=lambda kind: False)
+            if frame is None:
+                return
+            body = frame.offset + self.frame_size
+            frames.append((frame.kind, frame.offset, body, body + frame.length))
+
+    def _skim(self, frames: list[tuple[bytes, int, int, int]]) -> None:
+        """:meth:`next` of format 2 for frames that are whole and sound, in one loop (what a
+        load reads of every record: about half of what msgpack alone takes to decode them)."""
+        data, view, size, pos = self.data, self.view, self.size, self.pos
+        chain = self.chain
+        link, prev_ok, seq, seal = chain.link, chain.prev, chain.seq, self.seal
+        unpack, crc32, blake2b = _FRAME.unpack_from, zlib.crc32, hashlib.blake2b
+        frame_size, head_size = _FRAME.size, _HEAD.size
+        bounds = {kind: bound.size for kind, bound in BOUNDS.items()}
+        append = frames.append
+        while pos + frame_size <= size:
+            kind, number, length, crc, prev, its_seal = unpack(data, pos)
+            body = pos + frame_size
+            end = body + length
+            if not 0 < length <= bounds.get(kind, 0) or end > size or number != seq or prev != prev_ok:
+                break
+            chunk = view[body:end]
+            if crc32(chunk) != crc:
+                break
+            link = blake2b(link + data[pos : pos + head_size] + chunk, digest_size=16).digest()
+            prev_ok = blake2b(link + its_seal, digest_size=8).digest()
+            seq += 1
+            seal = its_seal
+            append((kind, pos, body, end))
+            pos = end
+        chain.link, chain.prev, chain.seq = link, prev_ok, seq
+        self.seal = seal
+        self.pos = pos
+
     def decode(self, kind: bytes, offset: int, data: bytes | memoryview) -> dict[str, Any]:
         try:
             return decode_body(data, kind)
@@ -1636,7 +1721,7 @@ def _check_body(reader: _Reader, frame: Frame, players: int, sealed: bool = Fals
         if frame.kind == MOVE:
             check_move(body, players, sealed)
         elif frame.kind == CHECKPOINT:
-            check_checkpoint(body)
+            check_checkpoint(body, sealed)
         elif frame.kind == RESULT:
             check_result(body, players)
     except BadRecord as exc:
@@ -1869,6 +1954,239 @@ def fold(name: str, match: Match, moves: Iterable[Any]) -> None:
             raise SaveError(f"{name} cannot be followed: {what} holds what the rules cannot apply.") from None
 
 
+def _check_places(reader: _Reader, frames: list[tuple[bytes, int, int, int]], players: int, bodies: bool) -> None:
+    """What every load sees of the records before it replays any: no second header, nothing
+    after the result; and with ``bodies``, the shape of every checkpoint and result."""
+    ended = False
+    view = reader.view
+    for kind, offset, body, end in frames:
+        if kind == HEADER:
+            raise reader.damaged(offset, "there is a second header")
+        if bodies and kind in (CHECKPOINT, RESULT):
+            frame = Frame(kind, offset, end - body, reader.decode(kind, offset, view[body:end]))
+            _check_body(reader, frame, players)
+        if ended:
+            raise reader.damaged(offset, "a record follows the end of the game")
+        ended = kind == RESULT
+
+
+def _trusting(kind: bytes) -> Callable[[Any], Any]:
+    """How a body of a sealed save is decoded: within its kind's limits, no ext types, no
+    bytes, but its map keys not looked at one by one (``_string_keys``): its writers made
+    them of the rules' strings."""
+    options = {k: v for k, v in _STRICT.items() if k != "object_pairs_hook"}
+    return functools.partial(msgpack.unpackb, **options, **_LIMITS[kind])
+
+
+_TRUSTING = {kind: _trusting(kind) for kind in BOUNDS}
+
+
+def _trusted_body(reader: _Reader, kind: bytes, offset: int, data: memoryview) -> dict[str, Any]:
+    try:
+        value = _TRUSTING[kind](data)
+    except Exception:  # noqa: BLE001 - what msgpack raises on bytes it refuses: said as it is for any save
+        return reader.decode(kind, offset, data)
+    if type(value) is not dict:
+        raise reader.damaged(offset, "the record there is not a map")
+    return value
+
+
+def _state_from(game: Game, records: dict[str, type], body: Any, n: int) -> Any:
+    """The state a sealed checkpoint's body carries, taken back and checked against its own
+    digest, after ``n`` events; None when it has none, or one that does not come back whole
+    (written under rules whose state had other fields) or does not match its digest: the
+    events are folded instead."""
+    if type(body) is not dict or body.get("n") != n or "state" not in body:
+        return None
+    try:
+        check_checkpoint(body, sealed=True)
+        state = engine.thaw(body["state"], records)
+        if engine.digest(game.canonical(state)) != body["digest"]:
+            return None
+    except Exception:  # noqa: BLE001 - a state the rules cannot digest is one not to use
+        return None
+    return state
+
+
+def _lazy_state(game: Game, records: dict[str, type], raw: bytes, n: int) -> Callable[[], Any]:
+    """The state of a sealed checkpoint before the one a load settled at, made when a replay
+    first needs it (see ``Match.settle``); None if it cannot be used."""
+
+    def make() -> Any:
+        try:
+            body = _TRUSTING[CHECKPOINT](raw)
+        except Exception:  # noqa: BLE001 - a body msgpack refuses: the events are folded instead
+            return None
+        return _state_from(game, records, body, n)
+
+    return make
+
+
+def _sound_move(body: Any, players: int) -> bool:
+    """Whether a move record of a sealed save has the shape :func:`check_move` asks of one,
+    looked at without a call a field (a load makes thousands): when not, ``check_move``
+    says why."""
+    if type(body) is not dict or not _MOVE_FIELDS.issuperset(body) or "seat" not in body or "command" not in body:
+        return False
+    seat, command, events = body["seat"], body["command"], body.get("events")
+    if seat is None:
+        if command is not None:
+            return False
+    elif type(seat) is not int or not 0 <= seat < players or type(command) is not dict:
+        return False
+    if type(events) is not list:
+        return False
+    for event in events:
+        if type(event) is not dict or type(event.get("t")) is not str:
+            return False
+    return type(body.get("at", "")) is str
+
+
+def _fold_sealed(
+    reader: _Reader,
+    frames: list[tuple[bytes, int, int, int]],
+    match: Match,
+    players: int,
+    name: str,
+    title: str,
+) -> tuple[list[str | None], dict[str, Any] | None]:
+    """Replay a sealed save (see the module docstring): the moves up to its last checkpoint
+    whose state is usable taken in unfolded, then that state, then the moves after it
+    folded, their checkpoints' digests and the result checked.  Each move's time, and the
+    result."""
+    game, view = match.game, reader.view
+    records = game.state_records()
+    settle_at = 0  # the frame of the checkpoint whose state the match settles at (0: none, fold all)
+    settled: Any = None
+    settle_n = 0  # the events it says come before it
+    stateless = 0  # checkpoints without a state, from the end (a save before issue 35 has only those)
+    for i in range(len(frames) - 1, -1, -1):
+        kind, offset, at, end = frames[i]
+        if kind == CHECKPOINT:
+            last = _trusted_body(reader, kind, offset, view[at:end])
+            _check_body(reader, Frame(kind, offset, end - at, last), players, sealed=True)
+            if "state" not in last:
+                stateless += 1
+                if stateless > STATE_EVERY // CHECKPOINT_EVERY + 4:
+                    break  # written before checkpoints carried states: every event folded
+                continue  # (most carry none)
+            settled = _state_from(game, records, last, last["n"])
+            if settled is not None:
+                settle_at, settle_n = i, last["n"]
+            break  # only the last with a state: one that cannot be used says the others were written alike
+    times: list[str | None] = []
+    decode = _TRUSTING[MOVE]
+
+    # up to it: the moves taken in as they are, each checkpoint's state kept to be made on demand
+    taken: list[tuple[int | None, dict[str, Any] | None, list[engine.Event]]] = []
+    earlier: dict[int, Callable[[], Any]] = {}
+    count = 0  # events so far
+    for kind, offset, at, end in frames[:settle_at]:
+        if kind == MOVE:
+            try:
+                body = decode(view[at:end])
+            except Exception:  # noqa: BLE001 - what msgpack refuses: said as for any save
+                body = _trusted_body(reader, kind, offset, view[at:end])
+            if not _sound_move(body, players):
+                _check_body(
+                    reader,
+                    Frame(kind, offset, end - at, _trusted_body(reader, kind, offset, view[at:end])),
+                    players,
+                    sealed=True,
+                )
+            seat = body["seat"]
+            if (seat is None) != (not taken):
+                raise reader.damaged(
+                    offset, "the first move is not the setup" if not taken else "there is a second setup"
+                )
+            events = body["events"]
+            taken.append((seat, body["command"], events))
+            count += len(events)
+            times.append(body.get("at"))
+        elif kind == CHECKPOINT and taken:
+            earlier[count] = _lazy_state(game, records, bytes(view[at:end]), count)
+    if settle_at:
+        kind, offset, at, end = frames[settle_at]
+        if not taken or settled is None or count != settle_n:
+            raise reader.damaged(offset, "a checkpoint there is out of place")
+        match.take_unfolded(taken)
+        match.settle(settled, earlier)
+
+    # after it: folded, checked against each checkpoint's digest and the result
+    result: dict[str, Any] | None = None
+    verified_move = len(match.moves) - 1 if settle_at else 0  # the last move a checkpoint vouched for
+    for kind, offset, at, end in frames[settle_at + 1 if settle_at else 0 :]:
+        if kind == MOVE:
+            try:
+                body = decode(view[at:end])
+            except Exception:  # noqa: BLE001 - what msgpack refuses: said as for any save
+                body = _trusted_body(reader, kind, offset, view[at:end])
+            if not _sound_move(body, players):  # why not, in a sentence (not a map, a field...)
+                frame = Frame(kind, offset, end - at, _trusted_body(reader, kind, offset, view[at:end]))
+                _check_body(reader, frame, players, sealed=True)
+            seat = body["seat"]
+            if (seat is None) != (not match.moves):
+                raise reader.damaged(
+                    offset, "the first move is not the setup" if not match.moves else "there is a second setup"
+                )
+            try:
+                match.replay_move(seat, body["command"], body["events"])
+            except Exception:  # noqa: BLE001 - a move the rules cannot apply fails them anywhere: one sentence
+                what = "the setup" if len(match.moves) == 0 else f"move {len(match.moves)}"
+                raise SaveError(
+                    f"{name} cannot be replayed: {what} (at byte {offset}) holds what "
+                    f"the rules of {title} cannot apply, so it is damaged or was made under other rules."
+                ) from None
+            times.append(body.get("at"))
+            continue
+        body = _trusted_body(reader, kind, offset, view[at:end])
+        _check_body(reader, Frame(kind, offset, end - at, body), players, sealed=True)
+        if kind == CHECKPOINT:
+            if not match.moves or body["n"] != len(match.events):
+                raise reader.damaged(offset, "a checkpoint there is out of place")
+            index = len(match.moves) - 1
+            _check_digest(match, body, index, verified_move, name)
+            verified_move = index
+        elif kind == RESULT:
+            _check_result(match, body, offset, reader, name)
+            result = body
+    return times, result
+
+
+def _check_digest(match: Match, body: dict[str, Any], index: int, verified_move: int, name: str) -> None:
+    """The replayed state after move ``index`` against the digest a checkpoint recorded."""
+    try:
+        mine = engine.digest(match.game.canonical(match.state))
+    except Exception:  # noqa: BLE001 - a state the rules cannot digest differs from the recorded one
+        mine = None
+    if mine != body["digest"]:
+        where = f"at move {index}" if verified_move + 1 >= index else f"between moves {verified_move + 1} and {index}"
+        raise SaveError(
+            f"{name} diverges from the rules of this version {where}: "
+            f"the replayed position no longer matches the one saved after event {body['n']}."
+        )
+
+
+def _check_result(match: Match, body: dict[str, Any], offset: int, reader: _Reader, name: str) -> None:
+    """The replayed outcome against the one a result record holds."""
+    if not match.moves:
+        raise reader.damaged(offset, "a result comes before the game was set up")
+    try:
+        replayed = match.outcome
+    except Exception:  # noqa: BLE001 - an outcome the rules cannot compute differs from the recorded one
+        replayed = None
+    recorded = {k: body[k] for k in ("winners", "reason", "scores", "victor") if k in body}
+    recorded.setdefault("scores", [])
+    again = replayed.to_plain() if replayed is not None else None
+    if again is not None and "victor" not in body:
+        again.pop("victor", None)  # saved before results named a winner with no seat
+    if again != recorded:
+        raise SaveError(
+            f"{name} diverges from the rules of this version at move {len(match.moves) - 1}: "
+            f"the replayed result differs from the one saved."
+        )
+
+
 def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | None, rederive: bool) -> Loaded:
     reader = _Reader(data, name)
     head = _read_header(reader)
@@ -1886,24 +2204,24 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
     # so that damage anywhere is said as damage; then the game, a move at a time:
     # a move is decoded as it is replayed, and one the rules do not make is refused
     # before the next is decoded (what a file costs is then what its game costs).
+    # The small ones of a sealed save are looked at as the game reaches them.
     start = reader.pos
-    ended = False
-    while True:
-        frame = reader.next(want_body=lambda kind: kind in (CHECKPOINT, RESULT))
-        if frame is None:
-            break
-        if frame.kind == HEADER:
-            raise reader.damaged(frame.offset, "there is a second header")
-        if frame.body is not None:
-            _check_body(reader, frame, players)
-        if ended:
-            raise reader.damaged(frame.offset, "a record follows the end of the game")
-        ended = frame.kind == RESULT
+    frames: list[tuple[bytes, int, int, int]] = []
+    try:
+        reader.walk(frames)
+    except SaveError:
+        _check_places(reader, frames, players, bodies=True)  # damage before it is said first
+        raise
     end = reader.torn.offset if reader.torn is not None else reader.size
     key = _seal_key(source)
     sealed = reader.sealed_by(key)
     fold = sealed and not rederive
+    _check_places(reader, frames, players, bodies=not fold)
+    if fold:
+        folded = _fold_sealed(reader, frames, match, players, name, title)
+        return _loaded(reader, match, source, name, game, header, key, sealed, *folded, end)
 
+    # decided again, move by move (the states checkpoints carry are not read)
     times: list[str | None] = []
     result: dict[str, Any] | None = None
     verified_move = 0  # the last move a checkpoint vouched for
@@ -1919,11 +2237,7 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             index = len(match.moves)
             what = "the setup" if index == 0 else f"move {index}"
             try:
-                if fold:
-                    match.replay_move(body["seat"], body["command"], body["events"])
-                    problem = None
-                else:
-                    problem = _rederive(match, body["seat"], body["command"], body["events"])
+                problem = _rederive(match, body["seat"], body["command"], body["events"])
             except Exception:  # noqa: BLE001 - a move the rules cannot apply fails them anywhere: one sentence
                 raise SaveError(
                     f"{name} cannot be replayed: {what} (at byte {frame.offset}) holds what "
@@ -1939,40 +2253,29 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
             if not match.moves or body["n"] != len(match.events):
                 raise reader.damaged(frame.offset, "a checkpoint there is out of place")
             index = len(match.moves) - 1
-            try:
-                mine = engine.digest(game.canonical(match.state))
-            except Exception:  # noqa: BLE001 - a state the rules cannot digest differs from the recorded one
-                mine = None
-            if mine != body["digest"]:
-                where = (
-                    f"at move {index}"
-                    if verified_move + 1 >= index
-                    else f"between moves {verified_move + 1} and {index}"
-                )
-                raise SaveError(
-                    f"{name} diverges from the rules of this version {where}: "
-                    f"the replayed position no longer matches the one saved after event {body['n']}."
-                )
+            _check_digest(match, body, index, verified_move, name)
             verified_move = index
         elif frame.kind == RESULT:
-            if not match.moves:
-                raise reader.damaged(frame.offset, "a result comes before the game was set up")
-            try:
-                replayed = match.outcome
-            except Exception:  # noqa: BLE001 - an outcome the rules cannot compute differs from the recorded one
-                replayed = None
-            recorded = {k: body[k] for k in ("winners", "reason", "scores", "victor") if k in body}
-            recorded.setdefault("scores", [])
-            again = replayed.to_plain() if replayed is not None else None
-            if again is not None and "victor" not in body:
-                again.pop("victor", None)  # saved before results named a winner with no seat
-            if again != recorded:
-                raise SaveError(
-                    f"{name} diverges from the rules of this version at move {len(match.moves) - 1}: "
-                    f"the replayed result differs from the one saved."
-                )
+            _check_result(match, body, frame.offset, reader, name)
             result = body
 
+    return _loaded(reader, match, source, name, game, header, key, sealed, times, result, end)
+
+
+def _loaded(
+    reader: _Reader,
+    match: Match,
+    source: Source,
+    name: str,
+    game: Game,
+    header: dict[str, Any],
+    key: bytes | None,
+    sealed: bool,
+    times: list[str | None],
+    result: dict[str, Any] | None,
+    end: int,
+) -> Loaded:
+    """What a load gives, once its records are read: the warnings, and whether the file is clean."""
     if not match.moves:
         raise SaveError(f"{name} is cut off before the game was set up.")
     warnings = []

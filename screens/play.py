@@ -145,7 +145,7 @@ class PlayScreen(LiveTableScreen):
         history = self.query_one(HistoryPanel)
         if log.reset or (new and new[0][0] == 0):  # taken back, or told again from the start
             history.news_after = log.last_own_move() if isinstance(log.seat, int) else None
-            history.set_lines(log.all_lines())
+            history.set_history(len(log.events), log.lines_between)
         else:
             # the news marked first, then the new lines (marked as they are made): the lines
             # marked again are measured with the new ones, before the panel scrolls to its end

@@ -251,8 +251,15 @@ class ReplayScreen(TableScreen):
         board = self.query_one(Board)
         board.can_focus = board.can_focus_children = False
         self.set_focus(None)
-        self.query_one(HistoryPanel).set_lines(Table(self.match).history(self.viewer), follow=False)
+        self.set_history()
         self.show()
+
+    def set_history(self) -> None:
+        """The history as the viewer saw it, its lines built as the replay reaches them."""
+        table, viewer = Table(self.match), self.viewer
+        self.query_one(HistoryPanel).set_history(
+            len(self.match.events), lambda start, end: table.history(viewer, start, end), follow=False
+        )
 
     # -- drawing ----------------------------------------------------------------
 
@@ -304,9 +311,13 @@ class ReplayScreen(TableScreen):
             history.set_note(found[0], Text(better, style="italic"))
 
     def line_for(self, position: int) -> int | None:
-        lines = self.query_one(HistoryPanel).event_index
+        history = self.query_one(HistoryPanel)
+        history.reach(position)
+        lines = history.event_index
         best = None
         for i, n in enumerate(lines):
+            if i == 0 and history.more:
+                continue  # the line that stands for those not built
             if n <= position:
                 best = i
             else:
@@ -388,7 +399,7 @@ class ReplayScreen(TableScreen):
             return
         order: list[Viewer] = [*range(self.match.header["players"]), ALL]
         self.viewer = order[(order.index(self.viewer) + 1) % len(order)] if self.viewer in order else ALL
-        self.query_one(HistoryPanel).set_lines(Table(self.match).history(self.viewer), follow=False)
+        self.set_history()
         self.mark_history()  # other eyes, other lines: the marks found their lines again
         self.show()
 
@@ -543,6 +554,7 @@ class ReplayScreen(TableScreen):
         self.judged = {}
         if self.analysis is None:
             return
+        history.reach(0)  # every line built: a mark is on its line, which stays where it is
         self.judged = judged_lines(self.match, self.analysis, history.event_index)
         history.set_suffixes(
             {

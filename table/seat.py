@@ -107,8 +107,9 @@ class SeatLog:
         assert self.game is not None
         return history_lines(self.game, new, self.seat)
 
-    def all_lines(self) -> list[tuple[int, str, str | None]]:
-        return self.lines(list(enumerate(self.events)))
+    def lines_between(self, start: int, end: int) -> list[tuple[int, str, str | None]]:
+        """History lines of events ``start`` to ``end`` (what a history panel builds at a time)."""
+        return self.lines([(i, self.events[i]) for i in range(max(0, start), min(end, len(self.events)))])
 
     def name(self, seat: Viewer) -> str:
         if isinstance(seat, int):

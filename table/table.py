@@ -220,10 +220,11 @@ class Table:
         game, events = self.game, self.match.events
         return [[i, game.redact(events[i], viewer)] for i in range(start, len(events))]
 
-    def history(self, viewer: Viewer, start: int = 0) -> list[tuple[int, str, str | None]]:
-        """The history's lines from event ``start`` on, as ``viewer`` saw them."""
+    def history(self, viewer: Viewer, start: int = 0, end: int | None = None) -> list[tuple[int, str, str | None]]:
+        """The history's lines of events ``start`` to ``end`` (the last, by default), as ``viewer`` saw them."""
         redact, events = self.game.redact, self.match.events
-        return history_lines(self.game, ((i, redact(events[i], viewer)) for i in range(start, len(events))), viewer)
+        end = len(events) if end is None else min(end, len(events))
+        return history_lines(self.game, ((i, redact(events[i], viewer)) for i in range(start, end)), viewer)
 
     def update_for(self, viewer: Viewer, told: int, away: Iterable[int] = ()) -> dict[str, Any]:
         """What ``viewer`` (a seat, or a spectator) is told once it was told ``told`` events:
@@ -286,6 +287,12 @@ class Table:
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
+
+
+#: how many events' lines a history panel builds at first, the newest (a panel 40 rows high
+#: is full with them): the rest when the player goes up to them, in chunks that double (a
+#: game of 10,000 events opens without 10,000 lines)
+HISTORY_CHUNK = 64
 
 
 def history_lines(game: Game, events: Iterable[Sequence[Any]], viewer: Viewer) -> list[tuple[int, str, str | None]]:

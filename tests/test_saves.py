@@ -423,8 +423,21 @@ def checkpoint_moves(match: Match) -> list[int]:
     return [i for i, m in enumerate(match.moves) if fmt._checkpoint_due(i, m.start, m.end)]
 
 
-def test_checkpoint_divergence_names_the_move(tmp_path):
+def stateless_checkpoints(monkeypatch) -> None:
+    """Checkpoints written as before they carried the state: the digest alone."""
+    plain = fmt._checkpoint_body
+    monkeypatch.setattr(fmt, "_checkpoint_body", lambda match, state, n, with_state=True: plain(match, state, n, False))
+
+
+@pytest.mark.parametrize("how", ["verify", "old save"])
+def test_checkpoint_divergence_names_the_move(tmp_path, monkeypatch, how):
+    """Rules changed under a save: deciding every move again (verify, a copied save) names
+    the stretch where the digests part; so does folding a sealed save whose checkpoints
+    carry no state (written before they did).  (A sealed save whose checkpoints carry the
+    state folds only what follows the last: see test_state_checkpoints.py.)"""
     path = tmp_path / "d.cab"
+    if how == "old save":
+        stateless_checkpoints(monkeypatch)
     match = finished_save(path, "30")
     cps = checkpoint_moves(match)
     assert len(cps) >= 4
@@ -438,7 +451,7 @@ def test_checkpoint_divergence_names_the_move(tmp_path):
     before = max(c for c in cps if c < first)
     before_bytes = path.read_bytes()
     with pytest.raises(SaveError, match="diverges from the rules of this version") as err:
-        load(path, {"toy": TamperedToy(20)})
+        load(path, {"toy": TamperedToy(20)}, rederive=how == "verify")
     one_sentence(err.value, "d.cab")
     text = str(err.value)
     if before + 1 == after:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from rich.cells import cell_len
@@ -22,6 +23,7 @@ from textual.widgets._footer import FooterKey
 from textual.widgets.option_list import Option
 
 from core.engine import Command, ScoreSheet, printable
+from table.table import HISTORY_CHUNK
 
 _NOTHING = object()
 
@@ -507,8 +509,18 @@ class ChoiceList(SteadyOptionList):
         self.refresh_bindings()
 
 
+#: a history line: (events after it, its text, its mark)
+Line = tuple[int, str, str | None]
+
+
 class HistoryPanel(SteadyOptionList):
-    """One line per event; highlighting a line shows the table as it was then."""
+    """One line per event; highlighting a line shows the table as it was then.
+
+    Given the lines' source (:meth:`set_history`), it builds the lines of the newest
+    :data:`~table.table.HISTORY_CHUNK` events, under a first line that says how many came
+    before; going up to that line (↑, a click) builds as many events' lines before those
+    as are built, and a replay that goes back further has them built as far as it goes
+    (:meth:`reach`)."""
 
     #: while the player browses it, the footer says how: the arrows step, Esc goes back to play
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -537,6 +549,11 @@ class HistoryPanel(SteadyOptionList):
         self.suffixes: dict[int, Text] = {}
         #: one line's note, shown under it while it is the line looked at (what the search preferred)
         self.note: tuple[int, Text] | None = None
+        #: the lines of events start..end, for the lines not built yet (None: all are built)
+        self.source: Callable[[int, int], list[Line]] | None = None
+        #: the lines of the events from this one on are built; the first option says how
+        #: many came before, while there are any
+        self.built_from = 0
 
     def on_resize(self, event: events.Resize) -> None:
         """The lines wrap anew at the new width, and every line after the first changed moves:
@@ -554,12 +571,70 @@ class HistoryPanel(SteadyOptionList):
     def set_lines(self, lines: list[tuple[int, str, str | None]], follow: bool = True) -> None:
         """(events after the line, text, mark) for every line, from scratch; ``follow``:
         scroll to the last line (a replay highlights its own line instead)."""
+        self.source = None
+        self.built_from = 0
         self.clear_options()
         self.event_index = []
         self.texts = []
         self.suffixes = {}
         self.note = None
         self.append_lines(lines, follow)
+
+    def set_history(self, events: int, source: Callable[[int, int], list[Line]], follow: bool = True) -> None:
+        """The lines of the first ``events`` events, from scratch, built by ``source(start, end)``
+        (the lines of events start..end) a chunk at a time from the newest (see the class)."""
+        start = max(0, events - HISTORY_CHUNK)
+        self.set_lines([], follow)
+        self.source = source
+        self.built_from = start
+        if start:
+            self.event_index = [start]
+            self.texts = [("", "earlier")]
+            self.add_options([Option(self.earlier_prompt())])
+        self.append_lines(source(start, events), follow)
+
+    @property
+    def more(self) -> bool:
+        """Whether the first option stands for the lines not built yet."""
+        return self.built_from > 0
+
+    def earlier_prompt(self) -> Text:
+        return Text(f"⋯ {self.built_from:,} earlier events: shown as you go back to them", style="italic")
+
+    def show_earlier(self, down_to: int | None = None) -> None:
+        """Build the chunk of lines before those built (or every chunk down to the event
+        ``down_to``), above them, the highlight kept on its line."""
+        if not self.more or self.source is None:
+            return
+        # as many events as are built already (at least a chunk): going back through a long
+        # game builds its lines in a few steps, each the size of all those before it
+        chunk = max(HISTORY_CHUNK, self.event_index[-1] - self.built_from if self.event_index else 0)
+        goal = self.built_from - chunk if down_to is None else down_to
+        start = max(0, min(goal, self.built_from - chunk))
+        lines = [(n, printable(text), mark) for n, text, mark in self.source(start, self.built_from)]
+        kept = self.highlighted
+        old = list(self.options[1:])  # the marker goes; the built lines stay as they are
+        index, texts = self.event_index[1:], self.texts[1:]
+        self.built_from = start
+        new = [Option(self.prompt(n, text, mark)) for n, text, mark in lines]
+        head: list[Option] = [Option(self.earlier_prompt())] if start else []
+        self.event_index = ([start] if start else []) + [n for n, _, _ in lines] + index
+        self.texts = ([("", "earlier")] if start else []) + [(text, mark) for _, text, mark in lines] + texts
+        shift = len(head) + len(new) - 1  # the old lines' new places, less the marker's
+        self.set_options([*head, *new, *old])
+        # what follows a line, and the note under one, go with their lines to their new places
+        self.suffixes = {i + shift: text for i, text in self.suffixes.items() if i > 0}
+        if self.note is not None:
+            self.note = (self.note[0] + shift, self.note[1]) if self.note[0] > 0 else None
+        if kept is not None:
+            # on the marker: the line just above the one that was first; else the same line
+            self.highlighted = max(0, shift if kept == 0 else kept + shift)
+            self.scroll_to_highlight()
+
+    def reach(self, n: int) -> None:
+        """The lines down to the one of event ``n`` built (a replay going back to it)."""
+        if self.more and n < self.built_from:
+            self.show_earlier(down_to=n - HISTORY_CHUNK // 2)
 
     def prompt(self, n: int, text: str, mark: str | None) -> Text:
         """A line as shown; ``text`` is printable already (``append_lines``)."""
@@ -617,7 +692,7 @@ class HistoryPanel(SteadyOptionList):
             return
         known = [x for x in (old, after) if x is not None]
         low = min(known) if known else 0
-        for i in range(len(self.event_index) - 1, -1, -1):
+        for i in range(len(self.event_index) - 1, 0 if self.more else -1, -1):
             n = self.event_index[i]
             if n <= low:
                 break
@@ -646,6 +721,9 @@ class HistoryPanel(SteadyOptionList):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
+        if self.more and event.option_index == 0:
+            self.show_earlier()  # the highlight goes to the line above the first one built
+            return
         if self.has_focus and event.option_index < len(self.event_index):
             self.post_message(self.Browse(self.event_index[event.option_index]))
 

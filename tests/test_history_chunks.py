@@ -1,0 +1,151 @@
+"""The history panel builds the lines it shows (issue 35): the newest chunk of events at
+first, under a line that says how many came before; ↑ onto that line (or a click) builds
+the chunk before it, and a replay going back builds them as far as it goes.  In the end
+the lines are those of every event, as before.
+
+The chunk is made small here (``tui.widgets.HISTORY_CHUNK``) so that a short game has
+several."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from saves import load
+from screens.app import CabinetApp
+from screens.play import PlayScreen
+from screens.replay import ReplayScreen
+from table import Table
+from tests.tui_helpers import agent_jean_match, app_for, run_async, screen_text, settle
+from tui import widgets
+from tui.session import start_save
+from tui.widgets import HistoryPanel
+
+CHUNK = 12
+
+
+@pytest.fixture(autouse=True)
+def small_chunks(monkeypatch) -> None:
+    monkeypatch.setattr(widgets, "HISTORY_CHUNK", CHUNK)
+
+
+def saved_game(tmp_path: Path, moves: int = 40, humans: int = 1):
+    match = agent_jean_match(humans=humans, players=3, seed=5)
+    writer = start_save(tmp_path, match, durable=False)
+    table = Table(match, writer)
+    for _ in range(moves):
+        seat = match.active()[0]
+        assert table.submit(seat, table.bot_move(seat)) is None
+    return writer
+
+
+def built(history: HistoryPanel) -> list[tuple[int, str, str | None]]:
+    """The lines built, as (events after it, text, mark), the line that stands for the rest left out."""
+    first = 1 if history.more else 0
+    return [(n, text, mark) for n, (text, mark) in zip(history.event_index[first:], history.texts[first:], strict=True)]
+
+
+def replay_app(tmp_path: Path, at: int | None = None) -> tuple[CabinetApp, Callable]:
+    """The app, and what opens its replay (after ``at`` moves)."""
+    writer = saved_game(tmp_path)
+    writer.close()
+    match = load(writer.path).match
+    app = CabinetApp(save_dir=tmp_path)
+
+    async def open_it(pilot) -> None:
+        await pilot.pause()
+        app.open_replay(match, writer.path, at=at)
+        await pilot.pause()
+        await pilot.pause()
+
+    return app, open_it
+
+
+def every_line(app: CabinetApp) -> list:
+    """Every line of the history of the replay on top, as its viewer saw the game."""
+    screen = app.screen
+    assert isinstance(screen, ReplayScreen)
+    return Table(screen.match).history(screen.viewer)
+
+
+@run_async
+async def test_a_replay_builds_the_newest_lines_then_the_rest_as_it_goes_back(tmp_path: Path) -> None:
+    app, open_it = replay_app(tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_it(pilot)
+        every = every_line(app)
+        assert isinstance(app.screen, ReplayScreen)
+        history = app.screen.query_one(HistoryPanel)
+        total = app.screen.match.events.__len__()
+        assert history.more and history.built_from == total - CHUNK
+        assert built(history) == [line for line in every if line[0] > total - CHUNK]
+        assert f"{total - CHUNK:,} earlier events" in screen_text(app) or history.scroll_y > 0
+        for _ in range(6):  # back a move at a time: lines built as the replay reaches them
+            await pilot.press("left")
+        await pilot.pause()
+        position = app.screen.position
+        assert history.built_from <= position
+        assert history.event_index[history.highlighted] <= position
+        await pilot.press("home")  # the start: every line
+        await pilot.pause()
+        assert not history.more and built(history) == every
+        assert history.highlighted == app.screen.line_for(app.screen.position)
+
+
+@run_async
+async def test_up_onto_the_first_line_builds_the_chunk_before_and_steps_onto_its_last_line(tmp_path: Path) -> None:
+    writer = saved_game(tmp_path)
+    app = app_for(tmp_path, writer)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        history = screen.query_one(HistoryPanel)
+        every = Table(writer.match).history(0)
+        assert history.more and built(history) == [line for line in every if line[0] > history.built_from]
+        await pilot.press("h")  # into the history, on its newest line
+        first_built = history.event_index[1]
+        await pilot.press(*["up"] * (history.option_count - 2))  # onto the first line built
+        await pilot.pause()
+        assert history.highlighted == 1 and screen.browsing == first_built
+        await pilot.press("up")  # onto the line standing for the rest: the chunk before comes
+        await pilot.pause()
+        assert history.event_index[history.highlighted + 1] == first_built
+        assert screen.browsing == history.event_index[history.highlighted] < first_built
+        while history.more:
+            await pilot.press(*["up"] * (history.highlighted or 1))
+            await pilot.pause()
+        assert built(history) == every  # every line, as before issue 35
+        await pilot.press(*["up"] * (history.highlighted + 1))  # up to the first, and no further
+        await pilot.pause()
+        assert history.highlighted == 0 and screen.browsing == every[0][0]
+        await pilot.press("escape")  # back to play: the newest line again
+        await pilot.pause()
+        assert screen.browsing is None and history.highlighted is None
+
+
+@run_async
+async def test_a_click_on_the_first_line_builds_the_chunk_before(tmp_path: Path) -> None:
+    app, open_it = replay_app(tmp_path, at=24)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_it(pilot)
+        every = every_line(app)
+        history = app.screen.query_one(HistoryPanel)
+        assert history.more
+        before = history.built_from
+        history.scroll_to(y=0, animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.click(HistoryPanel, offset=(4, 1))
+        await pilot.pause()
+        assert history.built_from < before
+        assert built(history) == [line for line in every if line[0] > history.built_from]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_the_line_that_stands_for_the_earlier_events(snap_compare, tmp_path: Path, size) -> None:
+    """A replay gone back to move 24 of a 40-move game of three: the history's first line
+    says how many events are not built yet, above the lines that are."""
+    app, open_it = replay_app(tmp_path, at=24)
+    assert snap_compare(app, terminal_size=size, run_before=open_it)
