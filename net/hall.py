@@ -857,7 +857,16 @@ class Hall:
                     if table.server is not None and table.server.on_presence is not None:
                         for seat in table.server.players:
                             table.server.on_presence(seat, True)
-                await self.catch_up()
+                # the listening connection may be back before the one the store reads with (a
+                # database restarted): that one is being made again, and is asked again shortly
+                for wait in (0.1, 0.2, 0.4, 0.8, 1.6, None):
+                    try:
+                        await self.catch_up()
+                        break
+                    except (OSError, SaveError):
+                        if wait is None or self.closing:
+                            raise
+                        await asyncio.sleep(wait)
         except (OSError, SaveError) as exc:
             self.trouble(f"Could not follow the other servers' news ({kind}): {exc}")
 

@@ -114,6 +114,10 @@ def test_a_served_replay_shows_the_analysis_the_hall_made(tmp_path: Path) -> Non
                     if replay.analysis is not None:
                         break
                 assert replay.analysis is not None, screen_text(app)
+                for _ in range(50):  # (drawn in the frames after it came)
+                    if "Chance to win" in screen_text(app):
+                        break
+                    await pilot.pause(0.02)
                 assert seen_progress, "how far the server has got, under the board"
                 assert replay.pane == "chances" and "Chance to win" in screen_text(app), screen_text(app)
                 await pilot.press("q")
