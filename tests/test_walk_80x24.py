@@ -26,7 +26,7 @@ NAMES = ["Ada", "Bastien", "Chloé", "Denis", "Elsa", "Fanny"]
 GAMES = ["agent-jean", "chirac-mitterrand", "edgar-lucien", "ministeres"]
 #: decisions walked a table: the kinds of decision of a round's start, bounded for the suite's time
 #: (the play-tests walk whole games; DECISIONS=300 walks much further, for a change of the boards)
-DECISIONS = int(os.environ.get("CABINET_WALK_DECISIONS", "30"))
+DECISIONS = int(os.environ.get("CABINET_WALK_DECISIONS", "20"))
 
 
 def configurations() -> list[tuple[str, int]]:
