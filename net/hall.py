@@ -192,9 +192,7 @@ class Analyst:
 
     def executor(self) -> ProcessPoolExecutor:
         if self.pool is None:
-            context = multiprocessing.get_context("forkserver")  # (as the bots': the server has threads)
-            context.set_forkserver_preload(["core.games", "core.bots", "core.analysis"])
-            self.pool = ProcessPoolExecutor(1, mp_context=context, initializer=_analyse_in_the_background)
+            self.pool = background_pool(1, ["core.games", "core.bots", "core.analysis"], _analyse_in_the_background)
         return self.pool
 
     async def work(self) -> None:
@@ -240,11 +238,7 @@ class Analyst:
                 await self.task
             self.task = None
         if self.pool is not None:
-            for process in list(getattr(self.pool, "_processes", {}).values()):
-                with contextlib.suppress(Exception):
-                    process.kill()  # an analysis half made is not worth the wait: it is asked for again
-            manager = getattr(self.pool, "_executor_manager_thread", None)
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            manager = stop_pool(self.pool)  # an analysis half made is not worth the wait: it is asked for again
             self.pool = None
             if manager is not None:
                 await asyncio.to_thread(manager.join, 5)
@@ -268,10 +262,9 @@ class BotPool:
 
     def executor(self) -> ProcessPoolExecutor:
         if self.pool is None:
-            # forkserver: the server has threads (the SSH front's, asyncio's), which fork copies badly
-            context = multiprocessing.get_context("forkserver")
-            context.set_forkserver_preload(["core.games", "core.bots", "table.bots", "net.hall"])
-            self.pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_think_in_the_background)
+            self.pool = background_pool(
+                self.workers, ["core.games", "core.bots", "table.bots", "net.hall"], _think_in_the_background
+            )
         return self.pool
 
     async def think(self, turn: BotTurn) -> tuple[Command, str | None]:
@@ -291,17 +284,32 @@ class BotPool:
 
     def close(self) -> None:
         if self.pool is not None:
-            for process in list(getattr(self.pool, "_processes", {}).values()):
-                with contextlib.suppress(Exception):
-                    process.kill()  # a search to the end of its budget is not worth the wait
-            manager = getattr(self.pool, "_executor_manager_thread", None)
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            manager = stop_pool(self.pool)  # a search to the end of its budget is not worth the wait
             self.pool = None
-            # Its manager thread closes its wake-up pipe as it ends; Python's exit writes to that
-            # pipe unless the thread has ended (in 3.11 they race: "Bad file descriptor" printed
-            # at exit). Killed workers end it at once; a bounded wait all the same.
             if manager is not None:
                 manager.join(timeout=5)
+
+
+def background_pool(workers: int, preload: list[str], initializer: Callable[[], None]) -> ProcessPoolExecutor:
+    """Worker processes for the server's background work (bots, analyses), forked from a
+    forkserver that has ``preload`` imported: the server has threads (the SSH front's,
+    asyncio's), which fork copies badly."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(preload)
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=initializer)
+
+
+def stop_pool(pool: ProcessPoolExecutor) -> Any:
+    """The workers of ``pool`` killed and the pool shut down; its manager thread, for the caller
+    to wait for (bounded): it closes its wake-up pipe as it ends, and Python's exit writes to
+    that pipe unless the thread has ended (in 3.11 they race: "Bad file descriptor" printed at
+    exit). Killed workers end it at once."""
+    for process in list(getattr(pool, "_processes", {}).values()):
+        with contextlib.suppress(Exception):
+            process.kill()
+    manager = getattr(pool, "_executor_manager_thread", None)
+    pool.shutdown(wait=False, cancel_futures=True)
+    return manager
 
 
 # -- a table ---------------------------------------------------------------------------------------
