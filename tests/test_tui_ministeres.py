@@ -181,8 +181,8 @@ async def test_the_final_score_says_why_the_winner_won_a_tie(tmp_path: Path) -> 
 async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothing(tmp_path: Path) -> None:
     """Ada and Bastien at one table: on Bastien's move, Ada's list says under "Waiting" whose
     move it is and what he decides, lists none of her old choices, and the footer offers no
-    Choose; neither Enter nor p (pass) plays anything; on her move she has her choices, and
-    Enter plays."""
+    Choose; neither Enter nor p (pass) plays anything, and the box keeps the height her choices
+    gave it; on her move she has her choices, and Enter plays."""
     import asyncio
 
     from textual.widgets._footer import FooterKey
@@ -237,7 +237,7 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
                         await pilot.press("escape")
                         assert screen.browsing is None and not options.waiting
                         assert options.highlighted == 0 and options.has_focus
-                    before = len(match.events)
+                    before, height = len(match.events), options.outer_size.height
                     await pilot.press("enter")
                     await until(lambda before=before: len(match.events) > before, pilot)
                     assert len(match.events) > before, "Enter on Ada's move played nothing"
@@ -249,6 +249,12 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
                     said = str(options.get_option_at_index(0).prompt)
                     assert said == match.game.waiting_for(match.state) and "Bastien" in said, said
                     assert choose_key() is None
+                    # the box keeps the height Ada's choices gave it (more where the sentence
+                    # needs more): the board does not jump, nor is it laid out and drawn whole,
+                    # at every move; in the auctions her bids fill it
+                    assert options.outer_size.height >= height, (options.outer_size.height, height)
+                    if match.state.phase == "auction":
+                        assert options.outer_size.height == height, (options.outer_size.height, height)
                     before = len(match.events)
                     await pilot.press("enter", "p")
                     await asyncio.sleep(0.05)

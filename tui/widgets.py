@@ -477,6 +477,7 @@ class ChoiceList(SteadyOptionList):
         their place.  True where the list has choices to take the keys (the board focuses it)."""
         if prompts:
             if not (same and self.option_count and not self.waiting):  # (the same, listed: kept as they are)
+                self.keep_height(None)
                 self.clear_options()
                 # a prompt or a title given as a string names players: text, not markup
                 self.add_options([Option(plain(p) if isinstance(p, str) else p) for p in prompts])
@@ -496,12 +497,24 @@ class ChoiceList(SteadyOptionList):
             self.display = False
         return False
 
+    def keep_height(self, rows: int | None) -> None:
+        """The box is at least ``rows`` high (None: as high as its lines)."""
+        if (self.styles.min_height is None and rows is None) or (
+            self.styles.min_height is not None and self.styles.min_height.value == rows
+        ):
+            return
+        self.styles.min_height = rows
+
     def tell(self, sentence: str, title: str = "Waiting") -> None:
         """Nothing to choose here now: the list says why in one line (another seat acts: who,
         and what they are deciding)."""
         self.border_title = title
         if self.waiting and self.option_count == 1 and str(self.get_option_at_index(0).prompt) == sentence:
             return
+        if not self.waiting and self.display and self.outer_size.height:
+            # the box keeps the height its choices gave it: the board around it is not laid
+            # out and drawn again at every move (the choices' height comes back with them)
+            self.keep_height(self.outer_size.height)
         super().clear_options()
         super().add_options([Option(plain(sentence), disabled=True)])
         self.highlighted = None
