@@ -477,7 +477,11 @@ class ChoiceList(SteadyOptionList):
         their place.  True where the list has choices to take the keys (the board focuses it)."""
         if prompts:
             if not (same and self.option_count and not self.waiting):  # (the same, listed: kept as they are)
-                self.keep_height(None)
+                rows = self.scrollable_content_region.height
+                if self.styles.min_height is not None and len(prompts) < rows:
+                    self.keep_height(None)  # fewer choices than the box kept room for: it shrinks to them
+                if self.styles.overflow_y == "scroll" and len(prompts) <= rows:
+                    self.styles.overflow_y = "auto"  # they fit: no scrollbar
                 self.clear_options()
                 # a prompt or a title given as a string names players: text, not markup
                 self.add_options([Option(plain(p) if isinstance(p, str) else p) for p in prompts])
@@ -512,9 +516,12 @@ class ChoiceList(SteadyOptionList):
         if self.waiting and self.option_count == 1 and str(self.get_option_at_index(0).prompt) == sentence:
             return
         if not self.waiting and self.display and self.outer_size.height:
-            # the box keeps the height its choices gave it: the board around it is not laid
-            # out and drawn again at every move (the choices' height comes back with them)
+            # the box keeps the height its choices gave it, and their scrollbar if they had
+            # one: the board around it is not laid out and drawn again at every move (with
+            # the choices their height comes back, and their scrollbar)
             self.keep_height(self.outer_size.height)
+            if self.show_vertical_scrollbar and self.styles.overflow_y != "scroll":
+                self.styles.overflow_y = "scroll"
         super().clear_options()
         super().add_options([Option(plain(sentence), disabled=True)])
         self.highlighted = None
