@@ -5,9 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tui.cli import WARM_COMMAND, collect_for_a_screen
-from tui.cli import main as command_line
-from tui.start import Start
+from tui.start import WARM_COMMAND, Start, collect_for_a_screen
 
 
 def run_app(start: Start, save_dir: Path) -> int:
@@ -24,6 +22,20 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args == [WARM_COMMAND]:  # what cabinet serve starts, not a player: no help, no usage
         return warm_parent()
+    if not args:
+        # ``cabinet`` alone: the menu, without the command line's module (its parser, every
+        # command's imports: 7 ms of a start-up, docs/PERFORMANCE.md, issue 35), which says
+        # the sentence only where the save directory must be refused
+        from saves.store import save_dir
+
+        try:
+            directory = save_dir(None)
+        except OSError:
+            directory = None
+        if directory is not None:
+            return run_app(Start(), directory)
+    from tui.cli import main as command_line
+
     return command_line(argv, run_app=run_app)
 
 

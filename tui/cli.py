@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import os
 import stat
@@ -16,6 +15,7 @@ from typing import Any
 from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng, printable
 from core.games import game_titles, get_game
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec, check_level, usual_players
+from tui.start import WARM_COMMAND, collect_for_a_screen  # noqa: F401 - the commands' own names for them
 
 EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
 
@@ -935,7 +935,6 @@ def analysis_document(match: Any, analysis: Any) -> dict[str, Any]:
 
 #: the hidden command of ``cabinet serve``'s warm parent, which forks each session's app
 #: (``net.zygote``; the program, ``cabinet.main``, runs it: it needs the screens)
-WARM_COMMAND = "warm-parent"
 
 #: how the app is run on what the command line says to open: the program's (``cabinet.main``)
 RunApp = Callable[[Any, Path], int]
@@ -1002,16 +1001,6 @@ def main(argv: list[str] | None = None, run_app: RunApp | None = None) -> int:
     finally:
         if start.writer is not None:
             start.writer.close()  # the save is free again (idempotent if the game screen closed it)
-
-
-def collect_for_a_screen() -> None:
-    """Python's garbage collector, set for an app that draws frames: what is loaded by now
-    (the modules, the games' data) lives as long as the program and is never looked at
-    again (``gc.freeze``), and the young objects a frame makes by the thousand are looked at
-    every 5,000 allocations rather than 700. A long game's moves cost a session 10–20% less
-    CPU (docs/PERFORMANCE.md, issue 18): over SSH, 50 sessions share the server's cores."""
-    gc.freeze()
-    gc.set_threshold(5000, 20, 10)
 
 
 if __name__ == "__main__":

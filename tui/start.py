@@ -13,6 +13,20 @@ if TYPE_CHECKING:
 
 #: Cabinet's own stylesheet: the menus, the dialogs, the table's frame
 HOUSE_STYLE = Path(__file__).with_name("cabinet.tcss")
+#: the command `cabinet serve` starts its warm parent with (net.zygote): not a player's
+WARM_COMMAND = "warm-parent"
+
+
+def collect_for_a_screen() -> None:
+    """Python's garbage collector, set for an app that draws frames: what is loaded by now
+    (the modules, the games' data) lives as long as the program and is never looked at
+    again (``gc.freeze``), and the young objects a frame makes by the thousand are looked at
+    every 5,000 allocations rather than 700. A long game's moves cost a session 10–20% less
+    CPU (docs/PERFORMANCE.md, issue 18): over SSH, 50 sessions share the server's cores."""
+    import gc
+
+    gc.freeze()
+    gc.set_threshold(5000, 20, 10)
 
 
 @dataclass
