@@ -19,7 +19,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.agent_jean import GAME
 from core.games.agent_jean import cards as C
 from core.games.agent_jean.rules import State, card_strength, trick_winner
-from tests.random_games import play_random, strings
+from tests.random_games import games, play_random, strings
 
 ACTIONS = Counter(C.ACTION_CARDS)
 
@@ -98,7 +98,7 @@ def test_random_games_hold_every_invariant(players: int, seed: int, young: bool,
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@settings(max_examples=1000, deadline=None, database=None)
+@settings(max_examples=games(400), deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), young=st.booleans())
 def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, young: bool) -> None:
     check_outcome(play_game(players, seed, young, "rulebook", deep=False))

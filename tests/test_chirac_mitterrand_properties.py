@@ -21,7 +21,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.chirac_mitterrand import GAME
 from core.games.chirac_mitterrand import cards as C
 from core.games.chirac_mitterrand.rules import EROSION_LIMIT, SIDES, State, ahead
-from tests.random_games import play_random, strings
+from tests.random_games import games, play_random, strings
 
 EVENTS = Counter(C.EVENT_IDS)
 CAMPAIGNS = Counter(C.CAMPAIGN_IDS)
@@ -141,7 +141,7 @@ def test_random_games_hold_every_invariant(players: int, level: str, seed: int, 
 
 
 @pytest.mark.parametrize(("players", "level"), TABLES)
-@settings(max_examples=1000, deadline=None, database=None)
+@settings(max_examples=games(400), deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), candidate=st.sampled_from(C.CANDIDATES))
 def test_many_random_games_end_with_a_valid_outcome(players: int, level: str, seed: int, candidate: str) -> None:
     check_outcome(play_game(players, seed, candidate, deep=False, level=level))

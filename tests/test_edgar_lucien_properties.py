@@ -38,7 +38,7 @@ from core.games.edgar_lucien.bot import HeuristicBot
 from core.games.edgar_lucien.fosko import is_move
 from core.games.edgar_lucien.rules import BOX_COGS, TOKENS, State, conditions
 from table import Table
-from tests.random_games import check_legal, strings
+from tests.random_games import check_legal, games, strings
 
 #: far above what 2,000 random games per player count needed (968 moves, 33 periods)
 MAX_MOVES = 4000
@@ -306,7 +306,7 @@ def test_random_games_hold_every_invariant(players: int, seed: int, variants: di
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
-@settings(max_examples=200, deadline=None, database=None)
+@settings(max_examples=games(100), deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), variants=variant_sets)
 def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, variants: dict) -> None:
     check_outcome(play_game(players, seed, variants, deep=False))

@@ -21,7 +21,7 @@ from core.engine import ALL, PUBLIC, IllegalCommand, Match, make_header
 from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.rules import State, final_scores, game_winners
-from tests.random_games import play_random, strings
+from tests.random_games import games, play_random, strings
 
 CARDS = Counter(C.ALL_CARDS)
 
@@ -142,7 +142,7 @@ def test_random_games_hold_every_invariant(players: int, seed: int, variants: di
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@settings(max_examples=500, deadline=None, database=None)
+@settings(max_examples=games(200), deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), variants=variant_sets)
 def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, variants: dict) -> None:
     check_outcome(play_game(players, seed, variants, deep=False))
