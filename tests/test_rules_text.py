@@ -63,6 +63,7 @@ def test_the_check_sees_each_kind_of_note() -> None:
 @run_async
 async def test_the_rules_screen_shows_no_note_and_offers_its_arrows(tmp_path: Path) -> None:
     app = CabinetApp(save_dir=tmp_path)
+    app.animation_level = "none"  # each page at once, not scrolled to in frames the Pilot waits out
     async with app.run_test(size=(80, 24)) as pilot:
         app.open_rules("edgar-lucien")
         await pilot.pause()
