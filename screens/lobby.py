@@ -218,6 +218,8 @@ class LobbyScreen(Screen):
         self.texts: dict[str, str] = {}  # what the title and the detail line show
         #: the table of the user's that started last, not opened since ("o" opens it)
         self.news: str | None = None
+        #: the widths the rows were last fitted to, a column each
+        self.widths: list[int] = [cell_len(c) for c in self.COLUMNS]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title", classes="title")
@@ -256,7 +258,14 @@ class LobbyScreen(Screen):
         grid = self.query_one(DataTable)
         current = self.current_id()
         grid.clear()  # drawn whole, so that each column is as wide as its longest cell
-        for t, row in zip(tables, self.rows(tables, user), strict=True):
+        rows = self.rows(tables, user)
+        # each column as wide as the rows were fitted to, set before a row is added: the grid
+        # measures its rows only when idle, and a row it draws before that is kept (cached)
+        # as it was drawn, its cells cut to the widths of the rows before (seen with many
+        # lists coming while a table was opened: "you, — fre")
+        for column, width in zip(grid.ordered_columns, self.widths, strict=True):
+            column.auto_width, column.width = False, width
+        for t, row in zip(tables, rows, strict=True):
             grid.add_row(*row, key=str(t["id"]))
         self.shown = tables
         self.by_id = {str(t["id"]): t for t in tables}
@@ -283,6 +292,7 @@ class LobbyScreen(Screen):
         widths = fit_widths(
             natural, room, [[min(n, f) for n, f in zip(natural, stage, strict=True)] for stage in self.FLOORS]
         )
+        self.widths = widths
         return [tuple(cell(clipped(c, w)) for c, w in zip(row, widths, strict=True)) for row in texts]
 
     @staticmethod

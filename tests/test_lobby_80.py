@@ -361,3 +361,25 @@ async def test_no_news_of_a_start_to_a_player_already_at_that_table() -> None:
         await pilot.pause()
         said = [n.message for n in app._notifications]
         assert not any("has started" in line for line in said), said
+
+
+@run_async
+async def test_a_row_drawn_as_soon_as_it_is_listed_is_drawn_whole() -> None:
+    """The grid measures its rows only once idle: a row drawn before that (many lists come
+    while a player opens a table) was kept as drawn, cut to the columns of the rows before:
+    "you, — fre" under every new waiting table, for good."""
+    short = [table("cm", "playing", [human("al", "Chirac"), human("bo", "Mitterrand")], 4.0,
+                   game="chirac-mitterrand", active=[1], moves=4)]  # fmt: skip
+    hall = Hall(short)
+    app = lobby_app(hall)
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await in_lobby(pilot, app)
+        grid = lobby.query_one("#tables")
+        waiting = table("wait", "waiting", [human(USER, "Jean"), human(None, "Bulle")], 5.0)
+        hall.list_again([waiting, *short])
+        for y in range(grid.size.height):  # drawn at once, before the grid is idle
+            grid.render_line(y)
+        await pilot.pause()
+        await pilot.pause()
+        row = next(line for line in screen_text(app).splitlines() if "Waiting" in line)
+        assert "you, — free" in row and "1 seat free" in row, row
