@@ -15,7 +15,6 @@ from typing import Any
 from core.engine import ALL, PUBLIC, ConfigError, Game, derive_rng, printable
 from core.games import game_titles, get_game
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec, check_level, usual_players
-from tui.start import WARM_COMMAND, collect_for_a_screen  # noqa: F401 - the commands' own names for them
 
 EPILOG = "Every move is saved as it is played; saves live in the data directory (see --save-dir)."
 
@@ -932,9 +931,6 @@ def analysis_document(match: Any, analysis: Any) -> dict[str, Any]:
         "scores": None if analysis.scores is None else [list(row) for row in analysis.scores],
     }
 
-
-#: the hidden command of ``cabinet serve``'s warm parent, which forks each session's app
-#: (``net.zygote``; the program, ``cabinet.main``, runs it: it needs the screens)
 
 #: how the app is run on what the command line says to open: the program's (``cabinet.main``)
 RunApp = Callable[[Any, Path], int]

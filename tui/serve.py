@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tui.cli import WARM_COMMAND
+from tui.start import WARM_COMMAND
 
 if TYPE_CHECKING:
     from net.cluster import Cluster

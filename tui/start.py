@@ -13,7 +13,8 @@ if TYPE_CHECKING:
 
 #: Cabinet's own stylesheet: the menus, the dialogs, the table's frame
 HOUSE_STYLE = Path(__file__).with_name("cabinet.tcss")
-#: the command `cabinet serve` starts its warm parent with (net.zygote): not a player's
+#: the hidden command of ``cabinet serve``'s warm parent, which forks each session's app
+#: (``net.zygote``; the program, ``cabinet.main``, runs it: it needs the screens)
 WARM_COMMAND = "warm-parent"
 
 
