@@ -391,3 +391,23 @@ async def test_paying_for_an_or_card_offers_the_cheapest_card_first_each_with_it
         await pilot.press("enter")
         await settle(pilot)
         assert [e for e in match.events if e["t"] == "CardPaid"][-1]["card"] == paid[0]
+
+
+def test_a_replay_that_sees_everything_names_who_drew_and_says_no_you() -> None:
+    """A replay's eyes are no seat's: the card drawn is the dealer's, named, and the Favours pile
+    is everybody's, not "yours"; a seat's own eyes still say "you"."""
+    from core.engine import ALL
+
+    match = new_match(GAME, 3, [{"name": n} for n in NAMES[:3]], [{"kind": "human"}] * 3, seed=3, bot_seed=3)
+    rng = random.Random(3)
+    while not (match.state.phase == "gifts" and match.state.drawn and match.state.favours):
+        seat = match.active()[0]
+        match.submit(seat, rng.choice(GAME.legal(match.state, seat)))
+    dealer = match.state.dealer
+    board = MinisteresBoard()
+    seen, more = board.table(GAME.view(match.state, ALL), NAMES[:3])
+    said = seen.plain + "\n" + more.plain
+    assert f"{NAMES[dealer]} drew: " in said and "On the Favours pile: " in said, said
+    assert "you" not in said.lower().replace("young", ""), said
+    own, _ = board.table(GAME.view(match.state, dealer), NAMES[:3])
+    assert "You drew: " in own.plain

@@ -255,13 +255,22 @@ class MinisteresBoard(Board):
         text.append("Hands: ", style="dim")
         text.append(", ".join(whole(f"{names[i]} {p['hand']}") for i, p in enumerate(view["players"])))
         known = view.get("favours_known") or []
+        # a seat's eyes say "you"; a replay's that see everything name the players
+        a_seat = isinstance(view.get("seat"), int)
         if view["phase"] != "over":
             text.append("\nFavours pile: ", style="dim")
             text.append(f"{view['favours']} card{'' if view['favours'] == 1 else 's'}")
-            if known:
+            if known and a_seat:
                 text.append(f" ({len(known)} put there by you)", style="dim")
         if view.get("drawn"):
-            text.append("\nYou drew: ", style="bold")
+            dealer = view.get("dealer")
+            if a_seat:
+                label = "You drew: "
+            elif isinstance(dealer, int):
+                label = f"{whole(names[dealer])} drew: "
+            else:
+                label = "Drawn: "
+            text.append("\n" + label, style="bold")
             text.append_text(cards_text([view["drawn"]]))
         if view.get("centre"):
             text.append("\nCentre: ", style="dim")
@@ -285,7 +294,7 @@ class MinisteresBoard(Board):
 
         more = Text()
         if known:
-            more.append("Yours on the Favours pile: ", style="dim")
+            more.append("Yours on the Favours pile: " if a_seat else "On the Favours pile: ", style="dim")
             more.append_text(cards_in_brief(known))
         # every hand: at the end (the scoring shows them), or in a replay that reveals all;
         # one per player, as the names are
