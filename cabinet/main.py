@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -20,6 +21,11 @@ def run_app(start: Start, save_dir: Path) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    # a Python that Cabinet starts (the forkserver of the bots' and the analyses' workers is
+    # started with -c) would put its working directory first on its path: a folder there named
+    # like one of Cabinet's packages (saves/, net/, core/...) would be imported in its place,
+    # and every worker would die at its start (PYTHONSAFEPATH, Python 3.11)
+    os.environ["PYTHONSAFEPATH"] = "1"
     if args == [WARM_COMMAND]:  # what cabinet serve starts, not a player: no help, no usage
         return warm_parent()
     if not args:

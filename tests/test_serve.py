@@ -46,10 +46,11 @@ def keys(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 class Serve:
     """``cabinet serve`` in a process of its own, and the lines it prints."""
 
-    def __init__(self, data: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    def __init__(self, data: Path, *args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> None:
         self.data = data
         self.args = args
         self.env = env
+        self.cwd = cwd  # the operator's working directory (None: the test's)
         self.lines: list[str] = []
         self.proc: subprocess.Popen[str] | None = None
         self.port = 0
@@ -75,6 +76,7 @@ class Serve:
             text=True,
             bufsize=1,
             env=env,
+            cwd=self.cwd,
         )
         threading.Thread(target=self._read, daemon=True).start()
         self.port = int(self.wait_line(r"^Cabinet serves on 127\.0\.0\.1:(\d+) ").group(1))
@@ -236,7 +238,12 @@ def settle(server: InProcess, *seats: tuple[Terminal, str], timeout: float = 60.
 def test_a_player_plays_a_bot_leaves_and_finds_the_seat_again_after_a_restart(
     tmp_path: Path, keys: dict[str, Path]
 ) -> None:
-    serve = Serve(tmp_path / "data").start()
+    # started from a folder holding folders named like Cabinet's packages (a player's saves/, say):
+    # the bots' workers, forked from a Python started with -c, imported those and died
+    here = tmp_path / "operator"
+    for name in ("saves", "net", "core", "table"):
+        (here / name).mkdir(parents=True)
+    serve = Serve(tmp_path / "data", cwd=here).start()
     try:
         serve.wait_line(r"^  host key: SHA256:")
         assert (tmp_path / "data" / "host_key").exists()
@@ -265,6 +272,7 @@ def test_a_player_plays_a_bot_leaves_and_finds_the_seat_again_after_a_restart(
             assert modes_left_on(bytes(again.raw)) == [], again.raw[-400:]
         serve.wait_line(r"^Stopping: every table is saved\.")
         serve.check_clean()
+        assert not serve.find("bot worker died|bot workers cannot start"), "\n".join(serve.lines)
 
         serve = Serve(tmp_path / "data").start()
         serve.wait_line(r"\(1 table resumed; ")
