@@ -289,11 +289,13 @@ class ReplayScreen(TableScreen):
         history.keep_highlight = True
         if not history.has_focus:
             index = self.line_for(self.position)
-            if index is not None:
-                history.highlighted = index
+            history.highlighted = index  # (None: before every line)
         self.note_preferred()
-        if not history.has_focus and history.highlighted is not None:
-            history.scroll_to_highlight()
+        if not history.has_focus:
+            if self.position <= self.first:
+                history.scroll_home(animate=False)  # the start: the game's first lines, the setup's, in view
+            if history.highlighted is not None:
+                history.scroll_to_highlight()
 
     def note_preferred(self) -> None:
         """Under the history's highlighted line, the move the search preferred to the one it ends."""

@@ -149,3 +149,24 @@ def test_snapshot_the_line_that_stands_for_the_earlier_events(snap_compare, tmp_
     says how many events are not built yet, above the lines that are."""
     app, open_it = replay_app(tmp_path, at=24)
     assert snap_compare(app, terminal_size=size, run_before=open_it)
+
+
+@run_async
+async def test_the_start_of_a_replay_shows_the_first_lines_and_highlights_none(tmp_path: Path) -> None:
+    """Home: the game as its first move found it; the history's first lines (the setup's) in
+    view, not left above the panel's top under the highlighted line."""
+    app, open_it = replay_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_it(pilot)
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen)
+        history = replay.query_one(HistoryPanel)
+        await pilot.press("home")
+        await pilot.pause()
+        await pilot.pause()
+        assert replay.position == replay.first
+        assert history.highlighted == replay.line_for(replay.position) and history.scroll_y == 0
+        assert every_line(app)[0][1][:17] in screen_text(app)  # "Round 1: 12 cards"
+        await pilot.press("right")  # a move on: its line highlighted again
+        await pilot.pause()
+        assert history.highlighted == replay.line_for(replay.position) is not None
