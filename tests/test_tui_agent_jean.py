@@ -12,7 +12,7 @@ from core.engine import NAME_MAX
 from core.games.agent_jean import cards as C
 from screens.games.agent_jean.board import AgentJeanBoard, HandRow
 from screens.play import PlayScreen
-from tests.tui_helpers import GAME, NAMES, app_for, play_app, run_async, settle
+from tests.tui_helpers import GAME, NAMES, app_for, play_app, run_async, screen_text, settle
 from tui.session import new_match, start_save
 
 #: the agents of the seats, Ada's first
@@ -95,6 +95,9 @@ async def test_at_the_game_end_no_card_to_play_and_every_seats_points(tmp_path: 
         events = len(match.events)
         await pilot.press("1")  # and nothing happens
         assert len(match.events) == events
+        # the plan the rules turned up after the last turn is not shown as at stake
+        assert "No plan is played: the game is over." in screen_text(app)
+        assert "Plan " not in str(screen.query_one("#aj-plan").render())
         # every seat's plan points, greens and yellows of the last round are
         # shown, and its score; with hidden counts (the default) how many
         # cards the other won is not: the scoring does not count them

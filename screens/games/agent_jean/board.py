@@ -287,7 +287,12 @@ class AgentJeanBoard(Board):
         # short of rows (many players, a choice open, 24 rows) the plan's
         # story and an accomplice's rule in full go: its effect line stays
         roomy = tall or len(players) + len(self.choices) <= 5
-        plan = pile_card_text(view.get("plan_top"), details=roomy)
+        # once the game is over no plan is played: the card the rules turned up after the last
+        # turn is not shown as if it were at stake
+        if over:
+            plan = Text("No plan is played: the game is over.", style="dim")
+        else:
+            plan = pile_card_text(view.get("plan_top"), details=roomy)
         for effect in effects:
             plan.append(f"\n» {effect}", style="cyan")
         self.paint("#aj-plan", plan)
