@@ -1,6 +1,10 @@
 """Fixtures every test module may ask for by name."""
 
+import os
 import signal
+from collections.abc import Iterator
+
+import pytest
 
 from tests.pg import pg_cluster, pg_url
 
@@ -10,3 +14,17 @@ __all__ = ["pg_cluster", "pg_url"]
 # would every program it starts: the tests that stop a server with Ctrl-C's signal would wait
 # for ever. Each test process reads SIGINT again as Python does, and its children with it.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+@pytest.fixture(autouse=True)
+def _pythons_as_the_test_started_them() -> Iterator[None]:
+    """``cabinet.main.main`` sets PYTHONSAFEPATH for every Python the program starts (its workers'
+    forkserver must not import a folder of the working directory as one of Cabinet's packages);
+    a test that calls it in-process gets its environment back after it, so that the next test's
+    ``python -c`` still finds ``tests`` in the working directory."""
+    before = os.environ.get("PYTHONSAFEPATH")
+    yield
+    if before is None:
+        os.environ.pop("PYTHONSAFEPATH", None)
+    else:
+        os.environ["PYTHONSAFEPATH"] = before
