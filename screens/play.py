@@ -18,7 +18,7 @@ from core.engine import Match, ScoreSheet, Viewer
 from screens.boards import LiveTableScreen
 from table.feed import Feed, LocalFeed
 from table.seat import SeatLog
-from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog, StatusLine
+from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog, ServedGameOver, StatusLine
 
 _UNSEEN = object()
 
@@ -331,7 +331,9 @@ class PlayScreen(LiveTableScreen):
                 self.action_menu()
 
         self.refresh_bindings()  # take-back goes, replay comes
-        self.app.push_screen(GameOver(self.knows.outcome_text(), self.score_sheet(), self.knows.names()), chosen)
+        # at a served session's table q goes back to the lobby, and the dialog says so
+        dialog = ServedGameOver if getattr(self.app, "hall", None) is not None else GameOver
+        self.app.push_screen(dialog(self.knows.outcome_text(), self.score_sheet(), self.knows.names()), chosen)
 
     # -- the player ------------------------------------------------------------------------------
 

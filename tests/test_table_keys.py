@@ -149,3 +149,25 @@ async def test_browsing_the_history_the_footer_shows_the_arrows_and_esc(tmp_path
         await pilot.pause()
         footer = screen_text(app).splitlines()[-1]
         assert "Earlier" not in footer and "History" in footer, footer
+
+
+@run_async
+async def test_at_a_served_table_the_game_over_dialog_says_q_goes_to_the_lobby(tmp_path: Path) -> None:
+    """A served session's bottom screen is its lobby, not the main menu: the dialog the table
+    shows there (screens.play picks it when the app has a hall) says where q goes, in its line
+    and in its footer, and q leaves it as the other's does."""
+    from screens.app import CabinetApp
+    from tui.widgets import ServedGameOver
+
+    app = CabinetApp(save_dir=tmp_path)
+    left: list[str | None] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.push_screen(ServedGameOver("Ada wins.", None, ["Ada", "Bastien"]), left.append)
+        await pilot.pause()
+        text = screen_text(app)
+        assert "q lobby" in text and "main menu" not in text.lower()
+        assert "Lobby" in text.splitlines()[-1]
+        await pilot.press("q")
+        await pilot.pause()
+        assert left == ["menu"]

@@ -867,6 +867,8 @@ class GameOver(TableDialog):
         Binding("enter,space", "choose('look')", "Look at the table"),
     ]
     SMALL_KEEPS = frozenset({"choose('menu')"})
+    #: where q goes, as its line says
+    BACK = "main menu"
 
     def __init__(self, text: str, sheet: ScoreSheet | None = None, names: list[str] | None = None) -> None:
         super().__init__()
@@ -880,7 +882,7 @@ class GameOver(TableDialog):
             yield Static(plain(self.text), id="gameover-text")
             if self.sheet is not None:
                 yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
-            yield Static("[b]Enter[/] look at the table   [b]r[/] replay   [b]q[/] main menu", id="gameover-keys")
+            yield Static(f"[b]Enter[/] look at the table   [b]r[/] replay   [b]q[/] {self.BACK}", id="gameover-keys")
         yield KeysFooter(show_command_palette=False)  # its own keys, not the table's behind it
 
     def on_mount(self) -> None:
@@ -890,3 +892,10 @@ class GameOver(TableDialog):
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
+
+
+class ServedGameOver(GameOver):
+    """The end of a game at a served session's table (``cabinet serve``): q goes back to the lobby."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,m,escape", "choose('menu')", "Lobby")]
+    BACK = "lobby"
