@@ -351,10 +351,17 @@ def test_a_flood_of_output_arrives_whole_and_in_order(front: Front, keys: dict[s
     )
     try:
         assert client.stdin is not None and client.stdout is not None
+        # typed once the child has said who it is (its terminal set up): a line typed before
+        # could be lost with the terminal's set-up, and the flood never asked for (the suite hung
+        # here once, the child waiting for its line and the test for its flood)
+        out = bytearray()
+        while b"FSIZE=" not in out:
+            chunk = client.stdout.read1(1 << 16)
+            assert chunk, f"the session ended before it began: {bytes(out)!r}"
+            out += chunk
         client.stdin.write(b"flood %d\n" % lines)
         client.stdin.flush()
         time.sleep(0.5)  # pacing, not an assertion: a terminal that does not read yet
-        out = bytearray()
         while b"FLOOD DONE" not in out[-64:]:
             chunk = client.stdout.read1(1 << 16)
             assert chunk, "the flood cut short"
