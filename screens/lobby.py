@@ -218,8 +218,6 @@ class LobbyScreen(Screen):
         self.texts: dict[str, str] = {}  # what the title and the detail line show
         #: the table of the user's that started last, not opened since ("o" opens it)
         self.news: str | None = None
-        #: the widths the rows were last fitted to, a column each
-        self.widths: list[int] = [cell_len(c) for c in self.COLUMNS]
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title", classes="title")
@@ -258,12 +256,12 @@ class LobbyScreen(Screen):
         grid = self.query_one(DataTable)
         current = self.current_id()
         grid.clear()  # drawn whole, so that each column is as wide as its longest cell
-        rows = self.rows(tables, user)
+        rows, widths = self.rows(tables, user)
         # each column as wide as the rows were fitted to, set before a row is added: the grid
         # measures its rows only when idle, and a row it draws before that is kept (cached)
         # as it was drawn, its cells cut to the widths of the rows before (seen with many
         # lists coming while a table was opened: "you, — fre")
-        for column, width in zip(grid.ordered_columns, self.widths, strict=True):
+        for column, width in zip(grid.ordered_columns, widths, strict=True):
             column.auto_width, column.width = False, width
         for t, row in zip(tables, rows, strict=True):
             grid.add_row(*row, key=str(t["id"]))
@@ -281,9 +279,10 @@ class LobbyScreen(Screen):
         )
         self.refresh_bindings()
 
-    def rows(self, tables: list[dict[str, Any]], user: str) -> list[tuple[str, ...]]:
+    def rows(self, tables: list[dict[str, Any]], user: str) -> tuple[list[tuple[str, ...]], list[int]]:
         """The tables' rows, each column cut (with an ellipsis) to what the screen's width leaves
-        it: the Progress column always shows, and the line under the list says each row whole."""
+        it: the Progress column always shows, and the line under the list says each row whole;
+        and the columns' widths."""
         texts = [self.cells(t, user) for t in tables]
         natural = [max([cell_len(c)] + [cell_len(row[i]) for row in texts]) for i, c in enumerate(self.COLUMNS)]
         grid = self.query_one(DataTable)
@@ -292,8 +291,7 @@ class LobbyScreen(Screen):
         widths = fit_widths(
             natural, room, [[min(n, f) for n, f in zip(natural, stage, strict=True)] for stage in self.FLOORS]
         )
-        self.widths = widths
-        return [tuple(cell(clipped(c, w)) for c, w in zip(row, widths, strict=True)) for row in texts]
+        return [tuple(cell(clipped(c, w)) for c, w in zip(row, widths, strict=True)) for row in texts], widths
 
     @staticmethod
     def cells(t: dict[str, Any], user: str) -> tuple[str, ...]:

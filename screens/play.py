@@ -332,7 +332,7 @@ class PlayScreen(LiveTableScreen):
 
         self.refresh_bindings()  # take-back goes, replay comes
         # at a served session's table q goes back to the lobby, and the dialog says so
-        dialog = ServedGameOver if getattr(self.app, "hall", None) is not None else GameOver
+        dialog = ServedGameOver if getattr(self.app, "served", False) else GameOver
         self.app.push_screen(dialog(self.knows.outcome_text(), self.score_sheet(), self.knows.names()), chosen)
 
     # -- the player ------------------------------------------------------------------------------
