@@ -16,7 +16,8 @@ flipped bit in a kind byte never turns one valid kind into another):
                     "state": engine.freeze(state)}
                    after the setup and after every move that crosses a multiple of 50 events;
                    "state" in the first four and where a move crosses a multiple of 200
-                   events (since December 2026: older checkpoints have none)
+                   events (since December 2026: older checkpoints have none); and after
+                   the move that ends the game, with its state (since 7 December 2026)
     R  result      Outcome.to_plain() + {"at": iso time}; last, once the game is over
                    ("victor", a winner with no seat, since December 2026: older results lack it)
 
@@ -300,13 +301,16 @@ def _move_body(match: Match, index: int, at: str) -> dict[str, Any]:
     }
 
 
-def _checkpoint_due(index: int, start: int, end: int) -> bool:
-    return index == 0 or start // CHECKPOINT_EVERY != end // CHECKPOINT_EVERY
+def _checkpoint_due(index: int, start: int, end: int, ends: bool = False) -> bool:
+    """Whether a checkpoint follows move ``index`` (events ``start`` to ``end``); ``ends``:
+    the move ends the game."""
+    return ends or index == 0 or start // CHECKPOINT_EVERY != end // CHECKPOINT_EVERY
 
 
-def _state_due(start: int, end: int) -> bool:
-    """Whether the checkpoint after a move of events ``start`` to ``end`` carries the state."""
-    return end < 4 * CHECKPOINT_EVERY or start // STATE_EVERY != end // STATE_EVERY
+def _state_due(start: int, end: int, ends: bool = False) -> bool:
+    """Whether the checkpoint after a move of events ``start`` to ``end`` carries the state:
+    always after the move that ends the game, so that a finished game opens without a fold."""
+    return ends or end < 4 * CHECKPOINT_EVERY or start // STATE_EVERY != end // STATE_EVERY
 
 
 def _checkpoint_body(match: Match, state: Any, n: int, with_state: bool = True) -> dict[str, Any]:
@@ -326,12 +330,18 @@ def _result_body(outcome: Outcome, at: str) -> dict[str, Any]:
     return {**outcome.to_plain(), "at": at}
 
 
+def _ends(match: Match, index: int) -> bool:
+    """Whether ``match.moves[index]`` is the move that ended the game."""
+    return match.outcome is not None and index == len(match.moves) - 1
+
+
 def _move_records(match: Match, index: int, at: str, state: Any, chain: Chain) -> bytes:
     """The move record of ``match.moves[index]``, then its checkpoint if one is due."""
     move = match.moves[index]
     out = encode_record(MOVE, _move_body(match, index, at), chain)
-    if _checkpoint_due(index, move.start, move.end):
-        body = _checkpoint_body(match, state, move.end, _state_due(move.start, move.end))
+    ends = _ends(match, index)
+    if _checkpoint_due(index, move.start, move.end, ends):
+        body = _checkpoint_body(match, state, move.end, _state_due(move.start, move.end, ends))
         out += encode_record(CHECKPOINT, body, chain)
     return out
 
@@ -346,7 +356,8 @@ def encode_match(match: Match, times: list[str | None] | None = None, key: bytes
     for i, move in enumerate(match.moves):
         at = (times[i] if i < len(times) else None) or now_iso()
         last_at = at
-        state = match.state_at(move.end) if _checkpoint_due(i, move.start, move.end) else None
+        due = _checkpoint_due(i, move.start, move.end, _ends(match, i))
+        state = match.state_at(move.end) if due else None
         out.append(_move_records(match, i, at, state, chain))
     outcome = match.outcome
     if outcome is not None:

@@ -157,7 +157,8 @@ def test_cabinet_serve_keeps_its_tables_in_the_store_it_is_given(tmp_path: Path,
     server = Serve(tmp_path / "data", "--store", pg_url).start()
     try:
         line = server.wait_line(r"^Cabinet serves on ").string
-        assert f"({kept} tables resumed; tables in PostgreSQL database cabinet_test_" in line
+        resumed = f"{kept} table" if kept == 1 else f"{kept} tables"  # as many as the tests before it here left
+        assert f"({resumed} resumed; tables in PostgreSQL database cabinet_test_" in line
         assert line.endswith(f", the rest in {tmp_path / 'data'}).")
     finally:
         assert server.stop() == 0

@@ -142,9 +142,14 @@ def test_round_trip(tmp_path, rounds):
     kinds = [k for k, _ in records]
     assert kinds[0] == "header" and kinds[1] == "move" and kinds[2] == "checkpoint" and kinds[-1] == "outcome"
     assert kinds.count("move") == len(match.moves)
+    # after the setup, after each move that crosses a multiple of 50 events, and after the last
+    due = {0, len(match.moves) - 1} | {
+        i for i, m in enumerate(match.moves) if m.start // fmt.CHECKPOINT_EVERY != m.end // fmt.CHECKPOINT_EVERY
+    }
+    assert kinds.count("checkpoint") == len(due)
+    assert kinds[-2] == "checkpoint" and records[-2][1]["n"] == len(match.events) and "state" in records[-2][1]
     if rounds == "30":
         assert len(match.events) > 150
-        assert kinds.count("checkpoint") == 1 + len(match.events) // fmt.CHECKPOINT_EVERY
 
 
 def test_file_layout(tmp_path):
@@ -461,9 +466,13 @@ def test_checkpoint_divergence_names_the_move(tmp_path, monkeypatch, how):
     assert path.read_bytes() == before_bytes
 
 
-def test_divergence_after_the_last_checkpoint_is_caught_by_the_result(tmp_path):
+def test_divergence_after_the_last_checkpoint_is_caught_by_the_result(tmp_path, monkeypatch):
+    """A finished save written before 7 December 2026 has no checkpoint after its last move:
+    what the rules make of the moves after its last one is checked against the result."""
     path = tmp_path / "d.cab"
-    match = finished_save(path, "30")
+    with monkeypatch.context() as written_before:
+        written_before.setattr(fmt, "_ends", lambda match, index: False)
+        match = finished_save(path, "30")
     last_cp = checkpoint_moves(match)[-1]
     turn = match.state_at(match.moves[last_cp].end).played
     plays_after = [i for i, m in enumerate(match.moves) if i > last_cp and m.seat == 1 and m.command["t"] == "Play"]

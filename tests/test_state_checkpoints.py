@@ -109,17 +109,23 @@ def checkpoints(recs: list[tuple[bytes, dict[str, Any]]]) -> list[int]:
 
 @pytest.mark.parametrize("game_id", GAME_IDS)
 def test_checkpoints_carry_a_state_that_comes_back_whole(tmp_path, game_id):
-    """The first four checkpoints, and one where a move crosses a multiple of 200 events."""
+    """The first four checkpoints, one where a move crosses a multiple of 200 events, and the
+    one after the move that ends the game (a finished game opens without a fold)."""
     game = all_games()[game_id]
     match = play(game_id, game.max_players, 3, None, tmp_path / "g.cab")
     recs = records(tmp_path / "g.cab")
+    assert match.outcome is not None and [k for k, _ in recs[-2:]] == [fmt.CHECKPOINT, fmt.RESULT]
     events = 0
     for kind, body in recs:
         if kind == fmt.MOVE:
             events = len(body["events"])
         elif kind == fmt.CHECKPOINT:
             start = body["n"] - events
-            due = body["n"] < 4 * fmt.CHECKPOINT_EVERY or start // fmt.STATE_EVERY != body["n"] // fmt.STATE_EVERY
+            due = (
+                body["n"] < 4 * fmt.CHECKPOINT_EVERY
+                or start // fmt.STATE_EVERY != body["n"] // fmt.STATE_EVERY
+                or body["n"] == len(match.events)
+            )
             assert ("state" in body) == due, body["n"]
     cps = checkpoints(recs)
     assert len(cps) >= 2
@@ -207,15 +213,19 @@ def test_a_take_back_on_a_loaded_match_cuts_where_the_fold_would(tmp_path):
         assert_same_game(loaded, fold)
 
 
-def test_only_the_events_after_the_last_checkpoint_are_folded(tmp_path, monkeypatch):
+@pytest.mark.parametrize("moves", [None, 150])
+def test_only_the_events_after_the_last_checkpoint_are_folded(tmp_path, monkeypatch, moves):
+    """A game in play folds what follows its last state; a finished one folds nothing."""
     path = tmp_path / "g.cab"
-    match = play("agent-jean", 5, 11, None, path)
+    match = play("agent-jean", 5, 11, moves, path)
     last = records(path)[checkpoints(records(path))[-1]][1]["n"]
     folds = []
     real = match.game.evolve
     monkeypatch.setattr(type(match.game), "evolve", lambda self, state, event: folds.append(1) or real(state, event))
     loaded = load(path).match
-    assert 0 < len(folds) == len(match.events) - last
+    assert len(folds) == len(match.events) - last
+    assert (len(folds) == 0) == (moves is None)
+    assert loaded.state == match.state and loaded.outcome == match.outcome
     folds.clear()
     assert loaded.state_at(3) == folded(match).state_at(3)  # what a replay asks for: made then
     assert folds
