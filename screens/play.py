@@ -31,8 +31,12 @@ class PlayScreen(LiveTableScreen):
         Binding("r", "replay", "Replay"),
         Binding("question_mark", "rules", "Rules"),
         Binding("escape", "live", "Back to play", show=False),
+        # q leaves the table for the bottom screen: the main menu, or a served session's lobby
+        # (check_action offers the one that is there)
         Binding("q", "menu", "Menu"),
+        Binding("q", "lobby", "Lobby"),
     ]
+    SMALL_KEEPS = LiveTableScreen.SMALL_KEEPS | {"lobby"}
 
     def __init__(self, feed: Feed) -> None:
         super().__init__()
@@ -278,7 +282,8 @@ class PlayScreen(LiveTableScreen):
     def refresh_status(self) -> None:
         log = self.knows
         if self.farewell is not None:
-            text = f"No more moves here (q: menu). {self.farewell}"  # what matters first: 80 columns cut the rest
+            back = "lobby" if getattr(self.app, "served", False) else "menu"
+            text = f"No more moves here (q: {back}). {self.farewell}"  # what matters first: 80 columns cut the rest
         elif not self.connected:
             text = "Connection lost: joining again…"
         elif self.browsing is not None:
@@ -349,6 +354,8 @@ class PlayScreen(LiveTableScreen):
             return self.knows.outcome is not None
         if action == "pass_on":  # (a priority key: Enter is the choices' otherwise)
             return self.passing is not None and self.browsing is None
+        if action in ("menu", "lobby"):  # q's one way back, named as the session has it
+            return (action == "lobby") == bool(getattr(self.app, "served", False))
         return True
 
     def on_board_chosen(self, message: Board.Chosen) -> None:
@@ -376,6 +383,9 @@ class PlayScreen(LiveTableScreen):
 
     def action_where_saved(self) -> None:
         self.notify(self.feed.where())
+
+    def action_lobby(self) -> None:
+        self.action_menu()  # a served session's bottom screen is its lobby (app.back_to_menu)
 
     def action_menu(self) -> None:
         self.over = True

@@ -619,6 +619,55 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
     asyncio.run(run())
 
 
+def test_at_a_served_table_the_footer_says_q_goes_to_the_lobby(tmp_path: Path) -> None:
+    """A served session's bottom screen is its lobby: the table's footer names it ("q Lobby",
+    not "q Menu", which a table played here keeps), and so does the status line of a table
+    left for another terminal; q goes back there."""
+
+    async def run() -> None:
+        hall = await open_hall(tmp_path, bot_delay=0.0)
+        try:
+            client = HallClient(Address(path=hall.socket_path), hall.open_session("ann"))
+            app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=client), bot_delay=0)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await settle(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+                lobby = app.screen
+                made = await client.request(
+                    {
+                        "t": "create",
+                        "game": "agent-jean",
+                        "players": 2,
+                        "seats": [{}, {"kind": "bot", "level": "random"}],
+                        "sit": 0,
+                    }
+                )
+                await settle(pilot, lambda: [t["id"] for t in lobby.shown] == [made["table"]], "the table listed")
+                await pilot.press("enter")
+                await settle(
+                    pilot, lambda: isinstance(app.screen, PlayScreen) and "You: ann" in screen_text(app), "the table"
+                )
+                footer = screen_text(app).splitlines()[-1]
+                assert "q Lobby" in footer and "Menu" not in footer, footer
+                # ann opens the table from another terminal: this one steps aside, and its
+                # status line says where q goes
+                play = app.screen
+                other, other_task = await lobby_of(hall, "ann")
+                second = other.table(made["table"])
+                await second.connect(timeout=STEP)
+                await settle(pilot, lambda: play.over, "the table stepping aside")
+                status = str(play.query_one("#status").render())
+                assert "No more moves here (q: lobby)" in status, status
+                await pilot.press("q")
+                await settle(pilot, lambda: app.screen is lobby, "the lobby again")
+                await second.close()
+                await other.close()
+                await asyncio.wait_for(other_task, STEP)
+        finally:
+            await hall.close()
+
+    asyncio.run(run())
+
+
 def test_a_table_opened_again_shows_nothing_said_when_it_was_left(tmp_path: Path) -> None:
     """Leaving a table, the lobby says it waits for you; opening it again at once, that
     sentence stays in the lobby: the table shows no "You left"."""
