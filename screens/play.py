@@ -263,9 +263,11 @@ class PlayScreen(LiveTableScreen):
         seen[viewer] = key
         self.reading = True
         self.feed.hold(True)
+        self.refresh_status()
 
         def read(result: str | None) -> None:
             self.reading = False
+            self.refresh_status()
             if result == "menu":
                 self.action_menu()
                 return
@@ -290,6 +292,8 @@ class PlayScreen(LiveTableScreen):
             text = f"Looking back: move {log.move_at(self.browsing)} of {log.move_count} (Esc: back to play)"
         elif log.outcome is not None:
             text = "Game over: " + log.outcome_text(why=False)
+        elif self.reading:  # what waits is this player's Enter, whoever the table waits for
+            text = "The round is scored: read its score sheet, then Enter to go on."
         elif self.passing is not None:
             text = f"{log.name(log.seat)}: see what your move showed you, then Enter: pass the terminal to {log.name(self.passing)}."
         else:

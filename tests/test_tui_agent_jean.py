@@ -209,3 +209,30 @@ def test_snapshot_agent_jean_counts_mid_round(snap_compare, tmp_path: Path, size
         await settle(pilot)
 
     assert snap_compare(counts_app(tmp_path, counts), terminal_size=size, run_before=lose_the_first_turn)
+
+
+@run_async
+async def test_while_a_rounds_score_waits_for_you_the_status_line_says_so(tmp_path: Path) -> None:
+    """A round scored against a bot: its score sheet waits for Ada's Enter, and the bot waits
+    with it (it leads the next turn, or answers her lead); the status line says that the
+    sheet is hers to read, not that the table waits for the bot. Read, it says the move again."""
+    from tui.widgets import ScoreSheetDialog
+
+    app = play_app(tmp_path, humans=1, players=2, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = next(s for s in app.screen_stack if isinstance(s, PlayScreen))
+        match = screen.match
+        for _ in range(400):
+            await settle(pilot)
+            if isinstance(app.screen, ScoreSheetDialog) or match.outcome is not None:
+                break
+            if 0 in match.active():
+                await pilot.press("1")
+        assert isinstance(app.screen, ScoreSheetDialog), "no round was scored"
+        status = "\n".join(screen_text(app).splitlines()[:1])
+        assert "Waiting for" not in status and "score sheet" in status, status
+        await pilot.press("enter")
+        await settle(pilot)
+        status = screen_text(app).splitlines()[0]
+        assert "score sheet" not in status, status
+        assert ("Ada, your move." in status) == (0 in match.active()), status
