@@ -77,8 +77,13 @@ def child(tree: Path, address: str, code: str, pace: float, seed: int, counts: P
 
     render_widget = StylesCache.render_widget
 
+    frame_parts: collections.Counter[str] = collections.Counter()  # what the frame being made draws
+    frames_seen: collections.Counter[str] = collections.Counter()  # frames, by what they drew
+
     def counted_render_widget(self: Any, widget: Any, crop: Any) -> Any:
-        drawn[f"{type(widget).__name__}#{widget.id}" if widget.id else type(widget).__name__] += crop.height
+        name = f"{type(widget).__name__}#{widget.id}" if widget.id else type(widget).__name__
+        drawn[name] += crop.height
+        frame_parts[name] += crop.height
         return render_widget(self, widget, crop)
 
     display = App._display
@@ -86,6 +91,9 @@ def child(tree: Path, address: str, code: str, pace: float, seed: int, counts: P
     def counted_display(self: Any, screen: Any, renderable: Any) -> None:
         if renderable is not None and not self._batch_count:
             tally["frames"] += 1
+            frames_seen[" ".join(f"{k}:{v}" for k, v in sorted(frame_parts.items()))] += 1
+            trace.append(("frame", " ".join(sorted(frame_parts))))
+        frame_parts.clear()
         display(self, screen, renderable)
 
     refresh_layout = Screen._refresh_layout
@@ -97,16 +105,61 @@ def child(tree: Path, address: str, code: str, pace: float, seed: int, counts: P
             tally["refreshes"] += 1
         refresh_layout(self, size, scroll)
 
+    from textual.widget import Widget
+
+    refresh = Widget.refresh
+
+    def counted_refresh(self: Any, *regions: Any, repaint: bool = True, layout: bool = False, **kw: Any) -> Any:
+        if layout:  # who asks for a layout, by the widget's class and id (and why, with CABINET_BENCH_WHY)
+            name = f"{type(self).__name__}#{self.id}" if self.id else type(self).__name__
+            if os.environ.get("CABINET_BENCH_WHY"):
+                f = sys._getframe(1)
+                trail = []
+                while f is not None and len(trail) < 4:
+                    trail.append(f"{Path(f.f_code.co_filename).stem}.{f.f_code.co_name}")
+                    f = f.f_back
+                name += " <- " + " <- ".join(trail)
+            why[name] += 1
+            trace.append(("layout", name))
+        return refresh(self, *regions, repaint=repaint, layout=layout, **kw)
+
+    why: collections.Counter[str] = collections.Counter()
+    trace: collections.deque[tuple[str, str]] = collections.deque(maxlen=400)  # with CABINET_BENCH_WHY
+    Widget.refresh = counted_refresh  # type: ignore[method-assign]
+    profile_to = os.environ.get("CABINET_BENCH_PROFILE")
+    profiler = None
+    if profile_to:
+        import cProfile
+
+        profiler = cProfile.Profile()
+
     StylesCache.render_widget = counted_render_widget  # type: ignore[method-assign]
     App._display = counted_display  # type: ignore[method-assign]
     Screen._refresh_layout = counted_refresh_layout  # type: ignore[method-assign]
 
     def reset(*_: Any) -> None:
         drawn.clear()
+        why.clear()
+        frames_seen.clear()
         tally.update(dict.fromkeys(tally, 0))
+        if profiler is not None:
+            profiler.enable()
 
     def dump(*_: Any) -> None:
-        counts.write_text(json.dumps({"drawn": dict(drawn), **tally}))
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(profile_to)
+        counts.write_text(
+            json.dumps(
+                {
+                    "drawn": dict(drawn),
+                    "layout_asked": dict(why),
+                    "frames_seen": dict(frames_seen),
+                    "trace": list(trace),
+                    **tally,
+                }
+            )
+        )
 
     signal.signal(signal.SIGUSR1, reset)
     signal.signal(signal.SIGUSR2, dump)
@@ -115,6 +168,7 @@ def child(tree: Path, address: str, code: str, pace: float, seed: int, counts: P
     updated = PlayScreen.updated
 
     def scripted_updated(self: PlayScreen, update: dict[str, Any]) -> None:
+        trace.append(("update", f"move {update.get('move_count', '?')}"))
         updated(self, update)
         log = self.knows
         if log.outcome is None and log.my_move() and log.legal:
@@ -254,6 +308,9 @@ async def measure(game_id: str, tree: Path, warm: int, moves: int, seed: int, tm
                     "layouts": got["layouts"] / max(n, 1),
                     "refreshes": got["refreshes"] / max(n, 1),
                     "drawn": {k: v / max(n, 1) for k, v in got["drawn"].items()},
+                    "layout_asked": {k: v / max(n, 1) for k, v in got["layout_asked"].items()},
+                    "frames_seen": got["frames_seen"],
+                    "trace": got["trace"],
                     "finished": finished,
                     "phase": view.get("phase"),
                 }
@@ -337,6 +394,14 @@ def main(argv: list[str] | None = None) -> int:
         )
         print("   lines drawn an update, by widget: " + ", ".join(f"{k} {v:.1f}" for k, v in top))
         print(f"   lines drawn an update, all widgets: {sum(r['drawn'].values()):.1f}; load {os.getloadavg()[0]:.2f}")
+        asked = sorted(r["layout_asked"].items(), key=lambda kv: -kv[1])[: args.widgets]
+        print("   layouts asked an update, by widget: " + ", ".join(f"{k} {v:.2f}" for k, v in asked))
+        if os.environ.get("CABINET_BENCH_WHY"):
+            for what, count in sorted(r["frames_seen"].items(), key=lambda kv: -kv[1])[: args.widgets]:
+                print(f"   frame x{count}: {what}")
+            print("   the last updates, in order:")
+            for kind, what in r["trace"][-60:]:
+                print(f"     {kind:7s} {what}")
     return 0
 
 

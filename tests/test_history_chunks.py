@@ -170,3 +170,51 @@ async def test_the_start_of_a_replay_shows_the_first_lines_and_highlights_none(t
         await pilot.press("right")  # a move on: its line highlighted again
         await pilot.pause()
         assert history.highlighted == replay.line_for(replay.position) is not None
+
+
+def test_news_marks_are_drawn_on_their_lines_and_only_those_are_drawn_again() -> None:
+    """Marking the news (a "• " before each line since the player's move) replaces those lines'
+    prompts: the panel shows them marked, unmarks them later, and a line the mark makes wrap
+    onto a second line moves the lines after it; the other lines are not measured nor drawn
+    again (Textual's OptionList did that for every line at each replaced prompt)."""
+    from textual.app import App, ComposeResult
+
+    class Host(App[None]):
+        CSS = "HistoryPanel { height: 14; }"
+
+        def compose(self) -> ComposeResult:
+            yield HistoryPanel(id="history")
+
+    async def run() -> None:
+        app = Host()
+        async with app.run_test(size=(30, 16)) as pilot:
+            history = app.query_one(HistoryPanel)
+            long = "Chloé plays the Duc de Gui"  # as wide as the panel's lines: "• " makes it wrap
+            before = [(n, f"Ann bids {n}.", "turn") for n in range(1, 7)]
+            history.append_lines([*before, (7, "Bob passes.", "turn"), (8, long, "turn")])
+            await pilot.pause()
+            history.mark_news(6)  # the last two lines are news
+            await pilot.pause()
+            text = screen_text(app)
+            assert "• Bob passes." in text and "• Ann" not in text and "Ann bids 6." in text
+            assert "• Chloé plays the Duc de" in text and "Gui" in text.split("Duc de", 1)[1]  # wrapped, whole
+            measured: list[int] = []
+            real = type(history)._get_visual  # what measuring a line and drawing it anew start with
+            history._get_visual = lambda option: measured.append(1) or real(history, option)  # type: ignore[method-assign]
+            history.mark_news(7)  # Bob's line is no longer news: it and the newest are made again, no other
+            await pilot.pause()
+            text = screen_text(app)
+            assert "• Bob" not in text and "Bob passes." in text and "• Chloé plays the Duc de" in text
+            assert len(measured) <= 4  # those two lines measured, then drawn (16 without the fix: all eight)
+            history.mark_news(None)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "•" not in text and "Bob passes." in text and long in text
+
+    asyncio_run(run())
+
+
+def asyncio_run(coro) -> None:
+    import asyncio
+
+    asyncio.run(coro)

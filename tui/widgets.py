@@ -431,6 +431,29 @@ class SteadyOptionList(OptionList):
             return False
         return super()._size_updated(size, virtual_size, container_size, layout)
 
+    def _replace_option_prompt(self, index: int, prompt: Any) -> None:
+        """Line ``index`` shows ``prompt``: where it takes as many lines as before, only its
+        own drawing is made again.  (Textual's OptionList forgets the measures and drawings of
+        every option for one prompt replaced: a history that marks the news since the
+        player's move, a line or a few at every update, measured and drew all its lines again
+        each time, issue 35.)"""
+        option = self.get_option_at_index(index)
+        before = self._line_cache.heights.get(index)
+        option._set_prompt(prompt)
+        region = self.scrollable_content_region
+        if before is None or not region:
+            self._clear_caches()
+            return
+        padding = self.get_component_styles("option-list--option").padding
+        width = region.width - self._get_left_gutter_width() - padding.width
+        if self._get_visual(option).get_height(self.styles, width) + option._divider != before:
+            self._clear_caches()  # its lines, and those of every option after it, move
+            return
+        cache = self._option_render_cache
+        for key in [key for key in cache.keys() if key[0] is option]:  # noqa: SIM118 - no iterating an LRUCache
+            cache.discard(key)
+        self.refresh()
+
 
 class ChoiceList(SteadyOptionList):
     """A board's list of the moves its seat may make: Enter plays the highlighted one,
