@@ -127,9 +127,10 @@ class AnalysisSaid(Message):
 
 
 class ReplayScreen(TableScreen):
-    # A pair of keys shows once in the footer (``←→ Move``), so that every key fits at 80 columns.
+    # Keys that go together show once in the footer (``←→⇱⇲ Move``: a move back or forward, the
+    # start or the end, ⇱ and ⇲ being Home and End), so that every key fits at 80 columns.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "step(-1)", "Move", key_display="←→", priority=True),
+        Binding("left", "step(-1)", "Move", key_display="←→⇱⇲", priority=True),
         Binding("right", "step(1)", "Forward", show=False, priority=True),
         Binding("home", "jump('start')", "Start", show=False, priority=True),
         Binding("end", "jump('end')", "End", show=False, priority=True),
@@ -154,6 +155,12 @@ class ReplayScreen(TableScreen):
         Binding("q", "leave", "Leave", priority=True),
         Binding("escape", "leave", "Leave", show=False, priority=True),
     ]
+    # the compact footer (below) starts a space in, as the others do
+    DEFAULT_CSS = """
+    ReplayScreen KeysFooter {
+        padding-left: 1;
+    }
+    """
     #: the worlds drawn for each move judged; the analysis judges them in its thread, in this
     #: process: worker processes cannot be started from inside the running app (multiprocessing's
     #: resource tracker passes on the app's captured stderr, whose file number is -1:

@@ -206,7 +206,7 @@ async def test_every_footer_key_of_a_finished_games_replay_before_and_after_its_
         replay = await open_replay(pilot, path, at=20)
         keys = footer_keys(replay)
         assert keys == {
-            "←→": "Move",
+            "←→⇱⇲": "Move",
             "[]": "Turn",
             "{}": "Round",
             "g": "Go to",
@@ -216,8 +216,9 @@ async def test_every_footer_key_of_a_finished_games_replay_before_and_after_its_
             "a": "Analyse",
             "q": "Leave",
         }
-        # every key shown, in a line of 80 columns
-        assert screen_text(app).splitlines()[-1].rstrip().endswith("q Leave")
+        # every key shown, in a line of 80 columns that starts a space in
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.startswith(" ←→⇱⇲ Move ") and footer.rstrip().endswith("q Leave"), footer
         await press_the_replays_keys(pilot, replay)
 
         # a: the analysis kept beside the save, at once, in the board's place

@@ -101,3 +101,24 @@ async def test_go_to_a_move_that_is_not_there_says_which_are(tmp_path: Path) -> 
         await pilot.press("backspace", "backspace", "0", "enter")
         await pilot.pause()
         assert app.screen is replay and replay.position == replay.first
+
+
+@run_async
+async def test_the_footer_starts_a_space_in_and_lists_home_and_end(tmp_path: Path) -> None:
+    """The replay's footer begins a space in, as every other footer does, and lists Home and End
+    (drawn ⇱ ⇲, beside the arrows they go with); they go to the start and to the end."""
+    app = command_line_replay(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = app.screen
+        assert isinstance(replay, ReplayScreen)
+        footer = screen_text(app).splitlines()[-1]
+        assert footer.startswith(" ←→⇱⇲ Move "), footer
+        assert footer.rstrip().endswith("q Leave"), footer
+        last = replay.match.move_count
+        await pilot.press("home")
+        await pilot.pause()
+        assert replay.position == replay.first and f"move 0/{last}" in screen_text(app)
+        await pilot.press("end")
+        await pilot.pause()
+        assert replay.position == replay.last and f"move {last}/{last}" in screen_text(app)
