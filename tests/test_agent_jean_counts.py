@@ -104,6 +104,29 @@ def test_the_round_end_still_reveals_the_scoring() -> None:
     assert scoring["greens"] == [0, 0] and scoring["yellows"] == [0, 0] and scoring["plan_points"] == [21, 21]
 
 
+def test_once_the_game_is_over_everyones_counts_are_shown() -> None:
+    """The last round scored and the game over, how many cards, greens and yellows each seat
+    won in it is in every view, the public's too: the scoring made the colours public, and
+    the number of cards was no secret (a card a player for each turn won, whose winner is)."""
+    seats = [{"agent": a} for a in C.AGENTS[:3]]
+    match = Match.new(GAME, make_header(GAME, GAME.make_config(3, seats), 7))
+    assert match.state.counts == "hidden"
+    Table(match).play_out(bots={i: HeuristicBot(i) for i in range(3)})
+    s = match.state
+    assert match.outcome is not None and s.phase == "over"
+    piles = [(len(w), sum(c[0] == "G" for c in w), sum(c[0] == "Y" for c in w)) for w in s.won_cards]
+    scoring = GAME.view(s, PUBLIC)["scoring"]
+    assert [g for _, g, _ in piles] == scoring["greens"] and [y for _, _, y in piles] == scoring["yellows"]
+    assert sum(n for n, _, _ in piles) == 12 * 3
+    for viewer in (0, 1, 2, PUBLIC, ALL):
+        shown = [tuple(p[k] for k in COUNTS) for p in GAME.view(s, viewer)["players"]]
+        assert shown == piles, viewer
+        # what a seat may not look at stays out: the others' plans, and their cards
+        if isinstance(viewer, int):
+            others = [p for i, p in enumerate(GAME.view(s, viewer)["players"]) if i != viewer]
+            assert all(p["plans"] is None and "won_cards" not in p for p in others)
+
+
 # -- the history ---------------------------------------------------------------------
 
 

@@ -205,8 +205,9 @@ def move_won_turn(s: State, seat: int) -> State | None:
     """With hidden counts, the same position where a turn one other seat won
     (not the last one, which view shows) was won by another: its cards and a
     plan change piles.  The seat's view is unchanged, though the counts of
-    both piles are not: with hidden counts they are not in it."""
-    if s.counts != "hidden":
+    both piles are not: with hidden counts they are not in it (until the game
+    is over: then everyone's are)."""
+    if s.counts != "hidden" or s.phase == "over":
         return None
     last = s.last_turn
     for j in range(s.players):

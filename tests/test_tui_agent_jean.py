@@ -98,13 +98,14 @@ async def test_at_the_game_end_no_card_to_play_and_every_seats_points(tmp_path: 
         # the plan the rules turned up after the last turn is not shown as at stake
         assert "No plan is played: the game is over." in screen_text(app)
         assert "Plan " not in str(screen.query_one("#aj-plan").render())
-        # every seat's plan points, greens and yellows of the last round are
-        # shown, and its score; with hidden counts (the default) how many
-        # cards the other won is not: the scoring does not count them
+        # every seat's cards won, greens, yellows and plan points of the last
+        # round are shown, and its score: with hidden counts (the default) they
+        # were private until the round was scored, and the game is over
         rows = players_rows(app)
         final = screen.query_one(AgentJeanBoard).view["scoring"]
-        assert "?" not in rows[1], rows
-        assert rows[2].split()[3:6] == ["?", str(final["greens"][1]), str(final["yellows"][1])], rows
+        assert "?" not in rows[1] and "?" not in rows[2], rows
+        won = str(len(match.state.won_cards[1]))
+        assert rows[2].split()[3:6] == [won, str(final["greens"][1]), str(final["yellows"][1])], rows
         board = screen.query_one(AgentJeanBoard)
         scoring = board.view["scoring"]
         head = rows[0].split()

@@ -800,12 +800,13 @@ class AgentJean(Game):
         everything = seat == ALL
         own = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
         order = s.order or play_order(s.players, s.leader)
-        hidden = s.counts == "hidden"
+        hidden = _piles_private(s)
         players = []
         for i in range(s.players):
             sees = everything or own == i
             # with hidden counts a seat knows only its own won pile (it may
             # look at it): the others' counts are not in its view at all
+            # (until the game is over: ``_piles_private``)
             counted = sees or not hidden
             entry = {
                 "name": s.names[i],
@@ -974,7 +975,8 @@ class AgentJean(Game):
     #   round, a Martha second plan) are left out, as view gives not even
     #   their number: ``determinize`` deduces how many there are from the
     #   cards unaccounted for and draws which;
-    # - with hidden counts (the default) the seat knows only its own won pile
+    # - with hidden counts (the default; once the game is over the piles are
+    #   observed as with open counts, ``_piles_private``) the seat knows only its own won pile
     #   and the last turn's take: the others' won cards are not in the
     #   observation at all, nor their plans but those view shows, nor how many
     #   turns each won; ``determinize`` works out how many turns the others
@@ -992,7 +994,7 @@ class AgentJean(Game):
         hands = tuple(
             tuple(sorted(h, key=C.hand_order)) if i == seat else (UNSEEN,) * len(h) for i, h in enumerate(s.hands)
         )
-        if s.counts == "hidden":
+        if _piles_private(s):
             # the seat's own pile, and of the others' only the last turn's
             # take: how many turns each of the others won is not known either
             shown_cards = tuple(sorted(last[1], key=C.hand_order)) if last else ()
@@ -1183,7 +1185,7 @@ class _Deal:
         self.pool = [c for c in C.ACTION_CARDS if c not in seen]
         self.hand_sizes = [0 if i == seat else len(h) for i, h in enumerate(known.hands)]
         self.reserve_sizes = [len(r) for r in known.reserves]
-        self.hidden = known.counts == "hidden"
+        self.hidden = _piles_private(known)
         self.hidden_turns = 0
         #: the seat's own cards in the turns the others won, but for the last
         self.mine_elsewhere: list[str] = []
@@ -1347,6 +1349,15 @@ def _shuffle(cards: list[str], rand: Any) -> None:
     for i in range(len(cards) - 1, 0, -1):
         j = int(rand() * (i + 1))
         cards[i], cards[j] = cards[j], cards[i]
+
+
+def _piles_private(s: State) -> bool:
+    """Whether the others' won piles are private (hidden counts): while the game is played.
+    Once it is over, its last round scored, how many cards, greens and yellows each won is
+    public, as the scoring of a round makes it (each turn won brings one card a player, and who
+    won each turn is no secret): ``view`` and ``observe`` then give everyone's, as with open
+    counts."""
+    return s.counts == "hidden" and s.phase != "over"
 
 
 def _pile_event(s: State, event: Event) -> Event:

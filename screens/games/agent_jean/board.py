@@ -377,7 +377,8 @@ class AgentJeanBoard(Board):
         Plan points of the others are private while a round is played, and
         so, with hidden counts, are their cards won, greens and yellows
         (``?``); once the game is over the last round's points, greens and
-        yellows are public (the scoring lists them).
+        yellows are public (the scoring lists them), and so are its cards won
+        (the view gives everyone's then).
         """
         players = view["players"]
         seat = view.get("seat")
