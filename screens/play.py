@@ -18,7 +18,16 @@ from core.engine import Match, ScoreSheet, Viewer
 from screens.boards import LiveTableScreen
 from table.feed import Feed, LocalFeed
 from table.seat import SeatLog
-from tui.widgets import Board, Curtain, GameOver, HistoryPanel, ScoreSheetDialog, ServedGameOver, StatusLine
+from tui.widgets import (
+    Board,
+    Curtain,
+    GameOver,
+    HistoryPanel,
+    KeysFooter,
+    ScoreSheetDialog,
+    ServedGameOver,
+    StatusLine,
+)
 
 _UNSEEN = object()
 
@@ -169,6 +178,7 @@ class PlayScreen(LiveTableScreen):
             self.announce_end()
         elif not self.show_new_sheet():
             self.hand_over()
+        self.query_one(KeysFooter).show_keys_now()  # in the frame that shows the move
 
     def hand_over(self) -> None:
         """The move to the player at this terminal whose it is: a curtain between two players

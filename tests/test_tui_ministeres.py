@@ -182,9 +182,14 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
     """Ada and Bastien at one table: on Bastien's move, Ada's list says under "Waiting" whose
     move it is and what he decides, lists none of her old choices, and the footer offers no
     Choose; neither Enter nor p (pass) plays anything, and the box keeps the height her choices
-    gave it; on her move she has her choices, and Enter plays."""
+    gave it; on her move she has her choices, and Enter plays.  In the auctions, as her screen
+    takes in Bastien's bid, it offers Choose at once (in the frame that shows the move, not in
+    one of its own after it), and her list of bids, the same size, asks for no layout of the
+    screen (issue 35: each such update was two frames, the second for the footer, and the whole
+    screen laid out for the list's new lines)."""
     import asyncio
 
+    from textual.widget import Widget
     from textual.widgets._footer import FooterKey
 
     from net.client import RemoteTable
@@ -209,6 +214,14 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
                 remote.command(remote.legal[0])
 
     task = asyncio.create_task(bastien(await join(server, 1)))
+    asked: list[bool] = []  # the layouts the list of choices asked for since Bastien's move
+    real_refresh = Widget.refresh
+
+    def refresh(self: Widget, *regions, **kwargs):  # type: ignore[no-untyped-def]
+        if isinstance(self, ChoiceList):
+            asked.append(bool(kwargs.get("layout")))
+        return real_refresh(self, *regions, **kwargs)
+
     try:
         app = CabinetApp(save_dir=tmp_path / "ada", bot_delay=0)
         async with app.run_test(size=(80, 24)) as pilot:
@@ -218,6 +231,18 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
 
             def choose_key() -> FooterKey | None:
                 return next((k for k in screen.query(FooterKey) if k.action == "select" and k.display), None)
+
+            offered: list[bool] = []  # after each update taken in: whether the footer offers Choose
+            real_updated = screen.updated
+
+            def updated(update):  # type: ignore[no-untyped-def]
+                real_updated(update)
+                offered.append(choose_key() is not None)
+
+            screen.updated = updated  # type: ignore[method-assign]
+            Widget.refresh = refresh  # type: ignore[method-assign]
+            kept: int | None = None  # the box's height while Ada waited, in the auctions
+            bids_back = 0
 
             def seen() -> bool:
                 return len(screen.remote.events) == len(match.events)
@@ -229,6 +254,11 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
                     await until(lambda: not options.waiting and options.option_count > 0, pilot)
                     assert options.display and not options.waiting and options.highlighted == 0
                     assert (key := choose_key()) is not None and not key.has_class("-disabled")
+                    if kept is not None and match.state.phase == "auction":
+                        bids_back += 1  # (the first time: the footer mounts the Pass key it has not shown yet)
+                        assert bids_back == 1 or offered[-1:] == [True], offered
+                        if options.outer_size.height == kept:
+                            assert not any(asked), asked  # the same box: no layout of the screen
                     place = True
                     if waited_in_auctions == 1:  # the history, in and out, then the move by keys
                         await pilot.press("h", "up")
@@ -265,10 +295,14 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
                         if waited_in_auctions == 3:
                             break
                 before = len(match.events)
+                kept = options.outer_size.height if place is not None and match.state.phase == "auction" else None
+                offered.clear()
+                asked.clear()
                 go.set()
                 await until(lambda before=before: len(match.events) > before, pilot)
-            assert waited_in_auctions == 3
+            assert waited_in_auctions == 3 and bids_back >= 2
     finally:
+        Widget.refresh = real_refresh  # type: ignore[method-assign]
         task.cancel()
         await server.close()
 

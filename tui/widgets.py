@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Self, cast
 
 from rich.cells import cell_len
@@ -14,6 +15,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
+from textual.css.scalar import Unit
 from textual.geometry import Size
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
@@ -166,7 +168,9 @@ class Board(Widget):
             return
         focused = screen.focused
         if focused is None or focused.id != "history":
-            widget.focus()
+            # at once, not once the messages before are handled (``focus``): the footer shows
+            # the widget's keys (Choose) in the frame that shows the move (issue 35)
+            screen.set_focus(widget)
 
     def focus_play(self) -> None:
         """Give the keys back to the player's choice (leaving the history): the
@@ -357,6 +361,18 @@ class KeysFooter(Footer):
             if not self.show_again(keys):
                 await self.recompose()
 
+    def show_keys_now(self) -> None:
+        """Show the keys as they are now, where that takes no widget mounted, so that they change
+        in the frame being made: a table's update shows its footer with its board (the look the
+        screen's signal asks for later then finds them shown).  Textual tells a screen's footer
+        of its keys once the screen is idle, after the frame that showed the move had been made:
+        every update of a table was drawn in two frames, the second for the footer (issue 35)."""
+        if not (self.app.app_focus and self.is_attached):
+            return
+        keys = self.keys_now()
+        if keys != self.shown_keys and self.show_again(keys):
+            self.shown_keys = keys
+
     def show_again(self, keys: tuple[Any, ...]) -> bool:
         """Show ``keys`` with the keys mounted already, hiding the others, where all of
         them are there and in that order; False where the footer must be built again.
@@ -405,6 +421,60 @@ class SteadyOptionList(OptionList):
 
     #: what the scrollbars were last made of
     _scrolled_for: tuple[Any, ...] | None = None
+    #: while its lines change (``lines_change``): whether a layout was asked (None: not then)
+    _layout_held: bool | None = None
+
+    def refresh(self, *regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Self:
+        if layout and self._layout_held is not None:
+            self._layout_held = True
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    @contextmanager
+    def lines_change(self) -> Iterator[None]:
+        """Its options change (are replaced, added to): the layout of the screen they ask for
+        is asked only where the box then takes another size or its scrollbars come or go.
+        (Textual lays out the whole screen, and draws again all that moved, for a list whose
+        lines changed: a history that grew by a line, choices that became a waiting sentence
+        in a box that keeps its height, at every move of a table, issue 35.)"""
+        if self._layout_held is not None:
+            yield
+            return
+        bars = (self.show_vertical_scrollbar, self.show_horizontal_scrollbar)
+        self._layout_held = False
+        try:
+            yield
+        finally:
+            asked, self._layout_held = self._layout_held, None
+            if asked and (
+                bars != (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) or not self.box_kept()
+            ):
+                self.refresh(layout=True)
+
+    def box_kept(self) -> bool:
+        """Whether the box keeps the size it has, its lines as they are now: its height is the
+        stylesheet's, or comes from its lines and is what it is (within its bounds, in lines)."""
+        size = self.outer_size
+        if not self.is_mounted or not self.display or not size.height or self.content_size.width <= 0:
+            return False
+        styles = self.styles
+        if styles.height is None or styles.width is None or styles.width.is_auto:
+            return False
+        if not styles.height.is_auto:
+            return True
+        bounds = []
+        for bound in (styles.min_height, styles.max_height):
+            if bound is not None and bound.unit != Unit.CELLS:
+                return False  # a bound of another unit than lines: the layout says
+            bounds.append(None if bound is None else int(bound.value))
+        gutter = styles.gutter.height + self.scrollbar_size_horizontal
+        height = self.get_content_height(self.container_size, self.app.size, self.content_size.width) + gutter
+        low, high = bounds
+        if high is not None:
+            height = min(height, high)
+        if low is not None:
+            height = max(height, low)
+        return height == size.height
 
     def _scrollbars_of(self) -> tuple[Any, ...]:
         bars = (self._vertical_scrollbar, self._horizontal_scrollbar)
@@ -498,6 +568,10 @@ class ChoiceList(SteadyOptionList):
         or, while the player looks back at the history, that the table is as it was, titled
         "Looking back".  At the game's end, or where no list was shown, the list goes.  ``same``: the prompts are those listed already, which keep
         their place.  True where the list has choices to take the keys (the board focuses it)."""
+        with self.lines_change():
+            return self._list_choices(prompts, title, live, same)
+
+    def _list_choices(self, prompts: list[Any], title: str, live: bool, same: bool) -> bool:
         if prompts:
             if not (same and self.option_count and not self.waiting):  # (the same, listed: kept as they are)
                 rows = self.scrollable_content_region.height
@@ -721,7 +795,8 @@ class HistoryPanel(SteadyOptionList):
             self.texts.append((text, mark))
             options.append(Option(self.prompt(n, text, mark)))
         if options:
-            self.add_options(options)
+            with self.lines_change():
+                self.add_options(options)
             if follow and not self.has_focus:
                 # laid out already (its lines measured by add_options): to the end now, in the
                 # frame that shows the new lines; before its first layout, after it
