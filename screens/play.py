@@ -26,6 +26,7 @@ from tui.widgets import (
     KeysFooter,
     ScoreSheetDialog,
     ServedGameOver,
+    ServedScoreSheetDialog,
     StatusLine,
 )
 
@@ -286,7 +287,8 @@ class PlayScreen(LiveTableScreen):
 
         # at a table of several players here, nothing of the table shows behind it: the sheet is
         # everybody's, the hand behind it one player's
-        self.app.push_screen(ScoreSheetDialog(sheet, self.knows.names(), hide_table=len(self.feed.here) > 1), read)
+        dialog = ServedScoreSheetDialog if getattr(self.app, "served", False) else ScoreSheetDialog
+        self.app.push_screen(dialog(sheet, self.knows.names(), hide_table=len(self.feed.here) > 1), read)
         return True
 
     # -- drawing -------------------------------------------------------------------------------

@@ -218,3 +218,44 @@ def asyncio_run(coro) -> None:
     import asyncio
 
     asyncio.run(coro)
+
+
+def test_choices_that_come_back_are_not_made_again(monkeypatch) -> None:
+    """A player's choices that come back after another's move (most of Ministères' 90 bids, at
+    every turn) keep what they were measured and drawn with: only the new ones are made."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import _option_list
+
+    from tui.widgets import ChoiceList
+
+    made: list[str] = []
+    real = _option_list.visualize
+
+    def visualize(widget, obj, **kwargs):  # type: ignore[no-untyped-def]
+        made.append(str(obj))
+        return real(widget, obj, **kwargs)
+
+    monkeypatch.setattr(_option_list, "visualize", visualize)
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ChoiceList(id="choices")
+
+    async def run() -> None:
+        app = Host()
+        async with app.run_test(size=(60, 20)) as pilot:
+            choices = app.query_one(ChoiceList)
+            bids = [f"Bid {n}" for n in range(3, 40)]
+            choices.list_choices([*bids, "Pass"], "Your bid", live=True)
+            await pilot.pause()
+            assert "Bid 3" in made and "Pass" in made
+            choices.tell("Bastien is bidding.")
+            await pilot.pause()
+            made.clear()
+            choices.list_choices([*bids[2:], "Bid 40", "Pass"], "Your bid", live=True)  # he bid 4
+            await pilot.pause()
+            assert made == ["Bid 40"], made  # the new bid only
+            assert [str(choices.get_option_at_index(i).prompt) for i in (0, 36)] == ["Bid 5", "Pass"]
+            assert choices.highlighted == 0 and not choices.waiting
+
+    asyncio_run(run())

@@ -171,3 +171,27 @@ async def test_at_a_served_table_the_game_over_dialog_says_q_goes_to_the_lobby(t
         await pilot.press("q")
         await pilot.pause()
         assert left == ["menu"]
+
+
+@run_async
+async def test_at_a_served_table_the_round_score_says_q_goes_to_the_lobby(tmp_path: Path) -> None:
+    """The round's score sheet at a served table (screens.play picks it when the app is
+    ``served``) says where q goes, in its line and its footer; Enter goes on, q leaves."""
+    from core.engine import ScoreSheet
+    from screens.app import CabinetApp
+    from tui.widgets import ServedScoreSheetDialog
+
+    sheet = ScoreSheet(title="Round 1", columns=("Points",), rows=(("3",), ("5",)), notes=())
+    app = CabinetApp(save_dir=tmp_path)
+    left: list[str | None] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for key, want in (("enter", None), ("q", "menu")):
+            app.push_screen(ServedScoreSheetDialog(sheet, ["Ada", "Bastien"]), left.append)
+            await pilot.pause()
+            text = screen_text(app)
+            assert "q lobby" in text and "menu" not in text.lower(), text
+            assert "Lobby" in text.splitlines()[-1]
+            await pilot.press(key)
+            await pilot.pause()
+            assert left[-1] == want

@@ -192,8 +192,8 @@ class Board(Widget):
 
 def too_small_text(width: int, height: int) -> str:
     return (
-        f"The terminal is {width}x{height}: a table needs 80x24.\n\n"
-        "Enlarge the terminal (or make the font smaller) to play on; nothing is lost meanwhile."
+        f"The terminal is {width}x{height}.\nA table needs 80x24.\n\n"
+        "Enlarge the terminal, or make the font smaller, to play on.\nNothing is lost meanwhile."
     )
 
 
@@ -525,6 +525,13 @@ class SteadyOptionList(OptionList):
         self.refresh()
 
 
+def _prompt_key(prompt: Any) -> Any:
+    """What a choice's prompt shows, as a key: its text and its styles."""
+    if isinstance(prompt, Text):
+        return ("text", prompt.plain, str(prompt.style), tuple((s.start, s.end, str(s.style)) for s in prompt.spans))
+    return ("str", str(prompt))
+
+
 class ChoiceList(SteadyOptionList):
     """A board's list of the moves its seat may make: Enter plays the highlighted one,
     and the footer says so while the list has the keys.
@@ -542,6 +549,8 @@ class ChoiceList(SteadyOptionList):
         #: the list holds one line saying why there is nothing to choose (another's move, the
         #: history looked back at), not choices
         self.waiting = False
+        #: the options last made, by their prompts (``options_for``)
+        self._made: dict[Any, Option] = {}
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "select":
@@ -581,7 +590,7 @@ class ChoiceList(SteadyOptionList):
                     self.styles.overflow_y = "auto"  # they fit: no scrollbar
                 self.clear_options()
                 # a prompt or a title given as a string names players: text, not markup
-                self.add_options([Option(plain(p) if isinstance(p, str) else p) for p in prompts])
+                self.add_options(self.options_for(prompts))
                 self.highlighted = 0
             self.border_title = plain(title)
             self.display = True
@@ -597,6 +606,23 @@ class ChoiceList(SteadyOptionList):
             self.clear_options()
             self.display = False
         return False
+
+    def options_for(self, prompts: list[Any]) -> list[Option]:
+        """The options of ``prompts``, each the one made for the same prompt last time where
+        there was one: Textual keeps what an option measures and draws with the option, and a
+        list of bids (up to 90 in Ministères' auctions) comes back at every turn of the player
+        with most of its lines as they were (issue 35).  Only the last list's are kept."""
+        made = self._made
+        self._made = {}
+        options = []
+        for prompt in prompts:
+            key = _prompt_key(prompt)
+            option = None if key in self._made else made.pop(key, None)  # (an option is listed once)
+            if option is None:
+                option = Option(plain(prompt) if isinstance(prompt, str) else prompt)
+            self._made.setdefault(key, option)
+            options.append(option)
+        return options
 
     def keep_height(self, rows: int | None) -> None:
         """The box is at least ``rows`` high (None: as high as its lines)."""
@@ -933,6 +959,8 @@ class ScoreSheetDialog(TableDialog):
         Binding("q", "leave", "Menu"),
     ]
     SMALL_KEEPS = frozenset({"leave"})
+    #: where q goes, as its line says
+    BACK = "menu"
 
     def __init__(self, sheet: ScoreSheet, names: list[str], hide_table: bool = False) -> None:
         super().__init__(classes="-opaque" if hide_table else None)
@@ -942,7 +970,7 @@ class ScoreSheetDialog(TableDialog):
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-box"):
             yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
-            yield Static("[b]Enter[/] go on   [b]q[/] menu", id="gameover-keys")
+            yield Static(f"[b]Enter[/] go on   [b]q[/] {self.BACK}", id="gameover-keys")
         yield KeysFooter(show_command_palette=False)  # its own keys, not the table's behind it
 
     def on_mount(self) -> None:
@@ -954,6 +982,13 @@ class ScoreSheetDialog(TableDialog):
 
     def action_leave(self) -> None:
         self.dismiss("menu")
+
+
+class ServedScoreSheetDialog(ScoreSheetDialog):
+    """A round's score at a served session's table (``cabinet serve``): q goes back to the lobby."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "leave", "Lobby")]
+    BACK = "lobby"
 
 
 class GameOver(TableDialog):
