@@ -224,7 +224,14 @@ class RemoteFeed:
 
     @property
     def thinking(self) -> int | None:
-        return None
+        """The bot whose move the table waits for, alone (its server's bots move as soon as they
+        have thought): the status says it is thinking, as at a table played here."""
+        log = self.log
+        if log.outcome is not None or len(log.active) != 1:
+            return None
+        seat = log.active[0]
+        humans = log.humans()
+        return seat if seat != log.seat and seat not in humans and seat < len(log.names()) else None
 
     def where(self) -> str:
         return "The game is saved on its server, move by move."

@@ -348,3 +348,22 @@ def test_a_programme_laid_face_down_may_be_taken_back_while_the_other_still_choo
     assert table.submit(0, table.bot_move(0)) is None and table.submit(1, table.bot_move(1)) is None
     refusal = table.takeback_refusal(1)
     assert refusal is not None and refusal.startswith("Your last move cannot be taken back:")
+
+
+def test_a_joined_table_says_a_bot_whose_move_it_is_is_thinking() -> None:
+    """At a served or joined table the status says "Bot 3 is thinking…" while the table waits
+    for a bot alone, as at a table played here (it said "Waiting for Bot 3."); a person is
+    waited for, and several seats acting at once are named."""
+    from net.client import RemoteFeed
+    from table.seat import SeatLog
+
+    log = SeatLog(None, 0, {"seats": [{"name": "ann"}, {"name": "bob"}, {"name": "Bot 3", "kind": "bot"}]})
+    feed = RemoteFeed(log)  # type: ignore[arg-type]  # (what it reads of a RemoteTable is its SeatLog)
+    log.active = [2]
+    assert log.waiting_sentence(feed.thinking) == "Bot 3 is thinking…"
+    log.active = [1]
+    assert log.waiting_sentence(feed.thinking) == "Waiting for bob."
+    log.active = [1, 2]
+    assert log.waiting_sentence(feed.thinking) == "Waiting for bob, Bot 3."
+    log.active = [0]
+    assert log.waiting_sentence(feed.thinking) == "ann, your move."

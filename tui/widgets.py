@@ -609,9 +609,10 @@ class ChoiceList(SteadyOptionList):
 
     def options_for(self, prompts: list[Any]) -> list[Option]:
         """The options of ``prompts``, each the one made for the same prompt last time where
-        there was one: Textual keeps what an option measures and draws with the option, and a
-        list of bids (up to 90 in Ministères' auctions) comes back at every turn of the player
-        with most of its lines as they were (issue 35).  Only the last list's are kept."""
+        there was one: Textual keeps an option's content, made ready to draw, and the height it
+        measured with the option, and a list of bids (up to 90 in Ministères' auctions) comes
+        back at every turn of the player with most of its lines as they were (issue 35).  Only
+        the last list's are kept."""
         made = self._made
         self._made = {}
         options = []
