@@ -630,18 +630,7 @@ def test_at_a_served_table_the_footer_says_q_goes_to_the_lobby(tmp_path: Path) -
             client = HallClient(Address(path=hall.socket_path), hall.open_session("ann"))
             app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=client), bot_delay=0)
             async with app.run_test(size=(80, 24)) as pilot:
-                await settle(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-                lobby = app.screen
-                made = await client.request(
-                    {
-                        "t": "create",
-                        "game": "agent-jean",
-                        "players": 2,
-                        "seats": [{}, {"kind": "bot", "level": "random"}],
-                        "sit": 0,
-                    }
-                )
-                await settle(pilot, lambda: [t["id"] for t in lobby.shown] == [made["table"]], "the table listed")
+                lobby, made = await a_bot_table_listed(pilot, app, client)
                 await pilot.press("enter")
                 await settle(
                     pilot, lambda: isinstance(app.screen, PlayScreen) and "You: ann" in screen_text(app), "the table"
@@ -668,6 +657,19 @@ def test_at_a_served_table_the_footer_says_q_goes_to_the_lobby(tmp_path: Path) -
     asyncio.run(run())
 
 
+async def a_bot_table_listed(pilot, app: CabinetApp, client: HallClient) -> tuple[LobbyScreen, dict[str, Any]]:
+    """The lobby, once shown, and a table of L'Agent Jean! ann made there against a bot, once
+    it lists it."""
+    await settle(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
+    lobby = app.screen
+    assert isinstance(lobby, LobbyScreen)
+    made = await client.request(
+        {"t": "create", "game": "agent-jean", "players": 2, "seats": [{}, {"kind": "bot", "level": "random"}], "sit": 0}
+    )
+    await settle(pilot, lambda: [t["id"] for t in lobby.shown] == [made["table"]], "the table listed")
+    return lobby, made
+
+
 def test_a_table_opened_again_shows_nothing_said_when_it_was_left(tmp_path: Path) -> None:
     """Leaving a table, the lobby says it waits for you; opening it again at once, that
     sentence stays in the lobby: the table shows no "You left"."""
@@ -678,18 +680,7 @@ def test_a_table_opened_again_shows_nothing_said_when_it_was_left(tmp_path: Path
             client = HallClient(Address(path=hall.socket_path), hall.open_session("ann"))
             app = CabinetApp(Path(os.devnull), Start(mode="lobby", remote=client), bot_delay=0)
             async with app.run_test(size=(80, 24), notifications=True) as pilot:  # the toasts drawn
-                await settle(pilot, lambda: isinstance(app.screen, LobbyScreen), "the lobby")
-                lobby = app.screen
-                made = await client.request(
-                    {
-                        "t": "create",
-                        "game": "agent-jean",
-                        "players": 2,
-                        "seats": [{}, {"kind": "bot", "level": "random"}],
-                        "sit": 0,
-                    }
-                )
-                await settle(pilot, lambda: [t["id"] for t in lobby.shown] == [made["table"]], "the table listed")
+                lobby, _made = await a_bot_table_listed(pilot, app, client)
                 for _ in range(2):
                     await pilot.press("enter")
                     await settle(
