@@ -127,6 +127,20 @@ class NewGameScreen(Screen):
                     )
                 )
             await seats.mount(Horizontal(*row, classes="field seat"))
+        self.fit()
+
+    def fit(self) -> None:
+        """The choices' rows close up (no blank line between them) where the form is taller
+        than the screen with them apart: at 80x24, five seats put Start below the screen."""
+        self.remove_class("-tight")
+        self.call_after_refresh(self.tighten)
+
+    def tighten(self) -> None:
+        if self.is_attached and self.query_one("#newgame", VerticalScroll).max_scroll_y > 0:
+            self.add_class("-tight")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit()
 
     def seat_widgets(self, i: int) -> list[Widget]:
         """Seat ``i``'s name and who plays it."""

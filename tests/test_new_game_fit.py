@@ -51,3 +51,30 @@ def test_snapshot_new_game_1988(snap_compare, tmp_path: Path, size) -> None:
         await choose_game(pilot, ids.index("chirac-mitterrand"))
 
     assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=size, run_before=pick_1988)
+
+
+@run_async
+async def test_with_the_most_players_start_is_on_the_screen_at_80x24(tmp_path: Path) -> None:
+    """Every game at its most players: the form closes its choices' rows up so that Start is on
+    the 80x24 screen (five seats of Ministères put it below); with fewer, they open again."""
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # New game
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NewGameScreen)
+        for index, game in enumerate(all_games().values()):
+            await choose_game(pilot, index)
+            players = screen.query_one("#players", Select)
+            for count in (game.max_players, game.min_players):
+                players.value = count
+                for _ in range(5):
+                    await pilot.pause()
+                text = screen_text(app)
+                assert "Start  (ctrl+s)" in text, (game.title, count, text)
+                assert f"Seat {count} " in text and f"Seat {count + 1} " not in text
+            assert not screen.has_class("-tight") or game.max_players == game.min_players
+            players.value = game.min_players
+            await pilot.pause()
+            screen.query_one("#game", Select).focus()
+            await pilot.pause()
