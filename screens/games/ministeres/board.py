@@ -6,6 +6,7 @@ from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import OptionList, Static
@@ -21,6 +22,8 @@ KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
 
 #: a space a line of the table never breaks at, so that a card or a name stays whole
 KEEP = "\u00a0"
+#: from this many players, in a terminal shorter than this, the choices show four lines at a time
+CROWD_PLAYERS, CROWD_HEIGHT = 4, 32
 
 
 def whole(words: str) -> str:
@@ -154,6 +157,7 @@ class MinisteresBoard(Board):
         self.shown = (view, legal)
         self.view = view
         names = [p["name"] for p in view["players"]]
+        self.crowd()
 
         if view["phase"] in ("auction", "pay"):
             status = Text.assemble(("Enchères ", "bold"), ("(auctions)", "dim"))
@@ -354,6 +358,16 @@ class MinisteresBoard(Board):
             prefix = self.typed and index is not None and index < len(self.choices)
             if not (prefix and str(self.choices[index].get("amount", "")).startswith(self.typed)):
                 self.typed = ""
+
+    def crowd(self) -> None:
+        """Four players or more in a short terminal: the choices show four lines at a time (the
+        rest by ↑↓ or a typed bid), so that the table above them, what is on offer and who
+        passed, is not pushed out of sight (at 80x24 five players' auctions hid it)."""
+        players = len(self.view["players"]) if self.view else 0
+        self.set_class(players >= CROWD_PLAYERS and self.app.size.height < CROWD_HEIGHT, "-crowded")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.crowd()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pass_bid":  # offered while passing is a move (the footer shows it then only)
