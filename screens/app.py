@@ -15,8 +15,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from core.engine import printable
+from tui.keys import plain
 from tui.start import HOUSE_STYLE, Start
-from tui.widgets import plain
 
 if TYPE_CHECKING:
     from core.engine import Match

@@ -12,7 +12,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.games import game_titles
-from tui.widgets import KeysFooter
+from tui.keys import KeysFooter
 
 TITLE_ART = "C A B I N E T"
 

@@ -16,9 +16,10 @@ import pkgutil
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tui.widgets import Board
+if TYPE_CHECKING:  # (the tables' widgets are made when a board is first drawn: not at start-up)
+    from tui.widgets import Board
 
 #: the stylesheet a board package may carry, beside its ``__init__.py``
 STYLESHEET = "board.tcss"
@@ -40,6 +41,8 @@ def boards() -> dict[str, str]:
 
 def board_class(game_id: str) -> type[Board] | None:
     """The Board subclass that draws ``game_id``, or None if no board package draws it."""
+    from tui.widgets import Board
+
     name = boards().get(game_id)
     if name is None:
         return None
