@@ -80,21 +80,27 @@ class BoardScroll(LaidOutOnce, VerticalScroll):
 
 def keeps_its_size(widget: Widget) -> bool:
     """Whether ``widget``, given new content, takes the room it took: its width does not come
-    from its content, and its height does not either or its content is as tall as before at
-    that width.  Then it is drawn
+    from its content, and its height does not either or is what it was at that width (its
+    content's height and its box's, within the box's bounds in lines).  Then it is drawn
     again alone; otherwise the screen is laid out again (Textual lays out the whole screen
     for any widget whose content changed, and draws again all that moved: most of a move's
     cost at a table when a line of the board changed and nothing moved, issue 35)."""
     styles = widget.styles
     size = widget.content_size
-    if not widget.is_mounted or not widget.display or not size.width or not size.height:
+    outer = widget.outer_size.height
+    if not widget.is_mounted or not widget.display or size.width <= 0 or not size.height:
         return False
     if (styles.width is not None and styles.width.is_auto) or styles.height is None:
         return False  # a width that comes from the content: laid out again (none: it fills the row)
     if not styles.height.is_auto:
         return True  # a height the stylesheet gives (lines, a share of the room): not the content's
-    height = widget.get_content_height(widget.container_size, widget.app.size, size.width)
-    return height == size.height
+    height = widget.get_content_height(widget.container_size, widget.app.size, size.width) + outer - size.height
+    for bound, keep in ((styles.max_height, min), (styles.min_height, max)):
+        if bound is not None:
+            if bound.unit != Unit.CELLS:
+                return False  # a bound of another unit than lines: the layout says
+            height = keep(height, int(bound.value))
+    return height == outer
 
 
 class Board(Widget):
@@ -353,34 +359,9 @@ class SteadyOptionList(OptionList):
         finally:
             asked, self._layout_held = self._layout_held, None
             if asked and (
-                bars != (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) or not self.box_kept()
+                bars != (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) or not keeps_its_size(self)
             ):
                 self.refresh(layout=True)
-
-    def box_kept(self) -> bool:
-        """Whether the box keeps the size it has, its lines as they are now: its height is the
-        stylesheet's, or comes from its lines and is what it is (within its bounds, in lines)."""
-        size = self.outer_size
-        if not self.is_mounted or not self.display or not size.height or self.content_size.width <= 0:
-            return False
-        styles = self.styles
-        if styles.height is None or styles.width is None or styles.width.is_auto:
-            return False
-        if not styles.height.is_auto:
-            return True
-        bounds = []
-        for bound in (styles.min_height, styles.max_height):
-            if bound is not None and bound.unit != Unit.CELLS:
-                return False  # a bound of another unit than lines: the layout says
-            bounds.append(None if bound is None else int(bound.value))
-        gutter = styles.gutter.height + self.scrollbar_size_horizontal
-        height = self.get_content_height(self.container_size, self.app.size, self.content_size.width) + gutter
-        low, high = bounds
-        if high is not None:
-            height = min(height, high)
-        if low is not None:
-            height = max(height, low)
-        return height == size.height
 
     def _scrollbars_of(self) -> tuple[Any, ...]:
         bars = (self._vertical_scrollbar, self._horizontal_scrollbar)
