@@ -27,6 +27,12 @@ class TableScreen(RoomyScreen):
     def game_id(self) -> str:
         return self.match.game.id
 
+    @property
+    def served(self) -> bool:
+        """Whether the table is shown in a served session (``cabinet serve``), whose bottom
+        screen is its lobby and which keeps no games of its own."""
+        return bool(getattr(self.app, "served", False))
+
     def compose(self) -> ComposeResult:
         yield StatusLine(id="status")
         with Horizontal(id="main"):

@@ -287,7 +287,7 @@ class PlayScreen(LiveTableScreen):
 
         # at a table of several players here, nothing of the table shows behind it: the sheet is
         # everybody's, the hand behind it one player's
-        dialog = ServedScoreSheetDialog if getattr(self.app, "served", False) else ScoreSheetDialog
+        dialog = ServedScoreSheetDialog if self.served else ScoreSheetDialog
         self.app.push_screen(dialog(sheet, self.knows.names(), hide_table=len(self.feed.here) > 1), read)
         return True
 
@@ -296,7 +296,7 @@ class PlayScreen(LiveTableScreen):
     def refresh_status(self) -> None:
         log = self.knows
         if self.farewell is not None:
-            back = "lobby" if getattr(self.app, "served", False) else "menu"
+            back = "lobby" if self.served else "menu"
             text = f"No more moves here (q: {back}). {self.farewell}"  # what matters first: 80 columns cut the rest
         elif not self.connected:
             text = "Connection lost: joining again…"
@@ -353,7 +353,7 @@ class PlayScreen(LiveTableScreen):
 
         self.refresh_bindings()  # take-back goes, replay comes
         # at a served session's table q goes back to the lobby, and the dialog says so
-        dialog = ServedGameOver if getattr(self.app, "served", False) else GameOver
+        dialog = ServedGameOver if self.served else GameOver
         self.app.push_screen(dialog(self.knows.outcome_text(), self.score_sheet(), self.knows.names()), chosen)
 
     # -- the player ------------------------------------------------------------------------------
@@ -371,7 +371,7 @@ class PlayScreen(LiveTableScreen):
         if action == "pass_on":  # (a priority key: Enter is the choices' otherwise)
             return self.passing is not None and self.browsing is None
         if action in ("menu", "lobby"):  # q's one way back, named as the session has it
-            return (action == "lobby") == bool(getattr(self.app, "served", False))
+            return (action == "lobby") == self.served
         return True
 
     def on_board_chosen(self, message: Board.Chosen) -> None:

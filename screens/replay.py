@@ -233,7 +233,7 @@ class ReplayScreen(TableScreen):
     @property
     def analysable(self) -> bool:
         """A finished game (a served session makes none itself, ``SERVED``: its hall does)."""
-        return self.match.outcome is not None and (self.analyst is not None or not getattr(self.app, "served", False))
+        return self.match.outcome is not None and (self.analyst is not None or not self.served)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if super().check_action(action, parameters) is False:
@@ -241,7 +241,7 @@ class ReplayScreen(TableScreen):
         if action == "viewpoint":
             return not self.locked  # a game in play is replayed through its player's eyes only
         if action == "play_on":
-            return not getattr(self.app, "served", False)  # a served session keeps no games of its own
+            return not self.served  # a served session keeps no games of its own
         if action == "analyse":
             return self.analysable and self.analysis is None and self.analysing is None
         if action == "chart":
