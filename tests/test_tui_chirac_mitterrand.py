@@ -176,11 +176,12 @@ async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(
         assert "which action?" in str(box.border_title)
         # what differs (the quality picked) comes before the words that are alike
         firsts = [line[0] for line in option_lines(board)]
-        assert firsts[0] == "a) [W] Cou  The nation stands firm"
+        # each with the digit that picks it: a) and b) are the card's, not keys
+        assert firsts[0] == "1. a) [W] Cou  The nation stands firm"
         assert [line[: line.index(")  ") + 1] for line in firsts[1:]] == [
-            "b) [W] Charisma (your pick)",
-            "b) [W] Courage (your pick)",
-            "b) [W] Integrity (your pick)",
+            "2. b) [W] Charisma (your pick)",
+            "3. b) [W] Courage (your pick)",
+            "4. b) [W] Integrity (your pick)",
         ]
         assert_fits(board)
         await pilot.press("down", "down", "down", "enter")  # b), choosing Integrity
@@ -188,8 +189,8 @@ async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(
         assert str(box.border_title) == "Under François's pile: which comes up first?"
         # the card that differs comes first, and says who draws it
         assert option_lines(board) == [
-            ("François draws Mitterrand à Moscou first", "   then Suppression de l'IGF"),
-            ("François draws Suppression de l'IGF first", "   then Mitterrand à Moscou"),
+            ("1. François draws Mitterrand à Moscou first", "   then Suppression de l'IGF"),
+            ("2. François draws Suppression de l'IGF first", "   then Mitterrand à Moscou"),
         ]
         assert str(board.query_one("#cm-hand").render()) == "You play Attentats de Paris: b) [W] Integrity"
         assert_fits(board)
@@ -198,7 +199,7 @@ async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(
         assert board.card == "ev:08" and board.action is None
         await pilot.press("escape")
         assert board.card is None
-        await pilot.press("1", "4", "down", "enter")
+        await pilot.press("1", "4", "2")  # the digits: b) choosing Integrity, the second order
         await settle(pilot)
         played = [e for e in match.events if e["t"] == "CardPlayed" and e["by"] == "chirac"][-1]
         assert (played["card"], played["action"], played["choices"]) == ("ev:08", 1, ["integrity"])
@@ -229,6 +230,23 @@ async def test_where_the_order_cannot_matter_it_is_not_asked_and_the_option_says
 
 
 @run_async
+async def test_a_card_with_one_action_and_nothing_to_order_says_so_and_its_digit_plays_it(tmp_path: Path) -> None:
+    app = cm_app(tmp_path, stack=two_player_stack())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        match = board.screen.match
+        await pilot.press("3")  # the wealth tax, turn 1: only its neutral action, the order cannot matter
+        box = board.query_one("#cm-choices", CommandList)
+        assert str(box.border_title).endswith(": its only action")  # not "which action?" of one
+        assert len(board.listed) == 1 and option_lines(board)[0][0].startswith("1. a) ")
+        await pilot.press("1")
+        await settle(pilot)
+        played = next(e for e in match.events if e["t"] == "CardPlayed")
+        assert (played["card"], played["action"]) == ("ev:07", 0)
+
+
+@run_async
 async def test_a_card_with_one_action_to_offer_goes_straight_to_the_order(tmp_path: Path) -> None:
     app = cm_app(tmp_path, stack=round_three_stack(), before=two_quiet_rounds)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -250,8 +268,8 @@ async def test_solo_the_last_step_says_what_is_removed_and_what_is_kept(tmp_path
         await pilot.press("2", "1")  # Mitterrand à Moscou, its neutral action choosing Charisma
         assert str(board.query_one("#cm-choices", CommandList).border_title) == "Remove one card, keep the other"
         assert option_lines(board) == [
-            ("Remove Attentats de Paris from the game", "   keep Suppression de l'IGF under your pile"),
-            ("Remove Suppression de l'IGF from the game", "   keep Attentats de Paris under your pile"),
+            ("1. Remove Attentats de Paris from the game", "   keep Suppression de l'IGF under your pile"),
+            ("2. Remove Suppression de l'IGF from the game", "   keep Attentats de Paris under your pile"),
         ]
         assert_fits(board)
 

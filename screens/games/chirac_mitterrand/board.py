@@ -187,13 +187,21 @@ def card_lines(card: str, caption: str = "", room: int = NARROW_ROOM) -> Text:
     return one_line(text)
 
 
+def numbered(n: int, text: Text) -> Text:
+    """An option of the choices with the digit key that picks it, as the cards have theirs."""
+    out = Text(f"{n}. ", style="bold")
+    out.append_text(text)
+    return out
+
+
 def opponent_of(view: dict[str, Any]) -> str:
     mover = view.get("to_move") or view.get("you") or "chirac"
     return "mitterrand" if mover == "chirac" else "chirac"
 
 
 def fate_label(command: Command, view: dict[str, Any], room: int = NARROW_ROOM) -> Text:
-    """What becomes of the two cards not played, in two lines, the card that differs first.
+    """What becomes of the two cards not played, in two lines, the card that differs first;
+    ``room``: the columns of each line, three of which go before its first (a number, an indent).
 
     Two players: the order they go under the opponent's pile, told as the
     order he will draw them in.  Solo: which one leaves the game, which one
@@ -225,8 +233,9 @@ def fate_label(command: Command, view: dict[str, Any], room: int = NARROW_ROOM) 
         else:
             text.append(f"drawn together by {name}")
         return one_line(text)
-    # both lines name the cards alike, in the room of the tighter line
-    fit = room - len(name) - 13
+    # both lines name the cards alike, in the room of the tighter line (the first, after the
+    # three columns of its number or its indent)
+    fit = room - len(name) - 16
     if under:
         text.append(f"{name} draws ")
         text.append(title(under[0], fit), style="bold")
@@ -243,7 +252,7 @@ def command_label(command: Command, view: dict[str, Any], room: int = NARROW_ROO
     if kind == "PlayCard":
         info = cards.event_info(command["card"])
         text = action_text(info["actions"][command["action"]], command["action"], command.get("choices"))
-        fate = fate_label(command, view, room - 3)
+        fate = fate_label(command, view, room)
         if fate:
             text.append("\n   ")
             text.append_text(fate)
@@ -463,7 +472,7 @@ class ChiracMitterrandBoard(Board):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back a step"),
         Binding("c", "campaign", "Campaign"),
-        *(Binding(str(n), f"pick({n - 1})", show=False) for n in (1, 2, 3, 4)),
+        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
@@ -680,18 +689,22 @@ class ChiracMitterrandBoard(Board):
         if self.action is None and len(actions) == 1 and len(fates[actions[0]]) > 1:
             self.action, self.action_skipped = actions[0], True
         info = cards.event_info(self.card)
+        # each option with the digit that picks it (a) and b) are the card's actions, not keys)
         if self.action is None:
             for key in actions:
                 if len(fates[key]) == 1:  # nothing left to choose: this option plays
                     self.listed.append(("command", fates[key][0]))
-                    prompts.append(command_label(fates[key][0], view, room))
+                    prompts.append(numbered(len(self.listed), command_label(fates[key][0], view, room)))
                 else:
                     self.listed.append(("action", key))
-                    prompts.append(one_line(action_text(info["actions"][key[0]], key[0], list(key[1]))))
+                    action = action_text(info["actions"][key[0]], key[0], list(key[1]))
+                    prompts.append(numbered(len(self.listed), one_line(action)))
+            if len(actions) == 1:  # one option, which plays: nothing to pick between
+                return f"{title(self.card, room - 17)}: its only action"
             return f"{title(self.card, room - 16)}: which action?"
         for command in fates[self.action]:
             self.listed.append(("command", command))
-            prompts.append(fate_label(command, view, room))
+            prompts.append(numbered(len(self.listed), fate_label(command, view, room)))
         if view.get("solo"):
             return "Remove one card, keep the other"
         name = view["names"].get(opponent_of(view), "your opponent")
