@@ -157,7 +157,7 @@ class PlayScreen(LiveTableScreen):
         log = self.knows
         new = log.apply(update)
         history = self.query_one(HistoryPanel)
-        if log.reset or (new and new[0][0] == 0):  # taken back, or told again from the start
+        if log.reset or (new and log.anew):  # taken back, or told again from the start
             history.news_after = log.last_own_move() if isinstance(log.seat, int) else None
             history.set_history(len(log.events), log.lines_between)
         else:

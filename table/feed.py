@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from core.engine import PUBLIC, Command, Match, Viewer
 from table.bots import BotRunner, Thinker, think_in_thread
 from table.seat import SeatLog
-from table.table import Table
+from table.table import HISTORY_CHUNK, Table
 
 Deliver = Callable[[dict[str, Any]], None]
 
@@ -87,6 +87,9 @@ class LocalFeed:
         self.path = path
         self.here = table.humans()
         self.log = SeatLog(table.game, self.here[0] if self.here else PUBLIC, table.description())
+        # the first update of a seat brings the newest events, those its history shows, and
+        # the log takes the others from the table when it reads them
+        self.log.earlier = lambda start, end: [event for _, event in table.redacted(self.log.seat, start, end)]
         self.told = 0
         self.held = False
         self.deliver: Deliver = lambda message: None
@@ -112,7 +115,7 @@ class LocalFeed:
         self.runner.kick()
 
     def tell(self) -> None:
-        update = self.table.update_for(self.log.seat, self.told)
+        update = self.table.update_for(self.log.seat, self.told, newest=HISTORY_CHUNK)
         self.told = update["n"]
         self.deliver(update)
 

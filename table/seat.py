@@ -11,6 +11,7 @@ here once, for every table screen.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from typing import Any
 
 from core.engine import PUBLIC, Command, Event, Game, Viewer, outcome_sentence
@@ -29,7 +30,13 @@ class SeatLog:
         self.seat: Viewer = seat
         #: the table's public description (``Table.description``): its game, seats' names and kinds
         self.table: dict[str, Any] = table or {}
-        self.events: list[Event] = []  # as redacted for this seat
+        #: as redacted for this seat; None before ``base``, the events not taken in yet
+        self.events: list[Event | None] = []
+        #: the events before it are not taken in yet: ``earlier`` gives them when they are read
+        self.base = 0
+        #: the events ``start`` to ``end`` as redacted for this seat, from where they are (a
+        #: table on this terminal: ``LocalFeed``); None: every update brings every event
+        self.earlier: Callable[[int, int], list[Event]] | None = None
         #: each move's end (events after it) and seat (None: the setup), in order
         self.moves: list[tuple[int, int | None]] = []
         self.view: dict[str, Any] | None = None
@@ -43,11 +50,14 @@ class SeatLog:
         self.past: dict[int, dict[str, Any]] = {}
         #: the last update cut the log back (a take-back): the history is to be drawn again
         self.reset = False
+        #: the last update told the seat everything from the start (the first, or once forgotten)
+        self.anew = False
 
     def forget(self) -> None:
         """Everything told so far is dropped: the next update tells it all again (joined again,
         another seat's eyes at a hot-seat table)."""
         self.events = []
+        self.base = 0
         self.moves = []
         self.past.clear()
 
@@ -56,14 +66,21 @@ class SeatLog:
     def apply(self, update: dict[str, Any]) -> list[tuple[int, Event]]:
         """Take in an update; the events it brought, with their numbers."""
         new = []
+        self.anew = not self.events
         start = update.get("from")
         self.reset = isinstance(start, int) and 0 <= start < len(self.events)
         if isinstance(start, int) and self.reset:
             del self.events[start:]  # taken back
+            self.base = min(self.base, start)
             self.moves = [move for move in self.moves if move[0] <= start]
             for n in [n for n in self.past if n > start]:
                 del self.past[n]  # positions past the cut were of moves that are gone
         events = self.events
+        base = update.get("base")
+        if not events and self.earlier is not None and type(base) is int and 0 < base <= (update.get("n") or 0):
+            # a first update with the newest events only: the others are asked for when read
+            events += [None] * base
+            self.base = base
         for index, event in update.get("events") or ():
             if index == len(events):
                 events.append(event)
@@ -109,7 +126,16 @@ class SeatLog:
 
     def lines_between(self, start: int, end: int) -> list[tuple[int, str, str | None]]:
         """History lines of events ``start`` to ``end`` (what a history panel builds at a time)."""
-        return self.lines([(i, self.events[i]) for i in range(max(0, start), min(end, len(self.events)))])
+        start, end = max(0, start), min(end, len(self.events))
+        self.take_in_from(start)
+        events = self.events
+        return self.lines([(i, event) for i in range(start, end) if (event := events[i]) is not None])
+
+    def take_in_from(self, start: int) -> None:
+        """The events from ``start`` on taken in, where a first update left them out."""
+        if start < self.base and self.earlier is not None:
+            self.events[start : self.base] = self.earlier(start, self.base)
+            self.base = start
 
     def name(self, seat: Viewer) -> str:
         if isinstance(seat, int):

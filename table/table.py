@@ -215,10 +215,11 @@ class Table:
 
     # -- what a seat is told -----------------------------------------------------------------
 
-    def redacted(self, viewer: Viewer, start: int = 0) -> list[list[Any]]:
-        """The events from ``start`` on, each ``[number, event as viewer may see it]``."""
+    def redacted(self, viewer: Viewer, start: int = 0, end: int | None = None) -> list[list[Any]]:
+        """The events from ``start`` on (to ``end``), each ``[number, event as viewer may see it]``."""
         game, events = self.game, self.match.events
-        return [[i, game.redact(events[i], viewer)] for i in range(start, len(events))]
+        end = len(events) if end is None else min(end, len(events))
+        return [[i, game.redact(events[i], viewer)] for i in range(start, end)]
 
     def history(self, viewer: Viewer, start: int = 0, end: int | None = None) -> list[tuple[int, str, str | None]]:
         """The history's lines of events ``start`` to ``end`` (the last, by default), as ``viewer`` saw them."""
@@ -226,24 +227,32 @@ class Table:
         end = len(events) if end is None else min(end, len(events))
         return history_lines(self.game, ((i, redact(events[i], viewer)) for i in range(start, end)), viewer)
 
-    def update_for(self, viewer: Viewer, told: int, away: Iterable[int] = ()) -> dict[str, Any]:
+    def update_for(
+        self, viewer: Viewer, told: int, away: Iterable[int] = (), newest: int | None = None
+    ) -> dict[str, Any]:
         """What ``viewer`` (a seat, or a spectator) is told once it was told ``told`` events:
         the events since as it may see them, the moves they make, its view, its legal moves,
         who must act, who is away, the outcome.  The same update reaches a seat on this terminal and one over the
-        network (``net.protocol`` carries it as it is)."""
+        network (``net.protocol`` carries it as it is).
+
+        ``newest``: of a first update (``told`` 0), only the newest this many events as the
+        seat may see them, the others counted (``"base"``: how many there are before them),
+        for a seat's log that asks for them when it needs them (:attr:`SeatLog.earlier`, a
+        table on this terminal: opening a long game redacts only what its history shows)."""
         match, game = self.match, self.game
         n = len(match.events)
         told = max(0, min(told, n))
+        base = max(0, n - newest) if newest is not None and told == 0 else told
         active, ended, waiting = self.now()
         moves = match.moves
         first = len(moves)  # the first move ending after ``told``: from the end, where it is nearly always
         while first and moves[first - 1].end > told:
             first -= 1
-        return {
+        update = {
             "t": "update",
             "n": n,
             "from": told,  # under what the seat holds: a take-back cut the log
-            "events": self.redacted(viewer, told),
+            "events": self.redacted(viewer, base),
             # each move's end and seat, from the first ending after ``told``: the seat counts
             # moves as players do, and knows which were its own (what is news since)
             "moves": [[move.end, move.seat] for move in moves[first:]],
@@ -255,6 +264,9 @@ class Table:
             "away": [seat for seat in away if not self.is_bot(seat)],
             "outcome": ended,
         }
+        if base != told:
+            update["base"] = base  # the events before it are not in this update (see ``newest``)
+        return update
 
     def now(self) -> tuple[tuple[int, ...], dict[str, Any] | None, str | None]:
         """What every seat is told alike of the table as it is: who must act, the outcome as

@@ -17,7 +17,7 @@ from saves import load
 from screens.app import CabinetApp
 from screens.play import PlayScreen
 from screens.replay import ReplayScreen
-from table import Table
+from table import Table, feed
 from tests.tui_helpers import agent_jean_match, app_for, run_async, screen_text, settle
 from tui import widgets
 from tui.session import start_save
@@ -29,6 +29,7 @@ CHUNK = 12
 @pytest.fixture(autouse=True)
 def small_chunks(monkeypatch) -> None:
     monkeypatch.setattr(widgets, "HISTORY_CHUNK", CHUNK)
+    monkeypatch.setattr(feed, "HISTORY_CHUNK", CHUNK)  # a table's first update to a seat: its newest events
 
 
 def saved_game(tmp_path: Path, moves: int = 40, humans: int = 1):
@@ -105,6 +106,10 @@ async def test_up_onto_the_first_line_builds_the_chunk_before_and_steps_onto_its
         history = screen.query_one(HistoryPanel)
         every = Table(writer.match).history(0)
         assert history.more and built(history) == [line for line in every if line[0] > history.built_from]
+        # the seat was told the newest events only: the others are taken in as the history reaches them
+        log, n = screen.knows, len(writer.match.events)
+        assert len(log.events) == n and log.base == n - CHUNK >= history.built_from
+        assert log.events[: log.base] == [None] * log.base and None not in log.events[log.base :]
         await pilot.press("h")  # into the history, on its newest line
         first_built = history.event_index[1]
         await pilot.press(*["up"] * (history.option_count - 2))  # onto the first line built
@@ -118,6 +123,7 @@ async def test_up_onto_the_first_line_builds_the_chunk_before_and_steps_onto_its
             await pilot.press(*["up"] * (history.highlighted or 1))
             await pilot.pause()
         assert built(history) == every  # every line, as before issue 35
+        assert log.base == 0 and log.events == [event for _, event in Table(writer.match).redacted(0)]
         await pilot.press(*["up"] * (history.highlighted + 1))  # up to the first, and no further
         await pilot.pause()
         assert history.highlighted == 0 and screen.browsing == every[0][0]
