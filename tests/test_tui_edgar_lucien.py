@@ -97,9 +97,13 @@ async def test_programming_is_two_steps_and_secret_between_two_humans(tmp_path: 
         first_edgar = board.listed[0]
         assert first_edgar[0] == "edgar"
         await pilot.press("enter")
-        assert "Lucien" in str(options.border_title)
+        # Edgar's move stays in sight while Lucien's is chosen: where it leads, by the map's code
+        place, edgar, move = fosko.SIDES[board.view["side"]], board.view["players"][0]["edgar"], first_edgar[1]
+        said = "immobile" if move == fosko.STAY else f"→ {place.district(place.destination(edgar, move)).code}"
+        assert str(options.border_title).startswith("Program Lucien (L) · Edgar: ")
+        assert str(options.border_title).endswith(said), options.border_title
         await pilot.press("escape")
-        assert "Edgar" in str(options.border_title), "Esc goes back to Edgar's move"
+        assert str(options.border_title) == "Program your Edgar (E)", "Esc goes back to Edgar's move"
         await pilot.press("enter", "enter")
         await settle(pilot)
         # Ada's program is in; the table hides before Bastien programs

@@ -101,6 +101,16 @@ def move_text(place: Fosko, where: str | None, move: str) -> Text:
     return text
 
 
+def move_brief(place: Fosko, where: str | None, move: str) -> str:
+    """A programmed move in a few words, where a title has room for them: ``violet → B3``."""
+    if move == fosko.STAY:
+        return "immobile"
+    what = move if move in fosko.BORDER_COLOURS else fosko.LINE_NAMES.get(move.partition(">")[0], "metro")
+    if where is None or not place.has(where):
+        return what
+    return f"{what} → {place.district(place.destination(where, move)).code}"
+
+
 # -- the map ------------------------------------------------------------------
 
 
@@ -948,8 +958,8 @@ class EdgarLucienBoard(Board):
                 for move in dict.fromkeys(c["edgar"] for c in programs):
                     self.listed.append(("edgar", move))
                     prompts.append(move_text(place, player.get("edgar"), move))
-            else:
-                heading = "Program your Lucien (L) · Esc: Edgar again"
+            else:  # Edgar's move in sight while Lucien's is chosen (Esc goes back to it)
+                heading = f"Program Lucien (L) · Edgar: {move_brief(place, player.get('edgar'), self.edgar_move)}"
                 for command in programs:
                     if command["edgar"] == self.edgar_move:
                         self.listed.append(("command", command))
