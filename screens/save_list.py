@@ -226,7 +226,9 @@ class SaveListScreen(Screen):
         self.set_interval(POLL_SECONDS, self.look_again)
 
     def on_screen_resume(self) -> None:
-        # shown, first or back from a game or a replay: the saves as they are now
+        # shown, first or back from a game or a replay: the saves as they are now, and no toast
+        # of before ("Saved: ...", the game left: listed here) over the highlighted save's lines
+        self.app.clear_notifications()
         self.refresh_list()
 
     def on_resize(self) -> None:

@@ -125,10 +125,13 @@ async def test_every_menu_entry_with_saves_of_every_game(saves) -> None:
         assert app.screen.match.outcome is None
         await pilot.press("q")
         assert isinstance(app.screen, MainMenu)
+        assert [n.message for n in app._notifications][-1].startswith("Saved: ")  # the game left, said
 
         for entry, mode in (("Load a game", "load"), ("Replay a game", "replay")):
             await choose(entry)
             assert isinstance(app.screen, SaveListScreen)
+            # no toast of before over the list's lines (the game left is listed, newest first)
+            assert not list(app._notifications)
             await settle(pilot)  # the games in play replayed for whose move it is
             text = screen_text(app)
             for title in ("L'Agent Jean!", "1988", "Edgar & Lucien", "Ministères"):
