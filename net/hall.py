@@ -50,6 +50,7 @@ import functools
 import multiprocessing
 import os
 import secrets
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -290,13 +291,28 @@ class BotPool:
                 manager.join(timeout=5)
 
 
+def _deaf_to_interrupts(initializer: Callable[[], None]) -> None:
+    """In a new worker: Ctrl-C ignored, then ``initializer``.
+
+    The terminal running ``cabinet serve`` sends its SIGINT to the whole foreground process
+    group, the workers too; the forkserver gives each worker Python's own handler back, and a
+    worker waiting for work would print a KeyboardInterrupt's traceback and die.  The server
+    stops its workers itself (:func:`stop_pool`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    initializer()
+
+
 def background_pool(workers: int, preload: list[str], initializer: Callable[[], None]) -> ProcessPoolExecutor:
     """Worker processes for the server's background work (bots, analyses), forked from a
     forkserver that has ``preload`` imported: the server has threads (the SSH front's,
-    asyncio's), which fork copies badly."""
+    asyncio's), which fork copies badly.  Each worker ignores Ctrl-C (``_deaf_to_interrupts``:
+    a module's function, since the initializer is pickled for the forkserver) and then runs
+    ``initializer``."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(preload)
-    return ProcessPoolExecutor(workers, mp_context=context, initializer=initializer)
+    return ProcessPoolExecutor(
+        workers, mp_context=context, initializer=functools.partial(_deaf_to_interrupts, initializer)
+    )
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> Any:
