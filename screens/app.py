@@ -118,6 +118,20 @@ class CabinetApp(App[int]):
             printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout, markup=False
         )
 
+    def action_help_quit(self) -> None:
+        """Ctrl-C (Textual's binding, which no longer quits): the key that quits on this screen,
+        said in plain words.  Textual's own notice is markup ("Press [b]q[/b] to quit the app"),
+        which ``notify`` shows as it is, brackets and all.  The key the screen's footer shows
+        is named before one it does not (the main menu's q before the app's ctrl+q)."""
+        quitting = [
+            (key, active.binding.show)
+            for key, active in self.active_bindings.items()
+            if active.binding.action in ("quit", "app.quit")
+        ]
+        if quitting:
+            key = next((key for key, shown in quitting if shown), quitting[0][0])
+            self.notify(f"Press {key} to quit the app.", title="Do you want to quit?")
+
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded and not self.read_while_small(event.key):
             return  # behind a table's "too small" notice: the key reaches nothing hidden there
