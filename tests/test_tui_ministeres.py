@@ -14,7 +14,7 @@ from core.engine import Match
 from core.games import get_game
 from core.games.ministeres import cards
 from saves import load
-from screens.games.ministeres.board import MinisteresBoard, cards_text
+from screens.games.ministeres.board import MinisteresBoard, bid_means, cards_text
 from screens.play import PlayScreen
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.session import new_match, start_save
@@ -368,6 +368,58 @@ async def test_bids_beyond_your_gold_are_marked(tmp_path: Path) -> None:
                 assert line == f"Bid {command['amount']}  more than your {gold} gold: unpaid"
             else:
                 assert "more than" not in line, line
+
+
+def can_pay_no_bid(s) -> bool:
+    """Ada to bid, every bid over what she can pay (her gold, or her cards for an Or card)."""
+    if s.phase != "auction":
+        return False
+    means = bid_means(GAME.view(s, 0))
+    return means is not None and all(c["amount"] > means[0] for c in GAME.legal(s, 0) if c["t"] == "Bid")
+
+
+@run_async
+async def test_enter_at_once_never_makes_a_bid_you_cannot_pay(tmp_path: Path) -> None:
+    """The highlight starts on the lowest bid you can pay, or on Pass when you can pay none: an
+    unpaid bid costs a card, so a stray Enter must not make one (a play-test's Enter did)."""
+    for stop, payable in ((POSITIONS["bid"][2], True), (can_pay_no_bid, False)):
+        match = played_to(3, 4, stop)
+        app = app_for(tmp_path / str(payable), start_save(tmp_path / str(payable), match))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            board, box = board_and_box(app)
+            means = bid_means(board.view)
+            assert means is not None
+            first = board.choices[box.highlighted]
+            bids = [c for c in board.choices if c["t"] == "Bid" and c["amount"] <= means[0]]
+            assert bool(bids) == payable
+            assert first == (bids[0] if payable else {"t": "Pass"}), (first, means)
+            await pilot.press("enter")
+            await settle(pilot)
+            made = [e for e in match.events if e.get("seat") == 0 and e["t"] in ("BidMade", "Passed")][-1]
+            assert made["t"] == ("BidMade" if payable else "Passed"), made
+
+
+def overpays_in_gold(s) -> bool:
+    """Ada to pay in Or cards, holding one worth more than what is left to pay."""
+    left = s.owed - s.paid if s.phase == "pay" else 0
+    return s.pay_kind == "gold" and any(cards.is_or(c) and cards.value(c) > left for c in s.hands[0]) and left > 0
+
+
+@run_async
+async def test_an_or_card_worth_more_than_is_owed_says_that_no_change_is_given(tmp_path: Path) -> None:
+    match = played_to(3, 4, overpays_in_gold)
+    state = match.state
+    left = state.owed - state.paid
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board, box = board_and_box(app)
+        lines = {c["card"]: str(box.get_option_at_index(i).prompt) for i, c in enumerate(board.choices)}
+        for card, line in lines.items():
+            over = cards.value(card) - left
+            assert (f"({over} more than you owe: no change)" in line) == (over > 0), line
+        assert any("no change" in line for line in lines.values())
 
 
 @run_async

@@ -456,18 +456,19 @@ class ChoiceList(SteadyOptionList):
         self.refresh_bindings()
         return self
 
-    def list_choices(self, prompts: list[Any], title: str, live: bool, same: bool = False) -> bool:
+    def list_choices(self, prompts: list[Any], title: str, live: bool, same: bool = False, first: int = 0) -> bool:
         """What a board shows of its seat's choices, one ``prompts`` line each, under ``title``.
 
         No prompts: while the game goes on (``live``) and the list was shown, it says whose
         move it is and what they decide (the screen's ``waiting_text``), titled "Waiting";
         or, while the player looks back at the history, that the table is as it was, titled
         "Looking back".  At the game's end, or where no list was shown, the list goes.  ``same``: the prompts are those listed already, which keep
-        their place.  True where the list has choices to take the keys (the board focuses it)."""
+        their place.  ``first``: the choice highlighted at first (what Enter takes when pressed at
+        once).  True where the list has choices to take the keys (the board focuses it)."""
         with self.lines_change():
-            return self._list_choices(prompts, title, live, same)
+            return self._list_choices(prompts, title, live, same, first)
 
-    def _list_choices(self, prompts: list[Any], title: str, live: bool, same: bool) -> bool:
+    def _list_choices(self, prompts: list[Any], title: str, live: bool, same: bool, first: int = 0) -> bool:
         if prompts:
             if not (same and self.option_count and not self.waiting):  # (the same, listed: kept as they are)
                 rows = self.scrollable_content_region.height
@@ -478,7 +479,7 @@ class ChoiceList(SteadyOptionList):
                 self.clear_options()
                 # a prompt or a title given as a string names players: text, not markup
                 self.add_options(self.options_for(prompts))
-                self.highlighted = 0
+                self.highlighted = first if 0 <= first < len(prompts) else 0
             self.border_title = plain(title)
             self.display = True
             return True

@@ -97,6 +97,18 @@ def pay_cost(card: str, view: dict[str, Any]) -> tuple[tuple[int, int, tuple[int
     return (value, 2, cards.hand_order(card)), f"sum {total} → {total - value}"
 
 
+def first_choice(choices: list[Command], view: dict[str, Any]) -> int:
+    """The choice highlighted at first, what an Enter pressed at once takes: in an auction the
+    lowest bid the seat can pay, or Pass when it can pay none (a bid it cannot pay costs it a
+    card: it is listed, marked, never the default); else the first."""
+    have = bid_means(view)
+    if have is None or not any(c.get("t") == "Bid" for c in choices):
+        return 0
+    payable = (i for i, c in enumerate(choices) if c.get("t") == "Bid" and c["amount"] <= have[0])
+    passing = (i for i, c in enumerate(choices) if c.get("t") == "Pass")
+    return next(payable, next(passing, 0))
+
+
 def command_label(command: Command, view: dict[str, Any]) -> Text:
     """A legal command in words; the core decided it is legal, the screen only names it."""
     kind = command.get("t")
@@ -117,8 +129,13 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
         return Text("Pass")
     if kind == "Pay":
         text = Text.assemble("Pay with ", card_text(command["card"]))
-        if (view.get("payment") or {}).get("kind") == "cards":
+        payment = view.get("payment") or {}
+        if payment.get("kind") == "cards":
             text.append(f"  ({pay_cost(command['card'], view)[1]})", style="dim")
+        elif payment.get("kind") == "gold" and cards.is_or(command["card"]):
+            over = cards.value(command["card"]) - (payment.get("owed", 0) - payment.get("paid", 0))
+            if over > 0:  # the rulebook: no change is given
+                text.append(f"  ({over} more than you owe: no change)", style="bold")
         return text
     text = Text(str(kind))
     for key, value in command.items():
@@ -201,7 +218,8 @@ class MinisteresBoard(Board):
         if choices or view["phase"] == "over":
             self.choices, self.prompts = choices, prompts
         # another's move, or the history looked back at: the choices stay, greyed
-        if options.list_choices(prompts, self.prompt(view), live=view["phase"] != "over", same=same):
+        live = view["phase"] != "over"
+        if options.list_choices(prompts, self.prompt(view), live=live, same=same, first=first_choice(choices, view)):
             self.take_focus(options)
 
     def ministries(self, view: dict[str, Any]) -> Table:
