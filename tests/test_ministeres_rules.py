@@ -566,6 +566,11 @@ def test_marks_reveals_and_describe() -> None:
     assert GAME.reveals(of(events, "CardDrawn")[0], 0) and not GAME.reveals(of(events, "CardDrawn")[0], 1)
     assert not GAME.reveals(placed[0], 1) and GAME.reveals(placed[1], 1) and not GAME.reveals(placed[1], 0)
     assert GAME.describe(placed[1], 1) == "P0 places Or 1 in the centre."
+    # an Or card paid shows the others which; a card paid face down (for an Or card) shows nothing,
+    # so that the take-back of such a payment is not refused for what it never showed
+    paid = {"t": "CardPaid", "seat": 0, "name": "P0", "card": "armee-D"}
+    assert GAME.reveals({**paid, "card": "or1-01", "face": "up"}, 1)
+    assert not GAME.reveals({**paid, "face": "down"}, 1) and not GAME.reveals({**paid, "face": "down"}, 2)
     match = new_match(3, seed=4)
     Table(match).play_out(bots={s: make_bot(GAME, "random", s) for s in range(3)})
     for ev in match.events:

@@ -1195,7 +1195,9 @@ class Ministeres(Game):
             return event["seat"] == seat
         if t == "CardPlaced":
             return event["where"] == "centre" and event["seat"] != seat
-        if t in ("CardTaken", "RoiApplied", "BidMade", "Passed", "CardPaid"):
+        if t == "CardPaid":  # an Or card shown; a card paid face down (for an Or card) shows nothing
+            return event["face"] != "down" and event["seat"] != seat
+        if t in ("CardTaken", "RoiApplied", "BidMade", "Passed"):
             return event["seat"] != seat
         # the deck, an auctioned card turned, a card taken at random, the scores
         return True
