@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.cells import cell_len, set_cell_size
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
@@ -200,7 +200,10 @@ def open_save(app: App, path: Path, replay: bool, loaded: Any = None) -> bool:
 
 
 class SaveListScreen(Screen):
-    BINDINGS: ClassVar[list[BindingType]] = [("escape", "app.pop_screen", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        ("escape", "app.pop_screen", "Back"),
+        Binding("q", "app.pop_screen", "Back", show=False),  # as q leaves a game, a replay, the rules
+    ]
 
     def __init__(self, mode: str = "load") -> None:
         super().__init__()

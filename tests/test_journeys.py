@@ -132,6 +132,10 @@ async def test_every_menu_entry_with_saves_of_every_game(saves) -> None:
             assert isinstance(app.screen, SaveListScreen)
             # no toast of before over the list's lines (the game left is listed, newest first)
             assert not list(app._notifications)
+            await pilot.press("q")  # q leaves the list as it leaves a game or a replay
+            assert isinstance(app.screen, MainMenu)
+            await choose(entry)
+            assert isinstance(app.screen, SaveListScreen)
             await settle(pilot)  # the games in play replayed for whose move it is
             text = screen_text(app)
             for title in ("L'Agent Jean!", "1988", "Edgar & Lucien", "Ministères"):
