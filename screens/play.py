@@ -305,7 +305,7 @@ class PlayScreen(LiveTableScreen):
         elif log.outcome is not None:
             text = "Game over: " + log.outcome_text(why=False)
         elif self.reading:  # what waits is this player's Enter, whoever the table waits for
-            text = "The round is scored: read its score sheet, then Enter to go on."
+            text = "Read the score sheet, then Enter."  # a round, a period: any game; short, for 80 columns
         elif self.passing is not None:
             text = f"{log.name(log.seat)}: see what your move showed you, then Enter: pass the terminal to {log.name(self.passing)}."
         else:
