@@ -526,7 +526,7 @@ class Game:
                 if picked not in opt.choices:
                     raise ConfigError(f"{opt.label} must be one of {', '.join(opt.choices)}, not {picked!r}.")
                 if opt.unique and picked in taken:
-                    raise ConfigError(f"Two seats cannot both take {opt.label.lower()} {picked}.")
+                    raise ConfigError(f"Two seats cannot both take {opt.label.lower()} {opt.label_of(picked)}.")
                 taken.add(picked)
             free = [c for c in opt.choices if c not in taken]
             for s in seat_list:
