@@ -209,7 +209,9 @@ def shown(text: str, limit: int = 40) -> str:
 
 
 def no_command(port: int) -> str:
-    return f"Cabinet runs no commands: connect without one (ssh{f' -p {port}' if port != 22 else ''} host)."
+    """The refusal of a command, with the line that connects instead: the player's name before
+    the host, as ``cabinet serve`` writes it (``ssh -p PORT NAME@host``)."""
+    return f"Cabinet runs no commands: connect without one (ssh{f' -p {port}' if port != 22 else ''} NAME@host)."
 
 
 NO_TERMINAL = "Cabinet needs a terminal: connect with ssh -t."

@@ -414,7 +414,7 @@ def test_what_is_not_a_game_is_refused_in_a_sentence_and_logged(tmp_path: Path, 
         serve.wait_line(r"^Refused eve from 127\.0\.0\.1: Your key is not on this server's list")
 
         command = run_ssh(serve.port, keys["ann"], "ann", home=tmp_path, tty=False, command=["sh", "-c", "id"])
-        assert f"Cabinet runs no commands: connect without one (ssh -p {serve.port} host)." in command.stderr
+        assert f"Cabinet runs no commands: connect without one (ssh -p {serve.port} NAME@host)." in command.stderr
         assert command.returncode == 1 and command.stdout == ""
         serve.wait_line(r"^Refused the command 'sh -c id' to ann from 127\.0\.0\.1: Cabinet runs no commands")
 

@@ -151,7 +151,7 @@ def test_a_name_belongs_to_the_first_key_that_uses_it(front: Front, keys: dict[s
 
 def test_commands_subsystems_and_sessions_without_a_terminal_are_refused(front: Front, keys: dict[str, Path]) -> None:
     command = run_ssh(front.port, keys["a"], "ann", home=front.root, tty=False, command=["ls", "/"])
-    assert f"Cabinet runs no commands: connect without one (ssh -p {front.port} host)." in command.stderr
+    assert f"Cabinet runs no commands: connect without one (ssh -p {front.port} NAME@host)." in command.stderr
     assert command.returncode == 1 and command.stdout == ""
 
     command = run_ssh(front.port, keys["a"], "ann", home=front.root, command=["ls"])  # with a terminal too
