@@ -500,14 +500,20 @@ def test_a_replay_that_sees_everything_names_who_drew_and_says_no_you() -> None:
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("players", [3, 5])
 @run_async
-async def test_five_players_bidding_at_80x24_see_the_offer_and_who_passed(tmp_path: Path, size) -> None:
-    """Five players' auction on a short terminal: the bids show four at a time, so that what is
-    on offer, who passed and Ada's cards on the Favours pile stay in sight above them (the box of
-    seven bids pushed them out of sight at 80x24); a tall terminal shows seven."""
+async def test_bidding_at_80x24_keeps_the_offer_who_passed_and_your_favours_in_sight(
+    tmp_path: Path, size, players: int
+) -> None:
+    """An auction on a short terminal: the bids show four at a time, so that what is on offer,
+    who passed and Ada's cards on the Favours pile stay in sight around them (the box of seven
+    bids pushed them out of sight at 80x24, with five players and with three, where only the
+    mouse could scroll to them); a tall terminal shows seven."""
     from tui.widgets import BoardScroll, ChoiceList
 
-    match = played_to(5, 7, lambda s: s.phase == "auction" and s.bidder is not None and len(s.passed) >= 1)
+    match = played_to(
+        players, 7, lambda s: s.phase == "auction" and s.bidder is not None and len(s.passed) >= 1 and s.placed[0]
+    )
     app = app_for(tmp_path, start_save(tmp_path, match))
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
@@ -515,6 +521,7 @@ async def test_five_players_bidding_at_80x24_see_the_offer_and_who_passed(tmp_pa
         choices = board.query_one("#mi-choices", ChoiceList)
         text = screen_text(app)
         assert "On offer:" in text and "passed:" in text and "Your bid" in text, text
+        assert "Yours on the Favours pile:" in text, text
         assert board.query_one(BoardScroll).max_scroll_y == 0, text  # the whole table in sight
         assert choices.scrollable_content_region.height == (4 if size == (80, 24) else 7)
         assert board.has_class("-crowded") == (size == (80, 24))

@@ -22,8 +22,8 @@ KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
 
 #: a space a line of the table never breaks at, so that a card or a name stays whole
 KEEP = "\u00a0"
-#: from this many players, in a terminal shorter than this, the choices show four lines at a time
-CROWD_PLAYERS, CROWD_HEIGHT = 4, 32
+#: in a terminal shorter than this, the choices show four lines at a time (``crowd``)
+CROWD_HEIGHT = 32
 
 
 def whole(words: str) -> str:
@@ -378,11 +378,12 @@ class MinisteresBoard(Board):
                 self.typed = ""
 
     def crowd(self) -> None:
-        """Four players or more in a short terminal: the choices show four lines at a time (the
-        rest by ↑↓ or a typed bid), so that the table above them, what is on offer and who
-        passed, is not pushed out of sight (at 80x24 five players' auctions hid it)."""
-        players = len(self.view["players"]) if self.view else 0
-        self.set_class(players >= CROWD_PLAYERS and self.app.size.height < CROWD_HEIGHT, "-crowded")
+        """A short terminal: the choices show four lines at a time (the rest by ↑↓ or a typed
+        bid), so that the table above them, what is on offer and who passed, and your cards on
+        the Favours pile below them, are not pushed out of sight (at 80x24 five players'
+        auctions hid the offer; three players' hid your Favours, which only the mouse could
+        scroll to)."""
+        self.set_class(self.app.size.height < CROWD_HEIGHT, "-crowded")
 
     def on_resize(self, event: events.Resize) -> None:
         self.crowd()
