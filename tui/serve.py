@@ -269,7 +269,8 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
         shown = f"[{bound_host}]" if ":" in bound_host else bound_host
-        tables = len(server.hall.tables)
+        # the tables taken up again: waiting for players or in play (the finished ones are only listed)
+        tables = sum(1 for table in server.hall.tables.values() if table.state() != "finished")
         kept = f"tables in {store.where}, the rest in {data}" if store is not None else f"data in {data}"
         log(f"Cabinet serves on {shown}:{bound_port} ({tables} table{'s' if tables != 1 else ''} resumed; {kept}).")
         log(f"  host key: {server.front.host_fingerprint}")
