@@ -218,6 +218,9 @@ class LobbyScreen(Screen):
         self.texts: dict[str, str] = {}  # what the title and the detail line show
         #: the table of the user's that started last, not opened since ("o" opens it)
         self.news: str | None = None
+        #: the table the player has just opened (``NewTableScreen``): the cursor goes to it
+        #: when it is first listed, whatever table it was on
+        self.follow: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title", classes="title")
@@ -254,7 +257,7 @@ class LobbyScreen(Screen):
         tables = sorted_tables(self.hall.tables, user)
         self.tell_news(tables)
         grid = self.query_one(DataTable)
-        current = self.current_id()
+        current, at = self.current_id(), grid.cursor_row
         grid.clear()  # drawn whole, so that each column is as wide as its longest cell
         rows, widths = self.rows(tables, user)
         # each column as wide as the rows were fitted to, set before a row is added: the grid
@@ -267,8 +270,16 @@ class LobbyScreen(Screen):
             grid.add_row(*row, key=str(t["id"]))
         self.shown = tables
         self.by_id = {str(t["id"]): t for t in tables}
-        if current in self.by_id:  # the cursor stays on its table, wherever the table is now listed
+        # the cursor stays on its table (by its id, not its row), wherever the table is now
+        # listed: rows added or taken away above it do not move it to another table; the table
+        # the player has just opened takes it, once listed; where its table is gone, the cursor
+        # stays on its row (the table listed after the one gone), not back at the top
+        if self.follow in self.by_id:
+            current, self.follow = self.follow, None
+        if current in self.by_id:
             grid.move_cursor(row=grid.get_row_index(current))
+        elif tables:
+            grid.move_cursor(row=min(at, len(tables) - 1))
         count = len(tables)
         mine = sum(1 for t in tables if kind_of(t, user) == "your move")
         news = f" · {mine} waiting for your move" if mine else ""
@@ -585,13 +596,17 @@ class NewTableScreen(NewGameScreen):
         if not reply.get("ok"):
             self.notify(str(reply.get("message")), severity="error")
             return
+        table_id = str(reply["table"])
+        lobby = next((s for s in self.app.screen_stack if isinstance(s, LobbyScreen)), None)
+        if lobby is not None:
+            # the lobby's cursor goes to the new table, once listed (now, or back from it)
+            lobby.follow = table_id
         self.app.pop_screen()
         if reply.get("started"):
-            self.app.run_worker(self.app.join(self.hall.table(str(reply["table"]))), group="join")
+            self.app.run_worker(self.app.join(self.hall.table(table_id)), group="join")
         else:
             # the table is waiting, as the reply says: its start is news even if the hall's next
             # list (gathered, or read from a database other servers share) shows it started already
-            for screen in self.app.screen_stack:
-                if isinstance(screen, LobbyScreen):
-                    screen.known.setdefault(str(reply["table"]), "waiting")
+            if lobby is not None:
+                lobby.known.setdefault(table_id, "waiting")
             self.app.notify("Your table is open: it starts when every seat is taken.")

@@ -315,8 +315,8 @@ def test_the_lobby_over_ssh_at_80x24(tmp_path: Path) -> None:
             ann.wait_line("Waiting", "L'Agent Jean!", "you, — free, 3 bots", "1 seat free")
             header = ann.wait_line("Game", "Seats")
             assert header.endswith("Progress"), ann.report("the Progress column cut")
-            # the cursor on the waiting table: its five seats under the list, none cut in two
-            ann.press("down")
+            # the cursor on the table just opened, with no key pressed: its five seats under the
+            # list, none cut in two
             for seat in ("Seat 2: free · Bulle", "Seat 4: Bot 4 (bot, normal) · Henry B. Belton"):
                 ann.wait_line(seat)
             ann.wait_line("Seat 5: Bot 5 (bot, normal) · Martha")
