@@ -413,8 +413,19 @@ class ReplayScreen(TableScreen):
         self.show()
 
     def action_play_on(self) -> None:
+        from screens.save_list import open_save
         from tui.session import fork, start_save
 
+        if self.position == self.last and self.match.outcome is None and self.path.is_file():
+            # the last position of a game in play: played on in its own save, as Continue does
+            # (a fork of it there would be its twin in the list); one played elsewhere is said so
+            app = self.app
+            stack = app.screen_stack
+            below = stack[-2] if len(stack) > 1 else None
+            app.pop_screen()
+            if getattr(getattr(below, "feed", None), "path", None) != self.path:  # (else: back to it)
+                open_save(app, self.path, replay=False)
+            return
         match = fork(self.match, self.position, parent=self.path.name)
         try:
             writer = start_save(self.app.save_dir, match)

@@ -122,3 +122,36 @@ async def test_the_footer_starts_a_space_in_and_lists_home_and_end(tmp_path: Pat
         await pilot.press("end")
         await pilot.pause()
         assert replay.position == replay.last and f"move {last}/{last}" in screen_text(app)
+
+
+@run_async
+async def test_play_on_from_the_last_position_of_a_game_in_play_plays_its_own_save(tmp_path: Path) -> None:
+    """p at the last position of a game in play opens that game, as Continue does: no twin of it
+    in the list (a play-test's Load list showed two alike); from an earlier position it is a new
+    game, played on from there, that says where it came from."""
+    from saves import list_saves
+    from screens.play import PlayScreen
+
+    path = saved_game(tmp_path)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.open_replay(load(path).match, path)
+        await pilot.pause()
+        await pilot.press("p")
+        await pilot.pause()
+
+        def playing() -> Path:
+            (play,) = [s for s in app.screen_stack if isinstance(s, PlayScreen)]  # (under its curtain)
+            return play.feed.path
+
+        assert playing() == path and not any(isinstance(s, ReplayScreen) for s in app.screen_stack)
+        assert [info.path for info in list_saves(tmp_path)] == [path]
+        await pilot.press("q")  # the curtain's q: to the menu, the game saved
+        await pilot.pause()
+        assert isinstance(app.screen, MainMenu)
+        app.open_replay(load(path).match, path)
+        await pilot.pause()
+        await pilot.press("left", "p")  # a move back: a new game from there
+        await pilot.pause()
+        assert playing() != path and len(list_saves(tmp_path)) == 2
