@@ -64,9 +64,12 @@ def sorted_tables(tables: list[dict[str, Any]], user: str) -> list[dict[str, Any
 def seats_text(table: dict[str, Any], user: str) -> str:
     """A table's seats in its row: the players by name ("you" for the user), a free seat as
     such, and the bots counted (each bot's name and level are in the line under the list,
-    ``LobbyScreen.detail``)."""
+    ``LobbyScreen.detail``).  A player away from a table in play is marked so; at a finished
+    table nobody is waited for, and nobody is marked away (the hall's listing says who is away
+    only until the server stops: the mark came and went with a restart)."""
     parts = []
     bots = []
+    finished = table.get("state") == "finished"
     for seat in table.get("seats") or []:
         if seat.get("kind") == "bot":
             bots.append(seat)
@@ -75,7 +78,7 @@ def seats_text(table: dict[str, Any], user: str) -> str:
             if name == user:
                 parts.append("you")  # at the lobby, not at the table: away there, but here
             else:
-                parts.append(name + (" (away)" if seat.get("away") else ""))
+                parts.append(name + (" (away)" if seat.get("away") and not finished else ""))
         else:
             parts.append("— free")
     if len(bots) == 1:

@@ -383,3 +383,23 @@ async def test_a_row_drawn_as_soon_as_it_is_listed_is_drawn_whole() -> None:
         await pilot.pause()
         row = next(line for line in screen_text(app).splitlines() if "Waiting" in line)
         assert "you, — free" in row and "1 seat free" in row, row
+
+
+@run_async
+async def test_a_finished_tables_players_are_never_marked_away() -> None:
+    """At a table in play, a player away is marked so; at a finished one "away" means nothing
+    (and the mark was gone after a server's restart): its row names the players, no mark."""
+    away_bob = {**human("bob"), "away": True}
+    tables = [
+        table("live", "playing", [human(USER), away_bob], 5.0, active=[1], moves=9),
+        table("over", "finished", [{**human("cy"), "away": True}, human(USER), bot("Bot 3")], 2.0, moves=30,
+              outcome="ann wins."),
+    ]  # fmt: skip
+    app = lobby_app(Hall(tables))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await in_lobby(pilot, app)
+        lines = screen_text(app).splitlines()
+        live = next(line for line in lines if "In play" in line)
+        over = next(line for line in lines if "Finished" in line)
+        assert "you, bob (away)" in live, live
+        assert "cy, you, Bot 3 (normal)" in over and "away" not in over, over
