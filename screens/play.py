@@ -408,5 +408,5 @@ class PlayScreen(LiveTableScreen):
         sentence = self.feed.leave()
         app = self.app
         app.back_to_menu()
-        if sentence:
+        if sentence and self.farewell is None:  # a screen stepped aside said why already (played on elsewhere)
             app.notify(sentence)

@@ -648,6 +648,8 @@ def test_at_a_served_table_the_footer_says_q_goes_to_the_lobby(tmp_path: Path) -
                 assert "No more moves here (q: lobby)" in status, status
                 await pilot.press("q")
                 await settle(pilot, lambda: app.screen is lobby, "the lobby again")
+                # not "You left; the game waits for you": ann plays it on at her other terminal
+                assert not any("You left" in n.message for n in app._notifications)
                 await second.close()
                 await other.close()
                 await asyncio.wait_for(other_task, STEP)

@@ -494,6 +494,8 @@ async def test_a_screen_displaced_by_another_terminal_takes_no_more_moves(tmp_pa
             await pilot.press("q")
             await pilot.pause()
             assert not isinstance(app.screen, PlayScreen)
+            # not "You left; the game waits for you": the seat is played on at the other terminal
+            assert not any("You left" in n.message for n in app._notifications)
             await second.close()
     finally:
         await server.close()
