@@ -237,3 +237,27 @@ async def test_while_a_rounds_score_waits_for_you_the_status_line_says_so(tmp_pa
         status = screen_text(app).splitlines()[0]
         assert "score sheet" not in status, status
         assert ("Ada, your move." in status) == (0 in match.active()), status
+
+
+@run_async
+async def test_a_replay_with_everything_revealed_shows_each_reserve_card(tmp_path: Path) -> None:
+    """Every hand and every reserve, card by card: the face-down six of each player, which
+    their hand takes up later, were only counted ("reserve 6")."""
+    from core.engine import ALL
+    from screens.app import CabinetApp
+    from table import Table
+    from tests.tui_helpers import agent_jean_match
+
+    match = agent_jean_match(humans=0, players=2, seed=3)
+    Table(match).play_out(level="easy")
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.open_replay(match, tmp_path / "x.cab", at=1)
+        await pilot.pause()
+        board = app.screen.query_one(AgentJeanBoard)
+        shown = str(board.query_one("#aj-hands").render())
+        state = match.state_at(match.events_after_moves(1))
+        assert GAME.view(state, ALL)["players"][0].get("reserve_cards")
+        for reserve in state.reserves:
+            assert reserve and " ".join(reserve) in shown, shown

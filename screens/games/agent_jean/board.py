@@ -355,8 +355,11 @@ class AgentJeanBoard(Board):
                 for card in p["hand_cards"]:
                     hands.append_text(card_text(card))
                     hands.append(" ")
-                if p.get("reserve_cards"):
-                    hands.append(f"| reserve {len(p['reserve_cards'])}", style="dim")
+                if p.get("reserve_cards"):  # the face-down six, taken up later: shown too
+                    hands.append("| reserve ", style="dim")
+                    for card in p["reserve_cards"]:
+                        hands.append_text(card_text(card))
+                        hands.append(" ")
         all_hands = self.query_one("#aj-hands", Static)
         self.paint("#aj-hands", hands)
         all_hands.display = bool(hands)
