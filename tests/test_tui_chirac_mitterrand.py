@@ -460,3 +460,16 @@ async def test_q_in_the_campaign_draw_goes_back_to_the_menu_and_the_draw_waits(t
         await pilot.pause()
         assert isinstance(app.screen, MainMenu)
         assert len(match.moves) == moves and match.state.phase == "campaign"
+
+
+def test_once_the_game_is_over_the_cards_slid_are_never_drawn() -> None:
+    """Under a pile, the cards slid there are said in the order they will be drawn; once the
+    game is over nobody draws them (it said "drawn in this order" on the final board)."""
+    from screens.games.chirac_mitterrand.board import ChiracMitterrandBoard
+
+    known = ["ev:06", "ev:07"]
+    view = {"you": "chirac", "names": {"chirac": "Jacques", "mitterrand": "François"}, "to_move": "chirac"}
+    during = ChiracMitterrandBoard.known_lines(None, {**view, "phase": "play"}, "chirac", known, 60)  # type: ignore[arg-type]
+    over = ChiracMitterrandBoard.known_lines(None, {**view, "phase": "over"}, "chirac", known, 60)  # type: ignore[arg-type]
+    assert "drawn in this order" in during[0] and "François slid" in during[0]
+    assert "never drawn" in over[0] and "drawn in this order" not in " ".join(over)

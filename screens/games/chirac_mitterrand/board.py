@@ -559,12 +559,14 @@ class ChiracMitterrandBoard(Board):
     def known_lines(self, view: dict[str, Any], side: str, known: list[str], width: int) -> list[str]:
         """The cards slid under ``side``'s pile, nearest the top first (the order they will be
         drawn in), in two lines where they fit: two players, the opponent slid them there; solo,
-        the owner kept them. In the last turn of the final round nobody draws again."""
+        the owner kept them. In the last turn of the final round, and once the game is over,
+        nobody draws again."""
         solo = view.get("solo")
         keeper = side if solo else ("mitterrand" if side == "chirac" else "chirac")
         who = "you" if keeper == view.get("you") else view["names"][keeper]
         verb = "kept" if solo else "slid"
-        if view.get("final_turn") and view.get("to_move") == "mitterrand" and view.get("phase") == "play":
+        last = view.get("final_turn") and view.get("to_move") == "mitterrand" and view.get("phase") == "play"
+        if last or view.get("phase") == "over":  # (the game over: nobody draws them either)
             heads = [f"   {who} {verb}, never drawn: ", f"   {who} {verb} (never drawn): "]
         elif len(known) == 1:
             heads = [f"   {who} {verb} under it: ", f"   {who} {verb}: "]
