@@ -317,10 +317,10 @@ async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Pat
             return [str(o.prompt).split(":")[0] for o in box.options]
 
         # the cards, each with what it does; the quality is the next step's
-        assert labels() == [
-            "Apply Lettre à tous les Français",
-            "Apply Les sondages",
-            "Apply Candidature de Raymond Barre",
+        assert labels() == [  # each with the digit that picks it
+            "1. Apply Lettre à tous les Français",
+            "2. Apply Les sondages",
+            "3. Apply Candidature de Raymond Barre",
         ]
         assert "Move the Integrity token one step" in str(box.options[0].prompt)
         # what the draw is about stays in view: the Opinion rows and the Power Erosion counts
@@ -329,19 +329,18 @@ async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Pat
         assert "Power Erosion: Jacques (C) 2/6 · François (M) 0/6" in text
         await pilot.press("enter")  # the letter: which quality?
         assert str(box.border_title) == "Applying Lettre à tous les Français: which quality? (Esc: back)"
-        assert labels() == ["Charisma", "Courage", "Integrity"]
+        assert labels() == ["1. Charisma", "2. Courage", "3. Integrity"]
         await pilot.press("enter")  # Charisma: the step after says so
-        assert str(box.border_title) == (
-            "Applying Lettre à tous les Français, choosing Charisma: remove which? (Esc: back)"
-        )
+        # (the title fits 80 columns: "Applying" went, it was cut)
+        assert str(box.border_title) == "Lettre à tous les Français, choosing Charisma: remove which? (Esc: back)"
         assert [str(o.prompt) for o in box.options] == [
-            "Remove Les sondages; Candidature de Raymond Barre goes back",
-            "Remove Candidature de Raymond Barre; Les sondages goes back",
+            "1. Remove Les sondages; Candidature de Raymond Barre goes back",
+            "2. Remove Candidature de Raymond Barre; Les sondages goes back",
         ]
         await pilot.press("escape", "escape")  # back to the qualities, then to the cards
         assert len(box.options) == 3 and box.border_title == "Apply which card? (Esc: later)"
         await pilot.press("3")  # Barre names no quality in the first set: straight to what to remove
-        assert str(box.border_title) == "Applying Candidature de Raymond Barre: remove which? (Esc: back)"
+        assert str(box.border_title) == "Candidature de Raymond Barre: remove which? (Esc: back)"
         await pilot.press("escape", "1", "1", "down", "enter")
         await settle(pilot)
         applied = next(e for e in match.events if e["t"] == "CampaignApplied")

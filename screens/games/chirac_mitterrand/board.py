@@ -413,11 +413,12 @@ class CampaignDialog(TableDialog):
         else:
             name = cards.campaign_info(self.card)["name"]
             choosing = f", choosing {cards.QUALITY_NAMES[self.quality]}" if self.quality else ""
-            options.border_title = f"Applying {name}{choosing}: remove which? (Esc: back)"
+            options.border_title = f"{name}{choosing}: remove which? (Esc: back)"
             for command in self.options_for(self.card, self.quality, any_quality=False):
                 self.listed.append(("command", command))
                 prompts.append(self.remove_label(command))
-        options.add_options([Option(p) for p in prompts])
+        # each with the digit that picks it, as the choices of a turn have theirs
+        options.add_options([Option(numbered(i + 1, p)) for i, p in enumerate(prompts)])
         options.highlighted = 0
         self.refresh_bindings()
 
