@@ -39,6 +39,7 @@ class PlayScreen(LiveTableScreen):
         Binding("enter", "pass_on", "Pass the terminal", priority=True),
         Binding("u", "takeback", "Take back"),
         Binding("r", "replay", "Replay"),
+        Binding("s", "scores", "Scores"),
         Binding("question_mark", "rules", "Rules"),
         Binding("escape", "live", "Back to play", show=False),
         # q leaves the table for the bottom screen: the main menu, or a served session's lobby
@@ -368,6 +369,8 @@ class PlayScreen(LiveTableScreen):
             return not self.over and isinstance(self.viewer, int) and self.knows.outcome is None
         if action == "replay":
             return self.knows.outcome is not None
+        if action == "scores":  # the last sheet again, once a round was scored (the game over has its own)
+            return self.knows.outcome is None and not self.reading and self.score_sheet() is not None
         if action == "pass_on":  # (a priority key: Enter is the choices' otherwise)
             return self.passing is not None and self.browsing is None
         if action in ("menu", "lobby"):  # q's one way back, named as the session has it
@@ -396,6 +399,18 @@ class PlayScreen(LiveTableScreen):
 
     def action_replay(self) -> None:
         self.feed.replay(self.app)
+
+    def action_scores(self) -> None:
+        """The last score sheet again: read once as it came, or missed (a seat that joined again
+        after it, an Enter pressed too soon).  The table goes on meanwhile; q leaves it."""
+        sheet = self.score_sheet()
+        if sheet is None or self.reading:
+            return
+        dialog = ServedScoreSheetDialog if self.served else ScoreSheetDialog
+        hide = len(self.feed.here) > 1  # everybody's sheet, not the hand of the player behind it
+        self.app.push_screen(
+            dialog(sheet, self.knows.names(), hide_table=hide), lambda result: self.action_menu() if result else None
+        )
 
     def action_where_saved(self) -> None:
         self.notify(self.feed.where())

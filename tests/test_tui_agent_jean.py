@@ -232,11 +232,29 @@ async def test_while_a_rounds_score_waits_for_you_the_status_line_says_so(tmp_pa
         assert isinstance(app.screen, ScoreSheetDialog), "no round was scored"
         status = "\n".join(screen_text(app).splitlines()[:1])
         assert "Waiting for" not in status and "score sheet" in status, status
+        sheet = app.screen.sheet
         await pilot.press("enter")
         await settle(pilot)
         status = screen_text(app).splitlines()[0]
         assert "score sheet" not in status, status
         assert ("Ada, your move." in status) == (0 in match.active()), status
+        # read once, the sheet comes back with s (the footer offers it), and Enter leaves it
+        moves = match.move_count
+        assert "s Scores" in screen_text(app).splitlines()[-1]
+        await pilot.press("s")
+        assert isinstance(app.screen, ScoreSheetDialog) and app.screen.sheet == sheet
+        await pilot.press("enter")
+        assert app.screen is screen and match.move_count == moves
+
+
+@run_async
+async def test_no_scores_key_before_a_round_is_scored(tmp_path: Path) -> None:
+    app = play_app(tmp_path, humans=1, players=2, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert "Scores" not in screen_text(app).splitlines()[-1]
+        await pilot.press("s")
+        assert isinstance(app.screen, PlayScreen)
 
 
 @run_async
