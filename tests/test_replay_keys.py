@@ -26,6 +26,13 @@ def saved_game(tmp_path: Path, moves: int = 8) -> Path:
     return writer.path
 
 
+async def replay_from_menu(pilot, path: Path) -> None:
+    """The replay of the save at ``path`` opened from the app's menu (as Replay a game does)."""
+    await pilot.pause()
+    pilot.app.open_replay(load(path).match, path)
+    await pilot.pause()
+
+
 def command_line_replay(tmp_path: Path) -> CabinetApp:
     """The app as ``cabinet replay SAVE`` opens it (tui.cli.cmd_replay)."""
     path = saved_game(tmp_path)
@@ -50,9 +57,7 @@ async def test_q_in_a_replay_opened_from_the_menu_goes_back_to_it(tmp_path: Path
     path = saved_game(tmp_path)
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        app.open_replay(load(path).match, path)
-        await pilot.pause()
+        await replay_from_menu(pilot, path)
         await pilot.press("q")
         await pilot.pause()
         assert isinstance(app.screen, MainMenu) and app.return_code is None
@@ -135,9 +140,7 @@ async def test_play_on_from_the_last_position_of_a_game_in_play_plays_its_own_sa
     path = saved_game(tmp_path)
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        app.open_replay(load(path).match, path)
-        await pilot.pause()
+        await replay_from_menu(pilot, path)
         await pilot.press("p")
         await pilot.pause()
 
@@ -150,8 +153,7 @@ async def test_play_on_from_the_last_position_of_a_game_in_play_plays_its_own_sa
         await pilot.press("q")  # the curtain's q: to the menu, the game saved
         await pilot.pause()
         assert isinstance(app.screen, MainMenu)
-        app.open_replay(load(path).match, path)
-        await pilot.pause()
+        await replay_from_menu(pilot, path)
         await pilot.press("left", "p")  # a move back: a new game from there
         await pilot.pause()
         assert playing() != path and len(list_saves(tmp_path)) == 2

@@ -9,6 +9,15 @@ from pathlib import Path
 from tests.test_hall import STEP, lobby_of, open_hall, play_random
 from tests.test_serve import Serve
 
+#: what the lobby asks the hall for a table of L'Agent Jean! against a bot, ann at it
+AGAINST_A_BOT = {
+    "t": "create",
+    "game": "agent-jean",
+    "players": 2,
+    "seats": [{}, {"kind": "bot", "level": "random"}],
+    "sit": 0,
+}
+
 
 async def leave_tables(data: Path) -> None:
     """ann plays a table against a bot to its end, plays three moves at another, and opens a
@@ -16,29 +25,13 @@ async def leave_tables(data: Path) -> None:
     hall = await open_hall(data)
     try:
         ann, task = await lobby_of(hall, "ann")
-        finished = await ann.request(
-            {
-                "t": "create",
-                "game": "agent-jean",
-                "players": 2,
-                "seats": [{}, {"kind": "bot", "level": "random"}],
-                "sit": 0,
-            }
-        )
+        finished = await ann.request(AGAINST_A_BOT)
         remote = ann.table(finished["table"])
         await remote.connect(timeout=STEP)
         await asyncio.wait_for(play_random(remote, 1), 120)
         await remote.close()
         assert hall.tables[finished["table"]].state() == "finished"
-        playing = await ann.request(
-            {
-                "t": "create",
-                "game": "agent-jean",
-                "players": 2,
-                "seats": [{}, {"kind": "bot", "level": "random"}],
-                "sit": 0,
-            }
-        )
+        playing = await ann.request(AGAINST_A_BOT)
         remote = ann.table(playing["table"])
         await remote.connect(timeout=STEP)
         await asyncio.wait_for(play_random(remote, 2, stop_after=3), 60)
