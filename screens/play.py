@@ -307,6 +307,8 @@ class PlayScreen(LiveTableScreen):
             text = "Game over: " + log.outcome_text(why=False)
         elif self.reading:  # what waits is this player's Enter, whoever the table waits for
             text = "Read the score sheet, then Enter."  # a round, a period: any game; short, for 80 columns
+            if log.away:  # who went meanwhile is news too (a served table goes on without this Enter)
+                text += f" Away: {', '.join(log.name(seat) for seat in log.away)}."
         elif self.passing is not None:
             text = f"{log.name(log.seat)}: see what your move showed you, then Enter: pass the terminal to {log.name(self.passing)}."
         else:

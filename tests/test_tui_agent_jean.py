@@ -232,6 +232,15 @@ async def test_while_a_rounds_score_waits_for_you_the_status_line_says_so(tmp_pa
         assert isinstance(app.screen, ScoreSheetDialog), "no round was scored"
         status = "\n".join(screen_text(app).splitlines()[:1])
         assert "Waiting for" not in status and "score sheet" in status, status
+        # a seat gone meanwhile (at a served table, where the others' updates come on) is said too,
+        # the game's name and the seat's still in the line's 80 columns
+        screen.knows.away = [1]
+        screen.refresh_status()
+        await pilot.pause()
+        status = screen_text(app).splitlines()[0]
+        assert status.strip() == "L'Agent Jean! · You: Ada · Read the score sheet, then Enter. Away: Bastien.", status
+        screen.knows.away = []
+        screen.refresh_status()
         sheet = app.screen.sheet
         await pilot.press("enter")
         await settle(pilot)
