@@ -129,7 +129,7 @@ def test_a_level_election_goes_to_the_media_token() -> None:
     s = sheet(m)
     level = end["ahead"]["mitterrand"]
     assert s.notes[1] == f"Why: level in qualities ({level} to {level}); the Media token breaks the tie."
-    assert s.notes[3] == "Media token: Mitterrand; it broke the tie."
+    assert s.notes[3] == "Media token: Mitterrand."  # said once that it broke the tie, by the Why line
     assert [row[4] for row in s.rows] == ["-", "holds"]
 
 

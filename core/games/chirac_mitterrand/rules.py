@@ -1313,7 +1313,7 @@ class ChiracMitterrand(Game):
             media_note = f"Media token: {short[media]} (no election was held)."
         elif count[winner] == count[loser]:
             why = f"Why: level in qualities ({count[winner]} to {count[loser]}); the Media token breaks the tie."
-            media_note = f"Media token: {short[media]}; it broke the tie."
+            media_note = f"Media token: {short[media]}."  # (the line above says it broke the tie)
         else:
             n = count[winner]
             why = f"Why: ahead in {n} {'quality' if n == 1 else 'qualities'} to {count[loser]}."
