@@ -16,7 +16,7 @@ from core.games import get_game
 from core.games.ministeres import GAME
 from core.games.ministeres import cards as C
 from core.games.ministeres.bot import HeuristicBot
-from core.games.ministeres.rules import apply_roi, award, bid_cap, final_scores, game_winners, secondaire
+from core.games.ministeres.rules import apply_roi, award, bid_cap, card_name, final_scores, game_winners, secondaire
 from table import Table
 
 # -- building positions ------------------------------------------------------------
@@ -482,6 +482,11 @@ def test_a_winner_who_cannot_pay_loses_a_random_card_to_his_left() -> None:
     assert match.state.discard[-1] == "armee-D"
     assert GAME.redact(defaulted, PUBLIC)["card"] is None and GAME.redact(defaulted, 1)["card"] == defaulted["card"]
     assert match.active() == (1,)
+    # whose hand the card comes from, by name ("their hand" read as the taker's own); the others
+    # are told a card was taken, not which (they were told "has nothing to take")
+    said = GAME.describe(GAME.redact(defaulted, PUBLIC), PUBLIC)
+    assert said == f"Ann cannot pay {gold + 1}: Armée 4·D is discarded and Bob takes a card at random from Ann's hand."
+    assert f"Bob takes {card_name(defaulted['card'])} from Ann's hand." in GAME.describe(defaulted, 1)
 
 
 def test_covered_bids_never_go_beyond_what_you_can_pay() -> None:

@@ -1115,8 +1115,8 @@ class Ministeres(Game):
             return {**event, "order": None}
         if t == "CardPaid" and event["face"] == "down" and own != event["seat"]:
             return {**event, "card": None}
-        if t == "PaymentDefaulted" and own not in (event["seat"], event["taker"]):
-            return {**event, "card": None}
+        if t == "PaymentDefaulted" and own not in (event["seat"], event["taker"]) and event["card"] is not None:
+            return {**event, "card": None, "hidden": True}  # a card was taken: which is the two players'
         return event
 
     def describe(self, event: Event, seat: Viewer) -> str:
@@ -1161,11 +1161,11 @@ class Ministeres(Game):
             return f"{name} pays {shown} face down." if shown else f"{name} pays a card face down."
         if t == "PaymentDefaulted":
             taken = f"takes {shown}" if shown else "takes a card at random"
-            if event["card"] is None:
+            if event["card"] is None and not event.get("hidden"):  # (the hand was empty)
                 taken = "has nothing to take"
             return (
                 f"{name} cannot pay {event['owed']}: {card_name(event['lot'])} is discarded and "
-                f"{event['taker_name']} {taken} from their hand."
+                f"{event['taker_name']} {taken} from {name}'s hand."  # (not "their": the taker's, it read)
             )
         if t == "CardWon":
             return f"{name} takes {shown} into their hand."
