@@ -104,6 +104,9 @@ async def test_programming_is_two_steps_and_secret_between_two_humans(tmp_path: 
         assert str(options.border_title).endswith(said), options.border_title
         await pilot.press("escape")
         assert str(options.border_title) == "Program your Edgar (E)", "Esc goes back to Edgar's move"
+        await pilot.press("down", "enter", "escape")  # another move for Edgar, then back: on it, not the first
+        assert options.highlighted == 1 and board.listed[1][0] == "edgar"
+        await pilot.press("home")
         await pilot.press("enter", "enter")
         await settle(pilot)
         # Ada's program is in; the table hides before Bastien programs

@@ -1015,10 +1015,16 @@ class EdgarLucienBoard(Board):
             self.post_message(Board.Chosen(what))
 
     def action_back(self) -> None:
-        if self.edgar_move is not None or self.opened is not None:
-            self.edgar_move = None
-            self.opened = None
-            self.refresh_view()
+        if self.edgar_move is None and self.opened is None:
+            return
+        # back a step, on the choice made there (Edgar's move, the action opened): to change it
+        # or take it again, not from the top of the list
+        made = ("edgar", self.edgar_move) if self.edgar_move is not None else ("head", self.opened)
+        self.edgar_move = None
+        self.opened = None
+        self.refresh_view()
+        if made in self.listed:
+            self.query_one("#el-choices", ChoiceList).highlighted = self.listed.index(made)
 
     def action_done(self) -> None:
         done = next((c for c in self.legal if c["t"] in ("Done", "Drop")), None)
