@@ -135,7 +135,7 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
         elif payment.get("kind") == "gold" and cards.is_or(command["card"]):
             over = cards.value(command["card"]) - (payment.get("owed", 0) - payment.get("paid", 0))
             if over > 0:  # the rulebook: no change is given
-                text.append(f"  ({over} more than you owe: no change)", style="bold")
+                text.append(f"  ({over} too many)", style="bold")
         return text
     text = Text(str(kind))
     for key, value in command.items():
@@ -209,7 +209,7 @@ class MinisteresBoard(Board):
             alike = dict(sorted(alike.items(), key=lambda item: pay_cost(item[1][0]["card"], view)[0]))
         choices = [command for command, _, _ in alike.values()]
         options = self.query_one("#mi-choices", ChoiceList)
-        where = {"Pay": "in your hand", "Take": "in the centre"}
+        where = {"Pay": "in hand", "Take": "in the centre"}
         prompts = [
             label + Text(f"  ({count} {where.get(command['t'], 'alike')})", style="dim") if count > 1 else label
             for command, label, count in alike.values()
