@@ -286,11 +286,15 @@ class PlayScreen(LiveTableScreen):
             self.feed.hold(False)
             self.hand_over()
 
-        # at a table of several players here, nothing of the table shows behind it: the sheet is
-        # everybody's, the hand behind it one player's
-        dialog = ServedScoreSheetDialog if self.served else ScoreSheetDialog
-        self.app.push_screen(dialog(sheet, self.knows.names(), hide_table=len(self.feed.here) > 1), read)
+        self.app.push_screen(self.sheet_dialog(sheet), read)
         return True
+
+    def sheet_dialog(self, sheet: ScoreSheet) -> ScoreSheetDialog:
+        """``sheet`` in its dialog: q back to the lobby at a served table, to the menu here; at a
+        table of several players here, nothing of the table shows behind it (the sheet is
+        everybody's, the hand behind it one player's)."""
+        dialog = ServedScoreSheetDialog if self.served else ScoreSheetDialog
+        return dialog(sheet, self.knows.names(), hide_table=len(self.feed.here) > 1)
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -406,13 +410,8 @@ class PlayScreen(LiveTableScreen):
         """The last score sheet again: read once as it came, or missed (a seat that joined again
         after it, an Enter pressed too soon).  The table goes on meanwhile; q leaves it."""
         sheet = self.score_sheet()
-        if sheet is None or self.reading:
-            return
-        dialog = ServedScoreSheetDialog if self.served else ScoreSheetDialog
-        hide = len(self.feed.here) > 1  # everybody's sheet, not the hand of the player behind it
-        self.app.push_screen(
-            dialog(sheet, self.knows.names(), hide_table=hide), lambda result: self.action_menu() if result else None
-        )
+        if sheet is not None:
+            self.app.push_screen(self.sheet_dialog(sheet), lambda result: self.action_menu() if result else None)
 
     def action_where_saved(self) -> None:
         self.notify(self.feed.where())
