@@ -527,3 +527,6 @@ async def test_bidding_at_80x24_keeps_the_offer_who_passed_and_your_favours_in_s
         assert board.query_one(BoardScroll).max_scroll_y == 0, text  # the whole table in sight
         assert choices.scrollable_content_region.height == (4 if size == (80, 24) else 7)
         assert board.has_class("-crowded") == (size == (80, 24))
+        await pilot.resize_terminal(*((120, 40) if size == (80, 24) else (80, 24)))  # the other size, live
+        await settle(pilot)
+        assert board.has_class("-crowded") == (size != (80, 24))

@@ -6,7 +6,6 @@ from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
-from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import OptionList, Static
@@ -382,11 +381,9 @@ class MinisteresBoard(Board):
         bid), so that the table above them, what is on offer and who passed, and your cards on
         the Favours pile below them, are not pushed out of sight (at 80x24 five players'
         auctions hid the offer; three players' hid your Favours, which only the mouse could
-        scroll to)."""
+        scroll to).  Looked at as the board is drawn, which a new size of the terminal does too
+        (``RoomyScreen.on_resize``)."""
         self.set_class(self.app.size.height < CROWD_HEIGHT, "-crowded")
-
-    def on_resize(self, event: events.Resize) -> None:
-        self.crowd()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pass_bid":  # offered while passing is a move (the footer shows it then only)
