@@ -106,15 +106,20 @@ def command_label(command: Command, view: dict[str, Any]) -> str:
     return " · ".join(words)
 
 
+def append_cards(text: Text, held: list[str]) -> None:
+    """``held`` at the end of ``text``, each card followed by a space."""
+    for card in held:
+        text.append_text(card_text(card))
+        text.append(" ")
+
+
 def last_turn_text(last: dict[str, Any], names: list[str]) -> Text:
     """Who won the last turn, and what they took."""
     text = Text()
     text.append("Last turn: ", style="dim")
     text.append(names[last["seat"]], style="bold")
     text.append(" won ")
-    for card in last["cards"]:
-        text.append_text(card_text(card))
-        text.append(" ")
+    append_cards(text, last["cards"])
     if last["plans"]:
         text.append("and " + ", ".join(cards.plan_label(p) for p in last["plans"]))
     return text
@@ -352,14 +357,10 @@ class AgentJeanBoard(Board):
                 if hands:
                     hands.append("\n")
                 hands.append(f"{p['name']}: ", style="bold")
-                for card in p["hand_cards"]:
-                    hands.append_text(card_text(card))
-                    hands.append(" ")
+                append_cards(hands, p["hand_cards"])
                 if p.get("reserve_cards"):  # the face-down six, taken up later: shown too
                     hands.append("| reserve ", style="dim")
-                    for card in p["reserve_cards"]:
-                        hands.append_text(card_text(card))
-                        hands.append(" ")
+                    append_cards(hands, p["reserve_cards"])
         all_hands = self.query_one("#aj-hands", Static)
         self.paint("#aj-hands", hands)
         all_hands.display = bool(hands)
