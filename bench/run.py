@@ -56,7 +56,7 @@ import msgpack  # noqa: E402
 import saves  # noqa: E402
 from core.engine import PUBLIC, Match  # noqa: E402
 from table import Table  # noqa: E402
-from table.seat import SeatLog  # noqa: E402
+from table.feed import local_log  # noqa: E402
 from table.table import HISTORY_CHUNK  # noqa: E402
 
 GOAL_STARTUP = 1.15  # x the bare Textual app (issue 35; it was 1.3)
@@ -251,14 +251,13 @@ def viewer_of(match: Match) -> Any:
 
 def open_and_show(path: Path) -> tuple[Match, Any, list]:
     """What opening a save to play on costs, as the play screen opens it: the load, the
-    table's first update to the seat (every event as the seat may see it, the moves, the
-    view, the legal moves: ``LocalFeed.tell``) taken into the seat's log, then the lines a
+    table's first update to the seat (the newest events as the seat may see them, the moves,
+    the view, the legal moves: ``LocalFeed.tell``) taken into its log (``local_log``), then the lines a
     history panel builds at first from that log (``HistoryPanel.set_history``: the newest
     chunk's)."""
     match = saves.load(path, fixtures.GAMES).match
     table = Table(match)
-    log = SeatLog(table.game, viewer_of(match), table.description())
-    log.earlier = lambda start, end: [event for _, event in table.redacted(log.seat, start, end)]
+    log = local_log(table, viewer_of(match))
     log.apply(table.update_for(log.seat, 0, newest=HISTORY_CHUNK))
     n = len(log.events)
     lines = log.lines_between(max(0, n - HISTORY_CHUNK), n)

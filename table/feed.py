@@ -72,6 +72,15 @@ class Feed(Protocol):
         """The screen is gone: nothing more is delivered, and what the feed holds is let go."""
 
 
+def local_log(table: Table, seat: Viewer) -> SeatLog:
+    """What ``seat`` knows of a table on this terminal: the first update of a seat brings the
+    newest events, those its history shows (``LocalFeed.tell``), and the log takes the others
+    from the table, as the seat may see them, when it reads them."""
+    log = SeatLog(table.game, seat, table.description())
+    log.earlier = lambda start, end: [event for _, event in table.redacted(log.seat, start, end)]
+    return log
+
+
 class LocalFeed:
     """A table played on this terminal: its save, its bots (thinking in a thread), its seats'
     players taking turns at the keyboard."""
@@ -86,10 +95,7 @@ class LocalFeed:
         self.table = table
         self.path = path
         self.here = table.humans()
-        self.log = SeatLog(table.game, self.here[0] if self.here else PUBLIC, table.description())
-        # the first update of a seat brings the newest events, those its history shows, and
-        # the log takes the others from the table when it reads them
-        self.log.earlier = lambda start, end: [event for _, event in table.redacted(self.log.seat, start, end)]
+        self.log = local_log(table, self.here[0] if self.here else PUBLIC)
         self.told = 0
         self.held = False
         self.deliver: Deliver = lambda message: None

@@ -223,9 +223,7 @@ class Table:
 
     def history(self, viewer: Viewer, start: int = 0, end: int | None = None) -> list[tuple[int, str, str | None]]:
         """The history's lines of events ``start`` to ``end`` (the last, by default), as ``viewer`` saw them."""
-        redact, events = self.game.redact, self.match.events
-        end = len(events) if end is None else min(end, len(events))
-        return history_lines(self.game, ((i, redact(events[i], viewer)) for i in range(start, end)), viewer)
+        return history_lines(self.game, self.redacted(viewer, start, end), viewer)
 
     def update_for(
         self, viewer: Viewer, told: int, away: Iterable[int] = (), newest: int | None = None
