@@ -1536,7 +1536,10 @@ class _Reader:
         data, view, size, pos = self.data, self.view, self.size, self.pos
         chain = self.chain
         link, prev_ok, seq, seal = chain.link, chain.prev, chain.seq, self.seal
-        unpack, crc32, blake2b = _FRAME.unpack_from, zlib.crc32, hashlib.blake2b
+        unpack, crc32 = _FRAME.unpack_from, zlib.crc32
+        # each hash begun as a copy of an empty one (cheaper than a constructor's keywords), fed
+        # its pieces in turn (cheaper than joining them first): the same hashes as Chain's
+        link_hash, prev_hash = hashlib.blake2b(digest_size=16).copy, hashlib.blake2b(digest_size=8).copy
         frame_size, head_size = _FRAME.size, _HEAD.size
         bounds = {kind: bound.size for kind, bound in BOUNDS.items()}
         append = frames.append
@@ -1549,8 +1552,15 @@ class _Reader:
             chunk = view[body:end]
             if crc32(chunk) != crc:
                 break
-            link = blake2b(link + data[pos : pos + head_size] + chunk, digest_size=16).digest()
-            prev_ok = blake2b(link + its_seal, digest_size=8).digest()
+            h = link_hash()
+            h.update(link)
+            h.update(view[pos : pos + head_size])
+            h.update(chunk)
+            link = h.digest()
+            h = prev_hash()
+            h.update(link)
+            h.update(its_seal)
+            prev_ok = h.digest()
             seq += 1
             seal = its_seal
             append((kind, pos, body, end))
@@ -1685,19 +1695,19 @@ def read_save(source: Source) -> tuple[bytes, str]:
             raise SaveError(f"{name} is {_kind_of_file(st.st_mode)}, not a save file.")
         if st.st_size > MAX_SAVE:
             raise _too_large(name)
-        with os.fdopen(os.dup(fd), "rb", buffering=0) as f:
-            # the size the file says it has, and one byte more to see whether it says true
-            # (a file of /proc says 0): what follows is read a piece at a time, up to the bound
-            pieces = [f.read(st.st_size + 1)]
-            total = len(pieces[0])
-            while total > st.st_size:
-                piece = f.read(min(1024 * 1024, MAX_SAVE + 1 - total))
-                if not piece:
-                    break
-                pieces.append(piece)
-                total += len(piece)
-                if total > MAX_SAVE:
-                    raise _too_large(name)
+        # the size the file says it has, and one byte more to see whether it says true (a file
+        # of /proc says 0): what follows is read a piece at a time, up to the bound (straight
+        # from the descriptor, one read as a file object would make, without making one)
+        pieces = [os.read(fd, st.st_size + 1)]
+        total = len(pieces[0])
+        while total > st.st_size:
+            piece = os.read(fd, min(1024 * 1024, MAX_SAVE + 1 - total))
+            if not piece:
+                break
+            pieces.append(piece)
+            total += len(piece)
+            if total > MAX_SAVE:
+                raise _too_large(name)
     except OSError as exc:  # a read error (EIO...) anywhere in the file
         raise _unreadable(name, exc) from None
     finally:
