@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.theme import Theme as RichTheme
 from textual import events
+from textual.actions import SkipAction
 from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.reactive import Reactive
 from textual.screen import Screen
@@ -68,6 +70,9 @@ RULES_STYLES = RichTheme(
 class CabinetApp(App[int]):
     TITLE = "Cabinet"
     ENABLE_COMMAND_PALETTE = True
+    #: Esc closes the Keys panel (the palette's "Keys") where it is open, before the screen's
+    #: own Esc (a step back, a dialog closed) is reached: else only the palette closed it
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_keys", show=False, priority=True)]
     theme: Reactive[str] = Reactive(CABINET_THEME.name)
     #: seconds a notification stays; errors stay a little longer (ERROR_TIMEOUT)
     NOTIFICATION_TIMEOUT = 4
@@ -117,6 +122,12 @@ class CabinetApp(App[int]):
         super().notify(
             printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout, markup=False
         )
+
+    def action_close_keys(self) -> None:
+        panels = self.screen.query("HelpPanel")
+        if not panels:
+            raise SkipAction  # no Keys panel: Esc is the screen's
+        panels.remove()
 
     def action_help_quit(self) -> None:
         """Ctrl-C (Textual's binding, which no longer quits): the key that quits on this screen,
