@@ -72,7 +72,7 @@ class CabinetApp(App[int]):
     ENABLE_COMMAND_PALETTE = True
     #: Esc closes the Keys panel (the palette's "Keys") where it is open, before the screen's
     #: own Esc (a step back, a dialog closed) is reached: else only the palette closed it
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_keys", show=False, priority=True)]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_keys", "Close keys", show=False, priority=True)]
     theme: Reactive[str] = Reactive(CABINET_THEME.name)
     #: seconds a notification stays; errors stay a little longer (ERROR_TIMEOUT)
     NOTIFICATION_TIMEOUT = 4
