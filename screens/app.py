@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.theme import Theme as RichTheme
 from textual import events
-from textual.actions import SkipAction
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
@@ -71,7 +70,8 @@ class CabinetApp(App[int]):
     TITLE = "Cabinet"
     ENABLE_COMMAND_PALETTE = True
     #: Esc closes the Keys panel (the palette's "Keys") where it is open, before the screen's
-    #: own Esc (a step back, a dialog closed) is reached: else only the palette closed it
+    #: own Esc (a step back, a dialog closed) is reached: else only the palette closed it.
+    #: Only while a panel is open (``check_action``): else the footers show the screen's Esc
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "close_keys", "Close keys", show=False, priority=True)]
     theme: Reactive[str] = Reactive(CABINET_THEME.name)
     #: seconds a notification stays; errors stay a little longer (ERROR_TIMEOUT)
@@ -123,11 +123,28 @@ class CabinetApp(App[int]):
             printable(message, lines=True), title=printable(title), severity=severity, timeout=timeout, markup=False
         )
 
-    def action_close_keys(self) -> None:
-        panels = self.screen.query("HelpPanel")
-        if not panels:
-            raise SkipAction  # no Keys panel: Esc is the screen's
-        panels.remove()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "close_keys":
+            # no Keys panel: Esc is the screen's, in its footer ("esc Back") and when pressed.
+            # (Textual mounts the panel on the screen itself: its children only are looked at.)
+            return bool(self.screen.query_children("HelpPanel"))
+        return super().check_action(action, parameters)
+
+    async def action_show_help_panel(self) -> None:
+        """The palette's Keys (Textual's, but the footer told once the panel is there: its Esc)."""
+        from textual.widgets import HelpPanel
+
+        if not self.screen.query_children(HelpPanel):
+            await self.screen.mount(HelpPanel())
+        self.refresh_bindings()
+
+    async def action_hide_help_panel(self) -> None:
+        """The palette's Keys again, or Esc: the panel gone, the footer shows the screen's Esc."""
+        await self.screen.query_children("HelpPanel").remove()
+        self.refresh_bindings()
+
+    async def action_close_keys(self) -> None:
+        await self.action_hide_help_panel()
 
     def action_help_quit(self) -> None:
         """Ctrl-C (Textual's binding, which no longer quits): the key that quits on this screen,

@@ -31,6 +31,9 @@ def who_choices(game: Game) -> list[tuple[str, str]]:
 class NewGameScreen(Screen):
     #: the seed is asked (a served table's is the server's to draw)
     ASK_SEED = True
+    #: the columns the widest row needs on one line (a variant's label and its choice, a seat's
+    #: name, who plays it and its option): under them, each row takes two lines (``fit``)
+    NARROW = 66
     BINDINGS: ClassVar[list[BindingType]] = [
         ("escape", "app.pop_screen", "Back"),
         ("ctrl+s", "start", "Start"),
@@ -131,7 +134,10 @@ class NewGameScreen(Screen):
 
     def fit(self) -> None:
         """The choices' rows close up (no blank line between them) where the form is taller
-        than the screen with them apart: at 80x24, five seats put Start below the screen."""
+        than the screen with them apart: at 80x24, five seats put Start below the screen.
+        Narrower than a row of choices (``NARROW``), each row is put on two lines, its label
+        over its choices, so that none is cut off at the right."""
+        self.set_class(self.app.size.width < self.NARROW, "-narrow")
         self.remove_class("-tight")
         self.call_after_refresh(self.tighten)
 

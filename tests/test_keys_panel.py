@@ -10,8 +10,9 @@ from textual.pilot import Pilot
 
 from screens.app import CabinetApp
 from screens.menu import MainMenu
+from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
-from tests.tui_helpers import play_app, run_async, settle
+from tests.tui_helpers import play_app, run_async, screen_text, settle
 
 
 def panels(app: CabinetApp) -> int:
@@ -60,3 +61,26 @@ async def test_esc_with_no_keys_panel_is_the_screens_own(tmp_path: Path) -> None
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, MainMenu) and panels(app) == 0
+
+
+@run_async
+async def test_the_footers_esc_stays_the_screens_and_works_after_the_panel_closes(tmp_path: Path) -> None:
+    """New game's footer offers "esc Back" with the panel closed, before and after it was open;
+    the first Esc closes the panel, the second goes back to the menu."""
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")  # New game
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, NewGameScreen)
+        assert "esc Back" in screen_text(app).splitlines()[-1]
+        await open_keys(pilot)
+        assert panels(app) == 1
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.screen is form and panels(app) == 0
+        assert "esc Back" in screen_text(app).splitlines()[-1]
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu)

@@ -78,3 +78,44 @@ async def test_with_the_most_players_start_is_on_the_screen_at_80x24(tmp_path: P
             await pilot.pause()
             screen.query_one("#game", Select).focus()
             await pilot.pause()
+
+
+@run_async
+async def test_at_40_columns_every_choice_is_shown_whole_under_its_label(tmp_path: Path) -> None:
+    """At 40x12 each row takes two lines, its label over its choices: no choice runs past the
+    right edge (they were cut to "rul" and "hid"), for every game at its most players; the
+    form scrolls to the rest. Grown back to 80x24, a row is one line again."""
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.press("enter")  # New game
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NewGameScreen)
+        for index, game in enumerate(all_games().values()):
+            await choose_game(pilot, index)
+            screen.query_one("#players", Select).value = game.max_players
+            for _ in range(5):
+                await pilot.pause()
+            form = screen.query_one("#newgame")
+            for widget in screen.query("#newgame Select, #newgame Input, #newgame Label"):
+                if not widget.display or (widget.parent is not None and not widget.parent.display):
+                    continue
+                # within the form's width (its scrollbar aside), wherever it is scrolled to
+                assert widget.region.right <= form.region.right - 1, (game.title, widget, widget.region)
+            for variant in game.variants:
+                if variant.listed and variant.offered(game.max_players):
+                    row = screen.query_one(f"#variant-row-{variant.key}")
+                    form.scroll_to_widget(row, animate=False, top=True)
+                    for _ in range(3):
+                        await pilot.pause()
+                    lines = screen_text(app).splitlines()
+                    assert any(line[:36].strip() == variant.label for line in lines), (variant.label, lines)
+                    value = str(screen.query_one(f"#variant-{variant.key}", Select).value)
+                    assert any(line.strip().startswith(value) and "▼" in line for line in lines), (value, lines)
+            screen.query_one("#game", Select).focus()
+            await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        for _ in range(5):
+            await pilot.pause()
+        assert not screen.has_class("-narrow")
+        assert any(line.lstrip().startswith("Players   ") for line in screen_text(app).splitlines())
