@@ -420,12 +420,22 @@ def _terminal(size: tuple[int, int], modes: dict[int, int]) -> tuple[int, int]:
     try:
         with contextlib.suppress(termios.error):
             apply_modes(slave, modes)
+            quiet(slave)
         _set_size(master, *size)
     except BaseException:
         os.close(master)
         os.close(slave)
         raise
     return master, slave
+
+
+def quiet(fd: int) -> None:
+    """No echo on the pty: the program on it is Cabinet's full-screen app, which sets its own
+    modes once it is up; keys typed before then (a player who types at once) reach it
+    without being echoed over its first frame."""
+    attrs = termios.tcgetattr(fd)
+    attrs[3] &= ~(termios.ECHO | termios.ECHONL)
+    termios.tcsetattr(fd, termios.TCSANOW, attrs)
 
 
 def terminal_size(cols: int, rows: int) -> tuple[int, int]:

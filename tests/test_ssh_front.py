@@ -646,3 +646,27 @@ def test_a_client_flooding_keys_gets_no_more_room_on_the_server_than_its_window(
         client.close()
         fast.stop()
     fast.check_clean()
+
+
+def test_keys_typed_before_the_app_is_up_are_not_echoed_over_its_screen() -> None:
+    """The pty a session gets has the client's modes (its erase key here) but no echo: what a
+    player types before the app has set its own modes waits for the app, unechoed."""
+    import select
+    import termios
+
+    import asyncssh
+
+    from net.ssh import _terminal
+
+    master, slave = _terminal((80, 24), {asyncssh.PTY_ECHO: 1, asyncssh.PTY_VERASE: 8, asyncssh.PTY_ICANON: 1})
+    try:
+        os.write(master, b"nq\r")  # typed at once, nobody reading yet
+        echoed = b""
+        while select.select([master], [], [], 0.3)[0]:
+            echoed += os.read(master, 1024)
+        assert echoed == b"", echoed
+        assert os.read(slave, 1024) == b"nq\n", "the keys wait for the program, as typed"
+        assert termios.tcgetattr(slave)[6][termios.VERASE] == b"\x08", "the client's modes are kept"
+    finally:
+        os.close(master)
+        os.close(slave)
