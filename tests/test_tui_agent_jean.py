@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 
 from core.engine import NAME_MAX
 from core.games.agent_jean import cards as C
-from screens.games.agent_jean.board import AgentJeanBoard, HandRow
+from screens.games.agent_jean.board import AgentJeanBoard, HandRow, pile_card_text
 from screens.play import PlayScreen
 from tests.tui_helpers import GAME, NAMES, app_for, play_app, run_async, screen_text, settle
 from tui.session import new_match, start_save
@@ -288,3 +288,33 @@ async def test_a_replay_with_everything_revealed_shows_each_reserve_card(tmp_pat
         assert GAME.view(state, ALL)["players"][0].get("reserve_cards")
         for reserve in state.reserves:
             assert reserve and " ".join(reserve) in shown, shown
+
+
+@run_async
+async def test_looking_back_between_two_turns_the_plan_on_top_is_said_to_be_the_next(tmp_path: Path) -> None:
+    """Right after "X wins turn N", the plan pile shows the card turned for turn N+1 while the
+    round line still says turn N: the board says that turn N is won and that card is next."""
+    from core.engine import ALL
+    from screens.app import CabinetApp
+    from table import Table
+    from tests.tui_helpers import agent_jean_match
+
+    match = agent_jean_match(humans=0, players=3, seed=3)
+    Table(match).play_out(level="easy")
+    won = next(n for n, event in enumerate(match.events) if event["t"] == "TurnWon")
+    between = GAME.view(match.state_at(won + 1), ALL)
+    assert between["turn_over"] and between["plan_top"] == match.events[won]["revealed"]
+    assert not GAME.view(match.state_at(won + 2), ALL)["turn_over"], "once the next turn starts"
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.open_replay(match, tmp_path / "x.cab", at=1)
+        await pilot.pause()
+        board = app.screen.query_one(AgentJeanBoard)
+        board.draw(between, None)
+        await pilot.pause()
+        plan = str(board.query_one("#aj-plan").render())
+        turn = match.events[won]["turn"]
+        card = str(pile_card_text(between["plan_top"], details=True)).split("\n")[0]
+        assert plan.startswith(f"Turn {turn} is won. Next: {card}"), plan
+        assert f"Turn {turn}/12" in str(board.query_one("#aj-round").render())
