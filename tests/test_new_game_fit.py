@@ -19,6 +19,15 @@ async def choose_game(pilot, index: int) -> None:
     await pilot.pause()
 
 
+async def new_game(pilot) -> NewGameScreen:
+    """The menu's New game, opened."""
+    await pilot.press("enter")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, NewGameScreen)
+    return screen
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 @run_async
 async def test_every_title_is_shown_whole(tmp_path: Path, size) -> None:
@@ -59,10 +68,7 @@ async def test_with_the_most_players_start_is_on_the_screen_at_80x24(tmp_path: P
     the 80x24 screen (five seats of Ministères put it below); with fewer, they open again."""
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("enter")  # New game
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, NewGameScreen)
+        screen = await new_game(pilot)
         for index, game in enumerate(all_games().values()):
             await choose_game(pilot, index)
             players = screen.query_one("#players", Select)
@@ -87,10 +93,7 @@ async def test_at_40_columns_every_choice_is_shown_whole_under_its_label(tmp_pat
     form scrolls to the rest. Grown back to 80x24, a row is one line again."""
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(40, 12)) as pilot:
-        await pilot.press("enter")  # New game
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, NewGameScreen)
+        screen = await new_game(pilot)
         for index, game in enumerate(all_games().values()):
             await choose_game(pilot, index)
             screen.query_one("#players", Select).value = game.max_players

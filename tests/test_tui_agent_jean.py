@@ -3,7 +3,10 @@ game's end makes public, and the choice boxes of the powers at 80x24 and 120x40.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.screen import ModalScreen
@@ -266,23 +269,37 @@ async def test_no_scores_key_before_a_round_is_scored(tmp_path: Path) -> None:
         assert isinstance(app.screen, PlayScreen)
 
 
-@run_async
-async def test_a_replay_with_everything_revealed_shows_each_reserve_card(tmp_path: Path) -> None:
-    """Every hand and every reserve, card by card: the face-down six of each player, which
-    their hand takes up later, were only counted ("reserve 6")."""
-    from core.engine import ALL
-    from screens.app import CabinetApp
+def played_out(players: int) -> Any:
+    """A game of bots only, played to its end."""
     from table import Table
     from tests.tui_helpers import agent_jean_match
 
-    match = agent_jean_match(humans=0, players=2, seed=3)
+    match = agent_jean_match(humans=0, players=players, seed=3)
     Table(match).play_out(level="easy")
+    return match
+
+
+@contextlib.asynccontextmanager
+async def replay_board(tmp_path: Path, match: Any) -> AsyncIterator[tuple[Any, AgentJeanBoard]]:
+    """The replay of ``match`` at its first move, at 120x40: the pilot and the board."""
+    from screens.app import CabinetApp
+
     app = CabinetApp(save_dir=tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         app.open_replay(match, tmp_path / "x.cab", at=1)
         await pilot.pause()
-        board = app.screen.query_one(AgentJeanBoard)
+        yield pilot, app.screen.query_one(AgentJeanBoard)
+
+
+@run_async
+async def test_a_replay_with_everything_revealed_shows_each_reserve_card(tmp_path: Path) -> None:
+    """Every hand and every reserve, card by card: the face-down six of each player, which
+    their hand takes up later, were only counted ("reserve 6")."""
+    from core.engine import ALL
+
+    match = played_out(players=2)
+    async with replay_board(tmp_path, match) as (_, board):
         shown = str(board.query_one("#aj-hands").render())
         state = match.state_at(match.events_after_moves(1))
         assert GAME.view(state, ALL)["players"][0].get("reserve_cards")
@@ -295,22 +312,13 @@ async def test_looking_back_between_two_turns_the_plan_on_top_is_said_to_be_the_
     """Right after "X wins turn N", the plan pile shows the card turned for turn N+1 while the
     round line still says turn N: the board says that turn N is won and that card is next."""
     from core.engine import ALL
-    from screens.app import CabinetApp
-    from table import Table
-    from tests.tui_helpers import agent_jean_match
 
-    match = agent_jean_match(humans=0, players=3, seed=3)
-    Table(match).play_out(level="easy")
+    match = played_out(players=3)
     won = next(n for n, event in enumerate(match.events) if event["t"] == "TurnWon")
     between = GAME.view(match.state_at(won + 1), ALL)
     assert between["turn_over"] and between["plan_top"] == match.events[won]["revealed"]
     assert not GAME.view(match.state_at(won + 2), ALL)["turn_over"], "once the next turn starts"
-    app = CabinetApp(save_dir=tmp_path)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        app.open_replay(match, tmp_path / "x.cab", at=1)
-        await pilot.pause()
-        board = app.screen.query_one(AgentJeanBoard)
+    async with replay_board(tmp_path, match) as (pilot, board):
         board.draw(between, None)
         await pilot.pause()
         plan = str(board.query_one("#aj-plan").render())
