@@ -14,7 +14,7 @@ from core.engine import Match
 from core.games import get_game
 from core.games.ministeres import cards
 from saves import load
-from screens.games.ministeres.board import MinisteresBoard, bid_means, cards_text
+from screens.games.ministeres.board import MinisteresBoard, bid_means, cards_text, first_choice
 from screens.play import PlayScreen
 from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
 from tui.session import new_match, start_save
@@ -228,6 +228,7 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
             assert await app.join(RemoteTable(server.address, codes[0]))
             screen, match = app.screen, server.match
             options = screen.query_one("#mi-choices", ChoiceList)
+            board = screen.query_one(MinisteresBoard)
 
             def choose_key() -> FooterKey | None:
                 return next((k for k in screen.query(FooterKey) if k.action == "select" and k.display), None)
@@ -252,7 +253,9 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
                 await until(seen, pilot)
                 if 0 in match.active():
                     await until(lambda: not options.waiting and options.option_count > 0, pilot)
-                    assert options.display and not options.waiting and options.highlighted == 0
+                    # the highlight where an Enter at once plays what the player would (first_choice)
+                    first = first_choice(board.choices, board.view)
+                    assert options.display and not options.waiting and options.highlighted == first
                     assert (key := choose_key()) is not None and not key.has_class("-disabled")
                     if kept is not None and match.state.phase == "auction":
                         bids_back += 1  # (the first time: the footer mounts the Pass key it has not shown yet)
@@ -266,7 +269,7 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
                         assert options.border_title == "Looking back"
                         await pilot.press("escape")
                         assert screen.browsing is None and not options.waiting
-                        assert options.highlighted == 0 and options.has_focus
+                        assert options.highlighted == first and options.has_focus
                     before, height = len(match.events), options.outer_size.height
                     await pilot.press("enter")
                     await until(lambda before=before: len(match.events) > before, pilot)
@@ -394,6 +397,12 @@ async def test_enter_at_once_never_makes_a_bid_you_cannot_pay(tmp_path: Path) ->
             bids = [c for c in board.choices if c["t"] == "Bid" and c["amount"] <= means[0]]
             assert bool(bids) == payable
             assert first == (bids[0] if payable else {"t": "Pass"}), (first, means)
+            # in sight at once: Pass and the lowest bid (the list opened at its foot, on Pass,
+            # when no bid could be paid, the lowest bid fifteen rows up)
+            lowest = min(c["amount"] for c in board.choices if c["t"] == "Bid")
+            top, rows = round(box.scroll_offset.y), box.scrollable_content_region.height
+            shown = [str(box.get_option_at_index(i).prompt) for i in range(top, min(top + rows, box.option_count))]
+            assert "Pass" in shown and any(line.startswith(f"Bid {lowest}") for line in shown), shown
             await pilot.press("enter")
             await settle(pilot)
             made = [e for e in match.events if e.get("seat") == 0 and e["t"] in ("BidMade", "Passed")][-1]

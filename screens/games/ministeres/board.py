@@ -203,7 +203,12 @@ class MinisteresBoard(Board):
         for command in legal or []:
             label = command_label(command, view)
             alike.setdefault(label.plain, [command, label, 0])[2] += 1
-        if view["phase"] == "pay" and (view.get("payment") or {}).get("kind") == "cards":
+        if any(command.get("t") == "Bid" for command, _, _ in alike.values()):
+            # an auction: Pass first, the bids after it from the lowest, so that Pass and the
+            # lowest bids are in sight together (the list opened at its foot, on Pass, when
+            # no bid could be paid: bids of 22 to 24 shown, 7 fifteen rows up)
+            alike = dict(sorted(alike.items(), key=lambda item: item[1][0].get("t") != "Pass"))
+        elif view["phase"] == "pay" and (view.get("payment") or {}).get("kind") == "cards":
             # paying for an Or card: the card that costs least first, the highlighted default
             alike = dict(sorted(alike.items(), key=lambda item: pay_cost(item[1][0]["card"], view)[0]))
         choices = [command for command, _, _ in alike.values()]
