@@ -155,6 +155,9 @@ class ReplayScreen(TableScreen):
         Binding("q", "leave", "Leave", priority=True),
         Binding("escape", "leave", "Leave", show=False, priority=True),
     ]
+    #: what the footer leaves out first where its keys do not fit (``KeysFooter.fit``): the
+    #: jumps (the arrows step there too), then the autoplay and the eyes: never the way out
+    FOOTER_SPARES = ("round(-1)", "turn(-1)", "goto", "autoplay", "viewpoint")
     # the compact footer (below) starts a space in, as the others do
     DEFAULT_CSS = """
     ReplayScreen KeysFooter {

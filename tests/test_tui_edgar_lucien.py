@@ -283,3 +283,47 @@ async def test_replay_steps_through_a_game_and_keeps_programs_secret_until_the_r
         await pilot.press("end")
         await pilot.pause()
         assert board.view["phase"] == "over"
+
+
+@run_async
+async def test_the_replay_footer_keeps_its_way_out_at_80_columns(tmp_path: Path) -> None:
+    """A finished game's replay at 80x24: its keys do not fit on one line, so the jumps by round
+    (and more, while the analysis runs) are left out of the footer, never "q Leave" (cut off at
+    the right edge before); at 120 columns every key is there; the keys left out still work."""
+    from tui.keys import KeysFooter
+
+    match = el_match(players=2, humans=0, seed=9)
+    writer = start_save(tmp_path, match, durable=False)
+    Table(match, writer).play_out()
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_replay(load(writer.path).match, writer.path, at=1)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen)
+
+        def footer() -> str:
+            return screen_text(app).splitlines()[-1].rstrip()
+
+        async def fitted(width: int) -> None:
+            """Until the footer has fitted its keys to the new width (a frame or two)."""
+            for _ in range(20):
+                if len(footer()) <= width and footer().endswith("q Leave"):
+                    return
+                await pilot.pause()
+            raise AssertionError(footer())
+
+        assert footer().endswith("q Leave") and "a Analyse" in footer() and "{} Round" not in footer(), footer()
+        await pilot.resize_terminal(120, 40)
+        await settle(pilot)
+        await fitted(120)
+        assert "{} Round" in footer() and "[] Turn" in footer() and footer().endswith("q Leave"), footer()
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        await fitted(80)
+        assert footer().endswith("q Leave") and "{} Round" not in footer(), footer()
+        before = screen.position
+        await pilot.press("right_curly_bracket")  # a round on: the key works, out of the footer
+        await pilot.pause()
+        assert screen.position > before
+        assert screen.query_one(KeysFooter).spared

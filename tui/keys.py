@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -36,6 +37,8 @@ class KeysFooter(Footer):
         super().__init__(*args, **kwargs)
         self.shown_keys: tuple[Any, ...] | None = None
         self.looking = False  # a look at the keys is on its way
+        #: keys left out for want of room (``fit``): the screen's ``FOOTER_SPARES``
+        self.spared: set[FooterKey] = set()
 
     def keys_now(self) -> tuple[Any, ...]:
         return tuple(
@@ -61,8 +64,12 @@ class KeysFooter(Footer):
         keys = self.keys_now()
         if keys != self.shown_keys:
             self.shown_keys = keys
-            if not self.show_again(keys):
+            if self.show_again(keys):
+                self.spared = set()  # (show_again showed or hid each key as wanted)
+                self.fit()
+            else:
                 await self.recompose()
+                self.call_after_refresh(self.fit)  # (the new keys styled: their widths known)
 
     def show_keys_now(self) -> None:
         """Show the keys as they are now, where that takes no widget mounted, so that they change
@@ -75,6 +82,39 @@ class KeysFooter(Footer):
         keys = self.keys_now()
         if keys != self.shown_keys and self.show_again(keys):
             self.shown_keys = keys
+            self.spared = set()  # (show_again showed or hid each key as wanted)
+            self.fit()
+
+    def on_resize(self) -> None:
+        self.fit()
+
+    def fit(self) -> None:
+        """Where the keys are wider than the footer, the screen's spare ones (``FOOTER_SPARES``:
+        actions, the first to go first) are left out until the others fit: the keys after them,
+        its way out among them, are never cut off at the right edge (a replay of Edgar & Lucien
+        at 80 columns lost "q Leave").  A spare key still works; the Keys panel lists it."""
+        for key in self.spared:  # shown again, to be looked at afresh
+            key.display = True
+        self.spared = set()
+        spares = getattr(self.screen, "FOOTER_SPARES", ())
+        if not spares or not self.is_attached:
+            return
+        shown = [key for key in self.query_children(FooterKey) if key.display]
+        room = self.content_region.width or self.app.size.width
+        big = Size(max(room, 1), 1)
+
+        def width(key: FooterKey) -> int:  # with the space after it
+            return key.get_content_width(big, big) + key.styles.gutter.width + key.styles.margin.width
+
+        needed = sum(width(key) for key in shown)
+        for action in spares:
+            if needed <= room:
+                break
+            for key in shown:
+                if key.action == action and key not in self.spared:
+                    key.display = False
+                    self.spared.add(key)
+                    needed -= width(key)
 
     def show_again(self, keys: tuple[Any, ...]) -> bool:
         """Show ``keys`` with the keys mounted already, hiding the others, where all of
