@@ -172,14 +172,24 @@ class AnalysisPane(Vertical):
         analysis = self.analysis
         assert analysis is not None
         title = "Scores, round by round" if self.mode == SCORES else "Chance to win, move by move"
-        text = Text(title, style="bold")
-        text.append(" · ")
+        # (separator before it, piece): a line breaks between two pieces, never inside one (a
+        # marker apart from its name read as another player's: "x" / "Chloé")
+        pieces = [("", Text(title, style="bold"))]
         for seat, name in enumerate(self.names()):
-            if seat:
-                text.append("  ")
-            text.append(f"{seat_marker(seat)} {name}", style=seat_style(seat))
+            pieces.append((" · " if not seat else "  ", Text(f"{seat_marker(seat)} {name}", style=seat_style(seat))))
         if self.mode != SCORES:
-            text.append(f" · {TURNING_MARKER} turning · │ now")
+            pieces += [(" · ", Text(f"{TURNING_MARKER} turning")), (" · ", Text("│ now"))]
+        width = self.query_one("#chart-legend", Static).content_region.width or self.size.width or 80
+        text, line = Text(), 0
+        for separator, piece in pieces:
+            if line and line + len(separator) + piece.cell_len > width:
+                text.append("\n")
+                line = 0
+            elif line:
+                text.append(separator)
+                line += len(separator)
+            text.append_text(piece)
+            line += piece.cell_len
         return text
 
     def current_move(self) -> Text:

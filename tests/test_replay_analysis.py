@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import ProgressBar
+from textual.widgets import ProgressBar, Static
 
 import screens.replay
 from core.engine import Match
@@ -581,3 +581,27 @@ def load_kept(path: Path, match: Match) -> Analysis | None:
     from saves.analyses import read_analysis
 
     return read_analysis(path, match, 1)
+
+
+@run_async
+async def test_the_charts_legend_breaks_its_lines_between_players_never_inside_one(tmp_path: Path) -> None:
+    """Five players at 80x24: the legend takes two lines or more, and each player's marker
+    stays beside their name (a line broke between "x" and "Chloé")."""
+    match = agent_jean_match(humans=0, players=5, seed=3)
+    writer = start_save(tmp_path, match, durable=False)
+    Table(match, writer).play_out()
+    writer.close()
+    keep_analysis(writer.path, load(writer.path).match, by_hand(load(writer.path).match))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, writer.path, at=20)
+        await pilot.press("a")
+        await pilot.pause()
+        legend = str(replay.query_one("#chart-legend", Static).render()).splitlines()
+        assert len(legend) >= 2, legend
+        for seat, name in enumerate(match.header["seats"]):
+            assert any(f"{SEAT_MARKERS[seat]} {name['name']}" in line for line in legend), (name, legend)
+        assert any("◆ turning" in line for line in legend) and any("│ now" in line for line in legend), legend
+        width = replay.query_one("#chart-legend", Static).content_region.width
+        assert all(len(line) <= width for line in legend), (width, legend)
