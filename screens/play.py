@@ -351,6 +351,12 @@ class PlayScreen(LiveTableScreen):
         if self.announced_end:
             return
         self.announced_end = True
+        self.refresh_bindings()  # take-back goes, replay comes
+        self.show_game_over()
+
+    def show_game_over(self) -> None:
+        """The game-over dialog: who won, the final sheet; Enter looks at the table, and ``s``
+        there brings the dialog back."""
 
         def chosen(what: str | None) -> None:
             if what == "replay":
@@ -358,7 +364,6 @@ class PlayScreen(LiveTableScreen):
             elif what == "menu":
                 self.action_menu()
 
-        self.refresh_bindings()  # take-back goes, replay comes
         # at a served session's table q goes back to the lobby, and the dialog says so
         dialog = ServedGameOver if self.served else GameOver
         self.app.push_screen(dialog(self.knows.outcome_text(), self.score_sheet(), self.knows.names()), chosen)
@@ -375,8 +380,10 @@ class PlayScreen(LiveTableScreen):
             return not self.over and isinstance(self.viewer, int) and self.knows.outcome is None
         if action == "replay":
             return self.knows.outcome is not None
-        if action == "scores":  # the last sheet again, once a round was scored (the game over has its own)
-            return self.knows.outcome is None and not self.reading and self.score_sheet() is not None
+        if action == "scores":  # the last sheet again, once a round was scored; the game over's, once over
+            if self.knows.outcome is not None:
+                return self.announced_end
+            return not self.reading and self.score_sheet() is not None
         if action == "pass_on":  # (a priority key: Enter is the choices' otherwise)
             return self.passing is not None and self.browsing is None
         if action in ("menu", "lobby"):  # q's one way back, named as the session has it
@@ -408,7 +415,12 @@ class PlayScreen(LiveTableScreen):
 
     def action_scores(self) -> None:
         """The last score sheet again: read once as it came, or missed (a seat that joined again
-        after it, an Enter pressed too soon).  The table goes on meanwhile; q leaves it."""
+        after it, an Enter pressed too soon).  The table goes on meanwhile; q leaves it.  Once the
+        game is over: its game-over dialog again, the final sheet in it."""
+        if self.knows.outcome is not None:
+            if self.announced_end:
+                self.show_game_over()
+            return
         sheet = self.score_sheet()
         if sheet is not None:
             self.app.push_screen(self.sheet_dialog(sheet), lambda result: self.action_menu() if result else None)

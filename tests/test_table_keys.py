@@ -195,3 +195,26 @@ async def test_at_a_served_table_the_round_score_says_q_goes_to_the_lobby(tmp_pa
             await pilot.press(key)
             await pilot.pause()
             assert left[-1] == want
+
+
+@run_async
+async def test_once_the_game_over_dialog_is_closed_s_brings_back_its_final_sheet(tmp_path: Path) -> None:
+    """Every game: Enter on the game-over dialog looks at the table; its footer offers s Scores,
+    and s shows the dialog again, the final sheet in it (there was no way back to it)."""
+    for game_id in ("ministeres", "agent-jean", "chirac-mitterrand", "edgar-lucien"):
+        here = tmp_path / game_id
+        app = app_for(here, finished_writer(here, game_id, seed=8))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, GameOver), game_id
+            first = screen_text(app)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, PlayScreen) and "s Scores" in screen_text(app).splitlines()[-1]
+            await pilot.press("s")
+            await settle(pilot)
+            assert isinstance(app.screen, GameOver), game_id
+            assert screen_text(app) == first, game_id
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, PlayScreen)
