@@ -25,6 +25,7 @@ class JoinScreen(ModalScreen[None]):
             yield Input(value=f"127.0.0.1:{DEFAULT_PORT}", placeholder="HOST:PORT or socket path", id="join-address")
             yield Input(placeholder="join code (xxxx-xxxx-xxxx), or empty to watch", id="join-code")
             yield Static("", id="join-error")
+            yield Static("Enter joins · Tab: the other field · Esc: back", id="join-keys")
 
     def on_mount(self) -> None:
         self.query_one("#join-code", Input).focus()

@@ -168,6 +168,7 @@ async def test_every_menu_entry_with_saves_of_every_game(saves) -> None:
 
         await choose("Join a hosted game")
         assert isinstance(app.screen, JoinScreen)
+        assert "Esc: back" in screen_text(app)  # its keys said (it has no footer)
         await pilot.press("escape")
         assert isinstance(app.screen, MainMenu)
 
