@@ -3,6 +3,7 @@ they opened; with no panel open, Esc is the screen's own as before (the palette 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from textual.command import CommandPalette
@@ -39,6 +40,8 @@ async def test_esc_closes_the_keys_panel_at_a_table_and_leaves_the_table_where_i
         assert isinstance(table, PlayScreen)
         await open_keys(pilot)
         assert app.screen is table and panels(app) == 1
+        # the digits that pick a choice are not listed one by one, bare (no words to them)
+        assert not any(re.search(r"▏\s+[0-9]\s*$", line) for line in screen_text(app).splitlines())
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is table and panels(app) == 0

@@ -149,7 +149,8 @@ class HandRow(Widget, can_focus=True):
         Binding("left", "move(-1)", "◀", show=False),
         Binding("right", "move(1)", "▶", show=False),
         Binding("enter,space", "play", "Play card"),
-        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+        # (system: the Keys panel leaves the digits out, one row each; the choices say them)
+        *(Binding(str(n), f"pick({n - 1})", show=False, system=True) for n in range(1, 10)),
     ]
 
     def __init__(self, **kwargs: Any) -> None:

@@ -351,7 +351,8 @@ class CampaignDialog(TableDialog):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("q", "leave", "Menu"),
-        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+        # (system: the Keys panel leaves the digits out, one row each; the choices say them)
+        *(Binding(str(n), f"pick({n - 1})", show=False, system=True) for n in range(1, 10)),
     ]
     SMALL_KEEPS = frozenset({"leave"})
 
@@ -473,7 +474,8 @@ class ChiracMitterrandBoard(Board):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back a step"),
         Binding("c", "campaign", "Campaign"),
-        *(Binding(str(n), f"pick({n - 1})", show=False) for n in range(1, 10)),
+        # (system: the Keys panel leaves the digits out, one row each; the choices say them)
+        *(Binding(str(n), f"pick({n - 1})", show=False, system=True) for n in range(1, 10)),
     ]
 
     def __init__(self, **kwargs: Any) -> None:

@@ -149,7 +149,8 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
 class MinisteresBoard(Board):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "pass_bid", "Pass"),
-        *(Binding(str(n), f"type_bid({n})", show=False) for n in range(10)),
+        # (system: the Keys panel leaves the digits out, one row each; the choices say them)
+        *(Binding(str(n), f"type_bid({n})", show=False, system=True) for n in range(10)),
     ]
 
     def __init__(self, **kwargs: Any) -> None:
