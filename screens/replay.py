@@ -277,7 +277,12 @@ class ReplayScreen(TableScreen):
         match = self.match
         state = match.state_at(self.position)
         self.query_one(Board).show(match.game.view(state, self.viewer), None)
-        eyes = "everything revealed" if self.viewer == ALL else f"as {Table(match).name(self.viewer)} saw it"
+        if self.viewer == ALL:
+            eyes = "everything revealed"
+        elif isinstance(self.viewer, int):
+            eyes = f"as {Table(match).name(self.viewer)} saw it"
+        else:  # a game in play: what anybody watching saw ("as Spectator saw it" read as a name)
+            eyes = "as a spectator saw it"
         auto = f" · autoplay {SPEEDS[self.speed]}s" if self.timer else ""
         end = ()
         if self.position == self.last and match.outcome is not None:

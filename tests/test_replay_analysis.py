@@ -263,6 +263,7 @@ async def test_on_a_game_in_play_a_is_not_offered_and_says_why(tmp_path: Path, m
         await pilot.pause()
         replay = await open_replay(pilot, path)
         assert "a" not in footer_keys(replay)
+        assert "as a spectator saw it" in screen_text(app)  # its eyes: nobody's hidden cards
         await pilot.press("a")
         await pilot.pause()
         assert [n.message for n in app._notifications] == [IN_PLAY]
