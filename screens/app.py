@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.theme import Theme as RichTheme
 from textual import events
-from textual.app import App, SystemCommand
+from textual.app import App, ScreenStackError, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.reactive import Reactive
@@ -127,7 +127,10 @@ class CabinetApp(App[int]):
         if action == "close_keys":
             # no Keys panel: Esc is the screen's, in its footer ("esc Back") and when pressed.
             # (Textual mounts the panel on the screen itself: its children only are looked at.)
-            return bool(self.screen.query_children("HelpPanel"))
+            try:
+                return bool(self.screen.query_children("HelpPanel"))
+            except ScreenStackError:  # (no screen: the app closing)
+                return False
         return super().check_action(action, parameters)
 
     async def action_show_help_panel(self) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
+from textual.dom import NoScreen
 from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Footer
@@ -96,7 +97,10 @@ class KeysFooter(Footer):
         for key in self.spared:  # shown again, to be looked at afresh
             key.display = True
         self.spared = set()
-        spares = getattr(self.screen, "FOOTER_SPARES", ())
+        try:
+            spares = getattr(self.screen, "FOOTER_SPARES", ())
+        except NoScreen:  # (a footer being taken down, its screen gone: a late resize, a late look)
+            return
         if not spares or not self.is_attached:
             return
         shown = [key for key in self.query_children(FooterKey) if key.display]
