@@ -10,6 +10,7 @@ import pytest
 from rich.text import Text
 from textual.widgets import OptionList
 
+import screens.games.ministeres.board as ministeres_board
 from core.engine import Match
 from core.games import get_game
 from core.games.ministeres import cards
@@ -434,7 +435,10 @@ async def test_an_or_card_worth_more_than_is_owed_says_by_how_many_no_change_bei
 
 
 @run_async
-async def test_a_bid_is_typed_digit_by_digit_and_enter_makes_it(tmp_path: Path) -> None:
+async def test_a_bid_is_typed_digit_by_digit_and_enter_makes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(ministeres_board, "clock", lambda: 0.0)  # the digits typed without a pause
     players, seed, stop = POSITIONS["bid"]
     match = played_to(players, seed, stop)
     low = match.state.bid + 1
@@ -539,3 +543,53 @@ async def test_bidding_at_80x24_keeps_the_offer_who_passed_and_your_favours_in_s
         await pilot.resize_terminal(*((120, 40) if size == (80, 24) else (80, 24)))  # the other size, live
         await settle(pilot)
         assert board.has_class("-crowded") == (size != (80, 24))
+
+
+@run_async
+async def test_the_first_auctions_bids_open_with_pass_in_sight(tmp_path: Path) -> None:
+    """The bids listed for the first time (the game's first auction, for 2, 3 and 5 players):
+    Pass and the lowest bids in sight, the highlight on the lowest you can pay (the new list
+    scrolled its highlight to the top, and Pass, above it, was out of sight)."""
+    for players in (2, 3, 5):
+        # Ada's last move before the auctions, then Enter until her bids come: the list of
+        # another phase's choices becomes the bids, as in a game played on
+        match = played_to(players, 4, lambda s: s.phase != "auction" and s.auction_no == 0 and len(s.deck) < 12)
+        app = app_for(tmp_path / str(players), start_save(tmp_path / str(players), match))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            board, box = board_and_box(app)
+            for _ in range(40):
+                if any(c["t"] == "Bid" for c in board.choices) and 0 in match.active():
+                    break
+                await pilot.press("enter")
+                await settle(pilot)
+            assert match.state.phase == "auction" and match.state.auction_no == 1, match.state.phase
+            top, rows = round(box.scroll_offset.y), box.scrollable_content_region.height
+            shown = [str(box.get_option_at_index(i).prompt) for i in range(top, min(top + rows, box.option_count))]
+            lowest = min(c["amount"] for c in board.choices if c["t"] == "Bid")
+            assert shown[0] == "Pass" and shown[1].startswith(f"Bid {lowest}"), (players, shown)
+            assert box.highlighted == first_choice(board.choices, board.view)
+
+
+@run_async
+async def test_after_a_pause_the_next_digit_starts_a_new_bid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """1, a pause, then 2: the highlight on the first bid of the twenties, not on 12 (a
+    play-test's 7, a pause, then 12 made 71, 712, and so 2)."""
+    now = [100.0]
+    monkeypatch.setattr(ministeres_board, "clock", lambda: now[0])
+    players, seed, stop = POSITIONS["bid"]
+    match = played_to(players, seed, stop)
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board, box = board_and_box(app)
+        await pilot.press("1")
+        now[0] += 0.5
+        await pilot.press("6")  # within the pause: one number, 16
+        assert board.choices[box.highlighted]["amount"] == 16
+        now[0] += ministeres_board.TYPING_PAUSE + 1
+        await pilot.press("1")
+        assert board.choices[box.highlighted]["amount"] == 10
+        now[0] += ministeres_board.TYPING_PAUSE + 1
+        await pilot.press("2")
+        assert board.choices[box.highlighted]["amount"] == 20

@@ -480,6 +480,8 @@ class ChoiceList(SteadyOptionList):
                 # a prompt or a title given as a string names players: text, not markup
                 self.add_options(self.options_for(prompts))
                 self.highlighted = first if 0 <= first < len(prompts) else 0
+                if self.highlighted:
+                    self.call_after_refresh(self.from_the_top)
             self.border_title = plain(title)
             self.display = True
             return True
@@ -494,6 +496,22 @@ class ChoiceList(SteadyOptionList):
             self.clear_options()
             self.display = False
         return False
+
+    def on_resize(self) -> None:
+        self.from_the_top()
+
+    def from_the_top(self) -> None:
+        """The list from its top where its highlight is in sight there: a list that scrolled to
+        its highlight while it was shorter (the lines of another phase's choices) stayed
+        scrolled once it grew, the lines above the highlight out of sight (Ministères' first
+        auction hid Pass above Bid 1)."""
+        highlighted = self.highlighted
+        if not self.is_attached or not highlighted or not self.scroll_offset.y:
+            return
+        self._update_lines()
+        line = self._index_to_line.get(highlighted)
+        if line is not None and line + self._heights[highlighted] <= self.scrollable_content_region.height:
+            self.scroll_to(y=0, animate=False, immediate=True)
 
     def options_for(self, prompts: list[Any]) -> list[Option]:
         """The options of ``prompts``, each the one made for the same prompt last time where
@@ -885,8 +903,10 @@ class GameOver(TableDialog):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("r", "choose('replay')", "Replay"),
-        Binding("q,m,escape", "choose('menu')", "Main menu"),
+        Binding("q,m", "choose('menu')", "Main menu"),
         Binding("enter,space", "choose('look')", "Look at the table"),
+        # Esc closes the dialog, as it closes any: the table, not the menu (s brings it back)
+        Binding("escape", "choose('look')", show=False),
     ]
     SMALL_KEEPS = frozenset({"choose('menu')"})
     #: where q goes, as its line says
@@ -919,5 +939,5 @@ class GameOver(TableDialog):
 class ServedGameOver(GameOver):
     """The end of a game at a served session's table (``cabinet serve``): q goes back to the lobby."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,m,escape", "choose('menu')", "Lobby")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,m", "choose('menu')", "Lobby")]
     BACK = "lobby"

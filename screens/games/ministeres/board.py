@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any, ClassVar
 
 from rich.table import Table
@@ -146,6 +147,11 @@ def command_label(command: Command, view: dict[str, Any]) -> Text:
     return text
 
 
+#: seconds without a digit after which the next digit typed in an auction starts a new number
+TYPING_PAUSE = 1.5
+clock = time.monotonic  # (a test turns it)
+
+
 class MinisteresBoard(Board):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("p", "pass_bid", "Pass"),
@@ -157,8 +163,9 @@ class MinisteresBoard(Board):
         super().__init__(**kwargs)
         self.choices: list[Command] = []
         self.prompts: list[Text] = []  # the choices' lines as listed
-        #: the digits of a bid being typed
+        #: the digits of a bid being typed, and when the last was (``clock``)
         self.typed = ""
+        self.typed_at = 0.0
 
     def compose(self) -> ComposeResult:
         # the choices below the table, never in its scrolling part: five players' long lines
@@ -362,6 +369,10 @@ class MinisteresBoard(Board):
         bids = [c["amount"] for c in self.choices if c.get("t") == "Bid"]
         if not bids or options.waiting:
             return
+        now = clock()
+        if now - self.typed_at > TYPING_PAUSE:
+            self.typed = ""  # a pause: a new number (7, a pause, 12 made 712, then 2)
+        self.typed_at = now
         for typed in (self.typed + str(digit), str(digit)):
             exact = [i for i, c in enumerate(self.choices) if c.get("t") == "Bid" and str(c["amount"]) == typed]
             longer = [
