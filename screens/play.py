@@ -314,7 +314,8 @@ class PlayScreen(LiveTableScreen):
             if log.away:  # who went meanwhile is news too (a served table goes on without this Enter)
                 text += f" Away: {', '.join(log.name(seat) for seat in log.away)}."
         elif self.passing is not None:
-            text = f"{log.name(log.seat)}: see what your move showed you, then Enter: pass the terminal to {log.name(self.passing)}."
+            # what matters first (80 columns cut the rest): who is next, and the key
+            text = f"Enter: pass the terminal to {log.name(self.passing)} (your move showed you this)."
         else:
             text = log.waiting_sentence(self.feed.thinking)
         you = f"You: {log.name(log.seat)}" if isinstance(log.seat, int) else "Watching"

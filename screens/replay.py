@@ -15,6 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Input, ProgressBar, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -215,6 +216,8 @@ class ReplayScreen(TableScreen):
         self.analysing: Worker[Analysis | None] | None = None
         #: what the left pane shows: the board, or the analysis's chances or scores
         self.pane = "board"
+        #: what had the keys on the board before a chart hid it (given them back with the board)
+        self.board_focus: Widget | None = None
         #: the history's first line of each judged move (what its mover did), with its judgement
         self.judged: dict[int, Judgement] = {}
 
@@ -598,7 +601,14 @@ class ReplayScreen(TableScreen):
         self.show_pane(panes[(panes.index(self.pane) + 1) % len(panes)] if self.pane in panes else "board")
 
     def show_pane(self, pane: str) -> None:
+        board = self.query_one(Board)
+        if pane != "board" and board.display:
+            self.board_focus = self.focused  # (hidden, the board loses it: its keys with it)
         self.pane = pane
-        self.query_one(Board).display = pane == "board"
+        board.display = pane == "board"
         self.query_one(AnalysisPane).display = pane != "board"
+        if pane == "board" and self.board_focus is not None and self.board_focus.is_attached:
+            # what had the keys on the board has them again: Edgar & Lucien's t (the table of
+            # every player) went with the chart, and did not come back with the board
+            self.set_focus(self.board_focus)
         self.show()

@@ -43,7 +43,7 @@ async def test_a_player_sees_what_their_move_showed_them_before_the_terminal_pas
                 mover = match.moves[-1].seat
                 assert table.viewer == mover and table.passing != mover
                 lines = screen_text(app).splitlines()
-                assert "pass the terminal to " + NAMES[table.passing] in lines[0], lines[0]
+                assert "Enter: pass the terminal to " + NAMES[table.passing] in lines[0], lines[0]
                 assert "Pass the terminal" in lines[-1], lines[-1]
                 events = len(match.events)
                 await pilot.press("enter")

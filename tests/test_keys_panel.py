@@ -83,7 +83,8 @@ async def test_the_footers_esc_stays_the_screens_and_works_after_the_panel_close
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is form and panels(app) == 0
-        assert "esc Back" in screen_text(app).splitlines()[-1]
+        footer = screen_text(app).splitlines()[-1]
+        assert "esc Back" in footer and "^p palette" in footer, footer
         await pilot.press("escape")
         await settle(pilot)
         assert isinstance(app.screen, MainMenu)

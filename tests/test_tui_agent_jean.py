@@ -316,8 +316,12 @@ async def test_looking_back_between_two_turns_the_plan_on_top_is_said_to_be_the_
     match = played_out(players=3)
     won = next(n for n, event in enumerate(match.events) if event["t"] == "TurnWon")
     between = GAME.view(match.state_at(won + 1), ALL)
-    assert between["turn_over"] and between["plan_top"] == match.events[won]["revealed"]
+    assert between["turn_over"] == "next" and between["plan_top"] == match.events[won]["revealed"]
     assert not GAME.view(match.state_at(won + 2), ALL)["turn_over"], "once the next turn starts"
+    # the round's last turn won: no plan comes next in this round, none is said to
+    last = next(n for n, event in enumerate(match.events) if event["t"] == "TurnWon" and event["turn"] == 12)
+    round_over = GAME.view(match.state_at(last + 1), ALL)
+    assert round_over["turn_over"] == "round"
     async with replay_board(tmp_path, match) as (pilot, board):
         board.draw(between, None)
         await pilot.pause()
@@ -326,3 +330,6 @@ async def test_looking_back_between_two_turns_the_plan_on_top_is_said_to_be_the_
         card = str(pile_card_text(between["plan_top"], details=True)).split("\n")[0]
         assert plan.startswith(f"Turn {turn} is won. Next: {card}"), plan
         assert f"Turn {turn}/12" in str(board.query_one("#aj-round").render())
+        board.draw(round_over, None)
+        await pilot.pause()
+        assert str(board.query_one("#aj-plan").render()) == "Turn 12 is won: the round is over."

@@ -333,3 +333,36 @@ async def test_the_replay_footer_keeps_its_way_out_at_80_columns(tmp_path: Path)
         await footer_widget.remove()
         footer_widget.fit()
         footer_widget.on_resize()
+
+
+@run_async
+async def test_after_the_chart_the_boards_own_keys_come_back_with_it(tmp_path: Path) -> None:
+    """A replay's a shows the chart in place of the board, and a again (as often as it takes)
+    the board: its t (the table of every player) is offered and works again (it went with the
+    chart: what had the keys on the board lost them)."""
+    from saves.analyses import keep_analysis
+    from tests.test_replay_analysis import by_hand
+
+    match = el_match(players=2, humans=0, seed=9)
+    writer = start_save(tmp_path, match, durable=False)
+    Table(match, writer).play_out()
+    writer.close()
+    loaded = load(writer.path).match
+    keep_analysis(writer.path, loaded, by_hand(loaded))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.open_replay(loaded, writer.path, at=1)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ReplayScreen) and "t" in screen.active_bindings
+        await pilot.press("a")
+        await settle(pilot)
+        assert screen.pane != "board"
+        while screen.pane != "board":
+            await pilot.press("a")
+            await settle(pilot)
+        board = screen.query_one(EdgarLucienBoard)
+        assert "t" in screen.active_bindings and "t Table" in screen_text(app).splitlines()[-1]
+        await pilot.press("t")
+        await settle(pilot)
+        assert board.pane == "table"

@@ -132,7 +132,8 @@ class KeysFooter(Footer):
             if key[3] is not None:  # a group of keys: the footer draws those its own way
                 return False
             wanted.setdefault(key[2], key)
-        mounted = list(self.query_children(FooterKey))
+        # (the palette's key, on the right, is not among the screen's: left as it is, shown)
+        mounted = [key for key in self.query_children(FooterKey) if not key.has_class("-command-palette")]
         order = iter(wanted.values())
         shown: dict[FooterKey, tuple[Any, ...] | None] = {}
         want = next(order, None)

@@ -843,9 +843,10 @@ class AgentJean(Game):
             "order": list(order),
             "plan_top": s.top,
             "plan_count": len(s.pile),
-            # a turn won, the next not started (a history looked back at between the two):
-            # the plan on top, turned as the turn was won, is the next turn's
-            "turn_over": s.phase == "end",
+            # a turn won, the next not started (a history looked back at between the two): "next",
+            # the plan on top, turned as the turn was won, is the next turn's; "round", it was the
+            # round's last turn (the round is scored next, and no plan is played for it)
+            "turn_over": None if s.phase != "end" else "next" if s.turn < ROUND_TURNS else "round",
             "effects": self.effects(s),
             "table": [{"seat": p, "card": c, "value": effective_value(s, p, c)} for p, c in s.table],
             "hand": sorted(s.hands[own], key=C.hand_order) if own is not None else None,

@@ -297,7 +297,10 @@ class AgentJeanBoard(Board):
         # turn is not shown as if it were at stake
         if over:
             plan = Text("No plan is played: the game is over.", style="dim")
-        elif view.get("turn_over") and view.get("plan_top") is not None:
+        elif view.get("turn_over") == "round":
+            # the round's last turn won (looked back at): its scoring comes, no plan is at stake
+            plan = Text(f"Turn {view['turn']} is won: the round is over.", style="dim")
+        elif view.get("turn_over") == "next" and view.get("plan_top") is not None:
             # between two turns (looked back at): the card on top is the coming turn's, not
             # the one turn N (still the round line's number) was played for
             plan = Text.assemble((f"Turn {view['turn']} is won. Next: ", "dim"))
