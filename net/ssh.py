@@ -1249,6 +1249,7 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         self.login: Login | None = None
         self.closed = False  # the channel is closed: nobody reads
         self.ending: str | None = None  # why the server ends it, told once the child is gone
+        self.finished = False  # its end told the client (``finish``)
         self.last_key = time.monotonic()
         self.idle_handle: asyncio.TimerHandle | None = None
         self.home: str | None = None  # the child's own directory, removed when it has ended
@@ -1342,8 +1343,9 @@ class _Session(asyncssh.SSHServerSession):  # type: ignore[type-arg]
         status, or the signal's name) and close the channel; if it does not read, the
         channel is dropped after CLOSE_LINGER seconds."""
         chan = self.chan
-        if chan is None or self.closed:
+        if chan is None or self.closed or self.finished:
             return
+        self.finished = True  # (told once: by the child's end, or by a server that stops first)
         try:
             # a child killed, or ended by the server, did not put the terminal back: the
             # player's shell would get mouse reports as keys, on the other screen, no cursor
@@ -1605,6 +1607,11 @@ class SSHFront:
                 session.end(stopping(self.is_seated(session)))
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self.quiet.wait(), GRACE + 2.0)
+        # a child not reaped yet (a machine under load): its player is told all the same, before
+        # the connection closes (else only the disconnect's short reason reached them)
+        for session in list(self.live):
+            with contextlib.suppress(Exception):
+                session.finish(1, session.ending)
         # the players' last words and exit statuses reach them before the connections close
         channels = [s.chan.wait_closed() for d in self.doors for s in d.sessions if s.chan is not None]
         if channels:
