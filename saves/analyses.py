@@ -47,10 +47,11 @@ def identity(match: Match) -> str:
     return digest([to_plain(match.header), len(match.moves) - 1, match.events[last.start : last.end]])
 
 
-def read_analysis(save: str | os.PathLike[str], match: Match, effort: int) -> Analysis | None:
+def read_analysis(save: str | os.PathLike[str], match: Match, effort: int | None) -> Analysis | None:
     """The analysis kept beside ``save``, if it is of this match as it is now (the same
-    save, the same moves) at ``effort``; None when there is none or it is of another
-    game or effort.  Raises :class:`AnalysisDamaged` for a file that cannot be used."""
+    save, the same moves) at ``effort`` (None: whatever effort it was made at); None when
+    there is none or it is of another game or effort.  Raises :class:`AnalysisDamaged` for
+    a file that cannot be used."""
     path = analysis_path(save)
     name = path.name
     try:
@@ -76,7 +77,7 @@ def read_analysis(save: str | os.PathLike[str], match: Match, effort: int) -> An
         raise AnalysisDamaged(f"The analysis {name} was written by another version of Cabinet.")
     if record.get("identity") != identity(match) or record.get("moves") != len(match.moves) - 1:
         return None  # of another game, or of this one before it was played on: made again
-    if record.get("effort") != effort:
+    if effort is not None and record.get("effort") != effort:
         return None
     try:
         analysis = Analysis.from_plain(record.get("analysis"))
@@ -86,7 +87,7 @@ def read_analysis(save: str | os.PathLike[str], match: Match, effort: int) -> An
         analysis.game != match.game.id
         or analysis.seats != match.header["players"]
         or len(analysis.curve) != len(match.moves)
-        or analysis.effort != effort
+        or analysis.effort != record.get("effort")
     ):
         raise AnalysisDamaged(f"The analysis {name} does not fit its save.")
     return analysis

@@ -504,10 +504,11 @@ class ReplayScreen(TableScreen):
             await asyncio.sleep(self.ASK_EVERY)
 
     def stored_analysis(self) -> Analysis | None:
-        """The analysis kept beside the save, when it is of this game as played; one that
-        cannot be used is said by the thread that makes it again."""
+        """The analysis kept beside the save, when it is of this game as played, whatever effort
+        it was made at (``cabinet analyse --effort 8``, say); one that cannot be used is said by
+        the thread that makes it again."""
         try:
-            return read_analysis(self.path, self.match, self.ANALYSIS_EFFORT)
+            return read_analysis(self.path, self.match, None)
         except AnalysisDamaged:
             return None
 

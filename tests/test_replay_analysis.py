@@ -606,3 +606,24 @@ async def test_the_charts_legend_breaks_its_lines_between_players_never_inside_o
         assert any("◆ turning" in line for line in legend) and any("│ now" in line for line in legend), legend
         width = replay.query_one("#chart-legend", Static).content_region.width
         assert all(len(line) <= width for line in legend), (width, legend)
+
+
+@run_async
+async def test_an_analysis_kept_at_another_effort_is_shown_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One made by `cabinet analyse --effort 8` is the game's analysis too: a shows it, and
+    nothing is worked out again (a play-test's a started again, and would have replaced it)."""
+    import dataclasses
+
+    path = finished_game(tmp_path)
+    match = load(path).match
+    kept = dataclasses.replace(by_hand(match), effort=8)
+    keep_analysis(path, match, kept)
+    monkeypatch.setattr(screens.replay, "stored_analysis", lambda *a, **k: pytest.fail("worked out again"))
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        replay = await open_replay(pilot, path)
+        await pilot.press("a")
+        await pilot.pause()
+        assert replay.analysis == kept and replay.analysing is None and not list(replay.workers)
+        assert replay.query_one(AnalysisPane).display
