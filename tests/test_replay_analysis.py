@@ -609,7 +609,9 @@ async def test_the_charts_legend_breaks_its_lines_between_players_never_inside_o
 
 
 @run_async
-async def test_an_analysis_kept_at_another_effort_is_shown_at_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_an_analysis_kept_at_another_effort_is_shown_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """One made by `cabinet analyse --effort 8` is the game's analysis too: a shows it, and
     nothing is worked out again (a play-test's a started again, and would have replaced it)."""
     import dataclasses
