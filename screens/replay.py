@@ -148,7 +148,10 @@ class ReplayScreen(TableScreen):
         # a finished game: its analysis (worked out, or read from beside the save), then the
         # chart and the board in turn; a game in play: why not, in a sentence
         Binding("a", "analyse", "Analyse"),
-        Binding("a", "chart", "Chart"),
+        # once there is one, a shows the next of the board, the chances, the scores: named so
+        Binding("a", "chart('chances')", "Chart"),
+        Binding("a", "chart('scores')", "Scores"),
+        Binding("a", "chart('board')", "Board"),
         Binding("a", "no_analysis", "Analyse", show=False),
         # while the analysis runs, Esc stops it (and leaves the replay only after)
         Binding("escape", "stop_analysis", "Stop", key_display="esc", priority=True),
@@ -251,7 +254,7 @@ class ReplayScreen(TableScreen):
         if action == "analyse":
             return self.analysable and self.analysis is None and self.analysing is None
         if action == "chart":
-            return self.analysis is not None
+            return self.analysis is not None and parameters == (self.next_pane(),)
         if action == "no_analysis":
             return not self.analysable
         if action == "stop_analysis":
@@ -596,10 +599,13 @@ class ReplayScreen(TableScreen):
             }
         )
 
-    def action_chart(self) -> None:
-        """The board, the chances, the scores (where the game keeps them), in turn."""
+    def next_pane(self) -> str:
+        """What a shows next: the board, the chances, the scores (where the game keeps them), in turn."""
         panes = ["board", CHANCES] + ([SCORES] if self.analysis is not None and self.analysis.scores else [])
-        self.show_pane(panes[(panes.index(self.pane) + 1) % len(panes)] if self.pane in panes else "board")
+        return panes[(panes.index(self.pane) + 1) % len(panes)] if self.pane in panes else "board"
+
+    def action_chart(self, pane: str) -> None:
+        self.show_pane(pane)
 
     def show_pane(self, pane: str) -> None:
         board = self.query_one(Board)
@@ -612,4 +618,5 @@ class ReplayScreen(TableScreen):
             # what had the keys on the board has them again: Edgar & Lucien's t (the table of
             # every player) went with the chart, and did not come back with the board
             self.set_focus(self.board_focus)
+        self.refresh_bindings()  # a names what it shows next
         self.show()

@@ -225,14 +225,17 @@ async def test_every_footer_key_of_a_finished_games_replay_before_and_after_its_
         await pilot.press("a")
         assert replay.analysis is not None and not list(replay.workers)
         assert replay.query_one(AnalysisPane).display and not replay.query_one(Board).display
-        assert footer_keys(replay) == {**keys, "a": "Chart"}
+        assert footer_keys(replay) == {**keys, "a": "Scores"}  # a names what it shows next
         assert "Chance to win, move by move" in screen_text(app)
         await press_the_replays_keys(pilot, replay)
         # a again: the scores by round; again: the board; and the chart once more
         await pilot.press("a")
-        assert "Scores, round by round" in screen_text(app)
+        await pilot.pause()
+        assert "Scores, round by round" in screen_text(app) and footer_keys(replay)["a"] == "Board"
         await pilot.press("a")
+        await pilot.pause()
         assert replay.query_one(Board).display and not replay.query_one(AnalysisPane).display
+        assert footer_keys(replay)["a"] == "Chart"
         await pilot.press("a")
         assert replay.query_one(AnalysisPane).display
 
@@ -325,7 +328,7 @@ async def test_the_analysis_runs_in_a_worker_with_its_progress_and_the_replay_st
         assert replay.analysis is held.analysis and replay.analysing is None
         assert "Analysing" not in screen_text(app)
         assert replay.query_one(AnalysisPane).at == 11
-        assert footer_keys(replay)["a"] == "Chart" and "esc" not in footer_keys(replay)
+        assert footer_keys(replay)["a"] == "Scores" and "esc" not in footer_keys(replay)
 
 
 @run_async
