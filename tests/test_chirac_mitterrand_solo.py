@@ -551,3 +551,36 @@ def test_the_status_line_says_who_won_whole_at_80_columns(tmp_path) -> None:
     assert wide.endswith(
         f"move {m.move_count}/{m.move_count} · everything revealed · The automated opponent (François Mitterrand) wins."
     ), wide
+
+
+@pytest.mark.parametrize("keys", [("enter",), ("1",), ("2",)])
+def test_the_automatons_card_is_let_apply_by_enter_and_vetoed_on_purpose(tmp_path, keys) -> None:
+    """Solo, the automaton's card turned up: the box asks "apply, or veto?", its lines
+    numbered; Enter (or 1) lets it apply, 2 vetoes it. A play-test's Enter spent the one veto
+    of the game (the veto was first and the lines had no number, nor did digits pick them)."""
+    import asyncio
+
+    from tests.tui_helpers import app_for, screen_text, settle
+    from tui.session import start_save
+
+    m = scripted()
+    play(m, "ev:08", 0, remove="ev:22", under=["ev:23"])
+    assert GAME.legal(m.state, 0) == [{"t": "Veto", "action": 0}, {"t": "Allow"}]
+    app = app_for(tmp_path, start_save(tmp_path, m))
+
+    async def run() -> list[str]:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            text = screen_text(app)
+            assert "Automaton's card: apply, or veto? (1-2)" in text, text
+            assert "1. Let the automated opponent's card apply" in text and "2. Veto (once a game)" in text, text
+            before = len(m.events)
+            await pilot.press(*keys)
+            await settle(pilot)
+            return [e["t"] for e in m.events[before:]]
+
+    made = asyncio.run(run())
+    if keys == ("2",):
+        assert made[0] == "VetoUsed", made
+    else:
+        assert "VetoUsed" not in made and made, made

@@ -663,10 +663,14 @@ class ChiracMitterrandBoard(Board):
         elif plays:
             heading = self.fill_plays(view, plays, prompts)
         elif others:
-            heading = "Your choice"
+            # the automated opponent's card (solo): letting it apply first, the default an Enter
+            # takes; a veto, once a game, is chosen on purpose (Enter, or a list gone round, spent it)
+            others.sort(key=lambda c: c.get("t") != "Allow")
+            vetoes = any(c.get("t") == "Veto" for c in others)
+            heading = f"Automaton's card: apply, or veto? (1-{len(others)})" if vetoes else "Your choice"
             for command in others:
                 self.listed.append(("command", command))
-                prompts.append(command_label(command, view, self.room()))
+                prompts.append(numbered(len(self.listed), command_label(command, view, self.room())))
         # between two of the seat's choices (the other side's turn) the list waits, greyed
         if options.list_choices(prompts, heading, live=view.get("phase") != "over" and not campaign):
             self.take_focus(options)
@@ -762,8 +766,11 @@ class ChiracMitterrandBoard(Board):
             self.open_campaign(self.view, campaign)
 
     def action_pick(self, index: int) -> None:
-        """A number key: the card of that number in your hand, or that option of a later step."""
+        """A number key: the card of that number in your hand, or that option of a later step
+        (or of the automaton's card, solo: let it apply, or veto)."""
         if not any(c.get("t") == "PlayCard" for c in self.legal):
+            if any(c.get("t") in ("Allow", "Veto") for c in self.legal) and index < len(self.listed):
+                self.choose(*self.listed[index])
             return
         if self.card is None:
             hand = (self.view or {}).get("hand") or []
