@@ -574,11 +574,8 @@ class ChiracMitterrandBoard(Board):
         elif len(known) == 1:
             heads = [f"   {who} {verb} under it: ", f"   {who} {verb}: "]
         else:
-            heads = [
-                f"   {who} {verb}, drawn in this order: ",
-                f"   {who} {verb}, in draw order: ",
-                f"   {who} {verb}: ",
-            ]
+            # one wording, where it fits (two lines of one screen said it two ways)
+            heads = [f"   {who} {verb}, in draw order: ", f"   {who} {verb}: "]
         return names_in_lines(heads, known, width, 2)
 
     def piles(self, view: dict[str, Any]) -> Text:
