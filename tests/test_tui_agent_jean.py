@@ -299,12 +299,19 @@ async def test_a_replay_with_everything_revealed_shows_each_reserve_card(tmp_pat
     from core.engine import ALL
 
     match = played_out(players=2)
-    async with replay_board(tmp_path, match) as (_, board):
+    async with replay_board(tmp_path, match) as (pilot, board):
         shown = str(board.query_one("#aj-hands").render())
         state = match.state_at(match.events_after_moves(1))
         assert GAME.view(state, ALL)["players"][0].get("reserve_cards")
         for reserve in state.reserves:
             assert reserve and " ".join(reserve) in shown, shown
+        # at the game's end nobody holds a card: no line with a name and nothing after it
+        screen = pilot.app.screen
+        await pilot.press("end")
+        await pilot.pause()
+        assert screen.position == len(match.events)
+        hands = board.query_one("#aj-hands")
+        assert not hands.display or all(not line.rstrip().endswith(":") for line in str(hands.render()).splitlines())
 
 
 @run_async

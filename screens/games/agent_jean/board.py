@@ -362,7 +362,7 @@ class AgentJeanBoard(Board):
         # Everything revealed (replays): every hand and reserve, one line each.
         hands = Text()
         for p in players:
-            if "hand_cards" in p:
+            if p.get("hand_cards") or p.get("reserve_cards"):  # (none once the game is over: no line)
                 if hands:
                     hands.append("\n")
                 hands.append(f"{p['name']}: ", style="bold")
