@@ -20,6 +20,15 @@ TITLE_ART = "C A B I N E T"
 class MainMenu(Screen):
     IS_HOME = True  # every screen leaves back to it (app.back_to_menu)
     BINDINGS: ClassVar[list[BindingType]] = [("q", "app.quit", "Quit")]
+    #: rows under which the menu shows its choices alone (the title and the games' line go):
+    #: at 40x12 Rules and Quit were below the screen, and the highlight went there unseen
+    SHORT = 20
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.height < self.SHORT, "-short")
+
+    def on_mount(self) -> None:
+        self.on_resize()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="menu-box"):

@@ -1,0 +1,36 @@
+"""The main menu on a short terminal (40x12): its choices alone, every one in sight, the
+highlight never below the screen; grown again, the title and the games' line come back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from screens.app import CabinetApp
+from screens.menu import MainMenu
+from tests.tui_helpers import run_async, screen_text
+
+ENTRIES = ("New game", "Continue", "Load a game", "Replay a game", "Join a hosted game", "Rules", "Quit")
+
+
+@run_async
+async def test_at_40x12_every_entry_is_in_sight_and_quit_is_reached_by_keys(tmp_path: Path) -> None:
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, MainMenu)
+        text = screen_text(app)
+        assert all(entry in text for entry in ENTRIES), text
+        await pilot.press(*["down"] * 6)
+        options = app.screen.query_one("#menu-options", OptionList)
+        assert options.highlighted == len(ENTRIES) - 1 and "Quit" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert "C A B I N E T" in screen_text(app)
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        assert "C A B I N E T" not in screen_text(app) and "Quit" in screen_text(app)
+        await pilot.press("enter")  # Quit, highlighted
+        await pilot.pause()
+    assert app.return_code == 0
