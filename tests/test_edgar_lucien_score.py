@@ -159,3 +159,28 @@ def test_every_sheet_of_a_game_fits_the_dialog_and_agrees_with_the_view(players:
     assert keys[-1] == "final"
     periods = [k for k in keys if k != "final"]
     assert periods == [f"period-{n}" for n in range(1, len(periods) + 1)]
+
+
+def test_the_sheets_marks_line_up_under_each_other() -> None:
+    """Set to the right, "90k ✗no" stood a column right of "7 ✓met": each column's mark words
+    are padded to one width, so the values line up (other games' cells, "+8 (1)", are as they were)."""
+    from rich.console import Console
+
+    from core.engine import ScoreSheet
+    from tui.widgets import aligned_rows, score_table
+
+    sheet = ScoreSheet(
+        title="Period 1",
+        columns=("Dandy≥150k", "Tax ≥7", "Greens"),
+        rows=(("90k ✗no", "7 ✓met", "+8 (1)"), ("160k ✓met", "3 ©cert", "0 (3)"), ("hidden", "2 ✗no", "0")),
+    )
+    rows, marked = aligned_rows(sheet)
+    assert marked == {0, 1} and rows[0][:2] == (" 90k ✗no", "7 ✓met") and rows[1][:2] == ("160k ✓met", "3 ©cert")
+    assert rows[2][:2] == ("hidden", "2 ✗no") and [row[2] for row in rows] == ["+8 (1)", "0 (3)", "0"]
+    console = Console(width=80, record=True, color_system=None)
+    console.print(score_table(sheet, ["Ada", "Bastien", "Chloé"]))
+    lines = console.export_text().splitlines()
+    ada, bastien = next(line for line in lines if "Ada" in line), next(line for line in lines if "Bastien" in line)
+    # the values end in one column and the marks begin in one: "90k" over "160k", "✗no" over "✓met"
+    assert ada.index("90k") + 3 == bastien.index("160k") + 4 and ada.index("✗no") == bastien.index("✓met")
+    assert ada.index("7 ✓met") == bastien.index("3 ©cert")

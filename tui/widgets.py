@@ -830,6 +830,33 @@ class Curtain(TableDialog):
         self.dismiss("menu")
 
 
+def _marked(cell: str) -> tuple[str, str] | None:
+    """A cell of a value and a mark word ("90k ✗no", "7 ✓met"): the two; else None."""
+    head, _, tail = cell.rpartition(" ")
+    if head and len(tail) > 1 and not tail[0].isalnum() and tail[0] != "(" and tail[1:].isalpha():
+        return head, tail
+    return None
+
+
+def aligned_rows(sheet: ScoreSheet) -> tuple[list[tuple[str, ...]], set[int]]:
+    """The sheet's rows, and the columns of values with a mark word ("90k ✗no", "7 ✓met"): in
+    those the values are padded to one width, so that, the column set to the left, values end
+    and marks begin in one column each (set to the right, "90k ✗no" stood a column off from
+    "7 ✓met": Edgar & Lucien)."""
+    rows = [list(row) for row in sheet.rows]
+    marked_columns = set()
+    for i in range(len(sheet.columns)):
+        marks = [m for row in rows if i < len(row) and (m := _marked(row[i])) is not None]
+        if not marks:
+            continue
+        marked_columns.add(i)
+        width = max(len(head) for head, _ in marks)
+        for row in rows:
+            if i < len(row) and (mark := _marked(row[i])) is not None:
+                row[i] = f"{mark[0].rjust(width)} {mark[1]}"
+    return [tuple(row) for row in rows], marked_columns
+
+
 def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
     """A score sheet as a table: the seat's name, then the parts of its score; the notes under it.
 
@@ -837,9 +864,10 @@ def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
     notes that quote them and a host's sheet are text."""
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
     table.add_column("", no_wrap=True, max_width=14, overflow="ellipsis")
-    for column in sheet.columns:
-        table.add_column(plain(column), justify="right", no_wrap=True)
-    for seat, row in enumerate(sheet.rows):
+    rows, marked = aligned_rows(sheet)
+    for i, column in enumerate(sheet.columns):
+        table.add_column(plain(column), justify="left" if i in marked else "right", no_wrap=True)
+    for seat, row in enumerate(rows):
         name = names[seat] if seat < len(names) else f"Seat {seat + 1}"
         table.add_row(plain(name), *(plain(value) for value in row))
     title = plain(sheet.title)
@@ -850,8 +878,9 @@ def score_table(sheet: ScoreSheet, names: list[str]) -> Group:
 def score_table_width(sheet: ScoreSheet, names: list[str]) -> int:
     """The columns the table of :func:`score_table` takes, every cell whole."""
     name = min(14, max((len(n) for n in names), default=0))
+    rows, _ = aligned_rows(sheet)
     widths = [
-        max([len(title)] + [len(row[i]) for row in sheet.rows if i < len(row)]) for i, title in enumerate(sheet.columns)
+        max([len(title)] + [len(row[i]) for row in rows if i < len(row)]) for i, title in enumerate(sheet.columns)
     ]
     table = name + 2 + sum(widths) + 2 * len(widths)  # each column padded by one space a side
     return max([table, len(sheet.title)] + [len(note) for note in sheet.notes])
