@@ -472,3 +472,23 @@ def test_once_the_game_is_over_the_cards_slid_are_never_drawn() -> None:
     over = ChiracMitterrandBoard.known_lines(None, {**view, "phase": "over"}, "chirac", known, 60)  # type: ignore[arg-type]
     assert "in draw order" in during[0] and "François slid" in during[0]
     assert "never drawn" in over[0] and "draw order" not in " ".join(over)
+
+
+def test_the_media_line_fits_the_board_at_80_columns_whatever_the_names() -> None:
+    """The Media token's line under the Public Opinion rows: where names are long, or the token
+    is face down (the veto spent, solo), it starts from the left, then says "ahead" alone, and
+    is never cut ("Media Player 1 (C) (face down)  ahead i…")."""
+    from rich.console import Console
+
+    from screens.games.chirac_mitterrand.board import NARROW_ROOM, opinion_group
+
+    controllers = [{"kind": "human"}, {"kind": "bot", "level": "easy"}]
+    match = new_match(GAME, 2, [{"name": "Jacques"}, {"name": "François"}], controllers, seed=3, bot_seed=3)
+    view = GAME.view(match.state, 0)
+    for names, face_down in ((view["names"], False), ({"chirac": "Player 1", "mitterrand": "Player 2"}, True)):
+        shown = {**view, "names": names, "veto_used": face_down}
+        console = Console(width=NARROW_ROOM + 3, record=True, color_system=None)
+        console.print(opinion_group(shown))
+        media = next(line for line in console.export_text().splitlines() if "Media " in line)
+        assert "…" not in media and media.rstrip().endswith(f"M {media.rsplit('M ', 1)[1].strip()}"), media
+        assert ("(face down)" in media) == face_down, media

@@ -313,16 +313,24 @@ def opinion_group(view: dict[str, Any]) -> Group:
         grid.add_row(quality.capitalize(), row, lead)
     media = view["media"]
     names = view["names"]
-    footer = Text.assemble(
-        ("Media ", "dim"),
-        (f"{names[media]} ({SIDE_LETTER[media]})", SIDE_STYLE[media]),
-        (" (face down)" if view.get("veto_used") else "", "dim"),
-        ("  ahead in ", "dim"),
-        (f"C {ahead['chirac']}", SIDE_STYLE["chirac"]),
-        (" · ", "dim"),
-        (f"M {ahead['mitterrand']}", SIDE_STYLE["mitterrand"]),
-    )
-    return Group(grid, one_line(Text.assemble(" " * 10, footer)))
+
+    def footer(indent: int, ahead_words: str) -> Text:
+        return Text.assemble(
+            " " * indent,
+            ("Media ", "dim"),
+            (f"{names[media]} ({SIDE_LETTER[media]})", SIDE_STYLE[media]),
+            (" (face down)" if view.get("veto_used") else "", "dim"),
+            (f"  {ahead_words} ", "dim"),
+            (f"C {ahead['chirac']}", SIDE_STYLE["chirac"]),
+            (" · ", "dim"),
+            (f"M {ahead['mitterrand']}", SIDE_STYLE["mitterrand"]),
+        )
+
+    # under the rows where it fits in 80 columns' board; else from the left, then in fewer words
+    # (solo, "Player 1 (C) (face down)" ran past the edge: "ahead i…")
+    tries = [footer(10, "ahead in"), footer(1, "ahead in"), footer(1, "ahead")]
+    line = next((t for t in tries if t.cell_len <= NARROW_ROOM + 3), tries[-1])
+    return Group(grid, one_line(line))
 
 
 def erosion_line(view: dict[str, Any]) -> Text:
