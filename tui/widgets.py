@@ -846,14 +846,13 @@ def aligned_rows(sheet: ScoreSheet) -> tuple[list[tuple[str, ...]], set[int]]:
     rows = [list(row) for row in sheet.rows]
     marked_columns = set()
     for i in range(len(sheet.columns)):
-        marks = [m for row in rows if i < len(row) and (m := _marked(row[i])) is not None]
+        marks = {r: m for r, row in enumerate(rows) if i < len(row) and (m := _marked(row[i])) is not None}
         if not marks:
             continue
         marked_columns.add(i)
-        width = max(len(head) for head, _ in marks)
-        for row in rows:
-            if i < len(row) and (mark := _marked(row[i])) is not None:
-                row[i] = f"{mark[0].rjust(width)} {mark[1]}"
+        width = max(len(head) for head, _ in marks.values())
+        for r, (head, tail) in marks.items():
+            rows[r][i] = f"{head.rjust(width)} {tail}"
     return [tuple(row) for row in rows], marked_columns
 
 
