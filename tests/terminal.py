@@ -284,6 +284,10 @@ class Terminal:
         while self.pump(0.1):
             if time.monotonic() > deadline:
                 raise AssertionError(self.report(f"The program did not end within {timeout:.0f} s"))
+        # its terminal closed is not yet its end: a loaded machine may take a moment more, and
+        # ``close`` hangs up a program still there (dbclient read -1, SIGHUP, so, once in CI)
+        while self.child.isalive() and time.monotonic() <= deadline:
+            time.sleep(0.02)
         self.child.close()
         assert b"Traceback" not in self.raw, self.report(
             "A traceback appeared on the way out:\n" + self.raw.decode("utf-8", "replace")[-3000:]
