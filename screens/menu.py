@@ -72,9 +72,11 @@ class MainMenu(Screen):
 
     def continue_latest(self) -> None:
         """The most recently played unfinished game; one that turns out damaged
-        when it is replayed (the listing only reads its records) is said so, and
-        the next most recent is continued instead."""
+        when it is replayed (the listing only reads its records), or that another
+        program is playing now, is said so, and the next most recent is continued
+        instead."""
         from saves import SaveError, list_saves, load
+        from saves.format import who_holds
         from screens.save_list import KNOWN, open_save
 
         skipped: list[str] = []
@@ -82,6 +84,10 @@ class MainMenu(Screen):
             if info.error is not None or info.finished:
                 if info.error is not None and not skipped:
                     skipped.append(info.error)
+                continue
+            holder = who_holds(info.path)
+            if holder is not None:  # played in another window: the game before it is continued
+                skipped.append(f"{info.path.name}: {holder}")
                 continue
             try:
                 loaded = load(info.path)

@@ -512,6 +512,40 @@ async def test_continue_passes_over_a_damaged_latest_game_and_says_so(tmp_path: 
 
 
 @run_async
+async def test_continue_passes_over_the_latest_game_while_another_program_plays_it(tmp_path: Path) -> None:
+    older = aj_save(tmp_path, 4, hours_ago=3)
+    newer = aj_save(tmp_path, 5, hours_ago=1)
+    elsewhere = SaveWriter.resume(load(newer))  # the newest game, open in another window
+    try:
+        app = CabinetApp(save_dir=tmp_path, bot_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "enter")  # Continue
+            await settle(pilot)
+            assert isinstance(app.screen, PlayScreen) and app.screen.path == older
+            said = [m for m in notes(app) if m.startswith("aj-5.cab: ")]
+            assert len(said) == 1 and "is playing this game already" in said[0], notes(app)
+            assert said[0].endswith("Continuing the game before it.")
+    finally:
+        elsewhere.close()
+    # the other game open too: nothing to continue, and why
+    elsewhere = SaveWriter.resume(load(newer))
+    other = SaveWriter.resume(load(older))
+    try:
+        app = CabinetApp(save_dir=tmp_path, bot_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("down", "enter")
+            await settle(pilot)
+            assert not isinstance(app.screen, PlayScreen)
+            assert any(
+                m.startswith("aj-5.cab: ") and m.endswith("There is no other unfinished game to continue.")
+                for m in notes(app)
+            ), notes(app)
+    finally:
+        elsewhere.close()
+        other.close()
+
+
+@run_async
 async def test_load_opens_what_it_cannot_play_on_as_a_replay_and_says_why(tmp_path: Path) -> None:
     aj_save(tmp_path, 4, hours_ago=1)
     with read_only(tmp_path):
