@@ -560,6 +560,7 @@ class GameServer:
         self._last_failure: float | None = None
         self._unix_id: tuple[int, int] | None = None
         self.arrivals: Tally | None = None  # spectators' arrivals, logged as a count
+        self.departures: Tally | None = None  # and their leaving
         self.refusals: Tally | None = None  # connections refused by a limit, likewise
         self.slowed: Tally | None = None  # messages held back by the rate, likewise
 
@@ -592,6 +593,7 @@ class GameServer:
         """Serve the table: its logs' tallies, and the bots to move start thinking.  ``start``
         calls it; a hall of many tables, which listens for them all, calls it alone."""
         self.arrivals, self.refusals, self.slowed = Tally(self.log), Tally(self.log), Tally(self.log)
+        self.departures = Tally(self.log)
         self.schedule_bots()
 
     def listening_on(self) -> list[tuple[int, str]]:
@@ -618,7 +620,7 @@ class GameServer:
             await asyncio.wait(tasks, timeout=LINGER + 1)
         if self.address is not None and self.address.path is not None:
             unlink_if_same(self.address.path, self._unix_id)
-        for tally in (self.arrivals, self.refusals, self.slowed):
+        for tally in (self.arrivals, self.departures, self.refusals, self.slowed):
             if tally is not None:
                 tally.close()
         if self.save is not None:
@@ -919,6 +921,8 @@ class GameServer:
             self.watchers_by_key[conn.key] -= 1
             if self.watchers_by_key[conn.key] <= 0:
                 del self.watchers_by_key[conn.key]
+            if self.departures is not None:  # (counted as their arrivals are, in a crowd)
+                self.departures.note("A spectator left.", ("more spectator left", "more spectators left"))
         elif isinstance(conn.seat, int) and self.players.get(conn.seat) is conn:
             del self.players[conn.seat]
             self.log(f"{self.name(conn.seat)} is away.")

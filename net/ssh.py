@@ -1843,8 +1843,10 @@ class SSHFront:
         if door.live == 0 and not door.gone:
             door.wait_for_session()
         how = f"exit status {returncode}" if returncode >= 0 else f"killed by {signal_name(-returncode)}"
-        because = f"; {session.ending}" if session.ending else ""
-        self.log(f"{door.player} from {door.address}: session ended ({how}{because}).")
+        if session.ending:  # ended by the server (idle, stopping...): what its player was told
+            self.log(f"{door.player} from {door.address}: session ended by the server ({how}); told: {session.ending}")
+        else:
+            self.log(f"{door.player} from {door.address}: session ended ({how}).")
         if self.on_end is not None and session.login is not None:
             try:
                 self.on_end(session.login)

@@ -226,12 +226,16 @@ async def test_spectators_need_the_watch_code_when_the_host_asks_for_one(tmp_pat
 
 @run_async
 async def test_without_a_watch_code_spectators_need_none(tmp_path: Path) -> None:
-    server, _ = await start(tmp_path)
+    server, lines = await start(tmp_path)
     try:
         table = RemoteTable(server.address, None)
         await table.connect(timeout=STEP)
         assert table.seat == "public"
         await table.close()
+        # the host's log says a spectator came and went, as it says a seat's player did
+        await until(lambda: "A spectator left." in lines)
+        assert "A spectator left." in lines, lines
+        assert lines.index("A spectator joined.") < lines.index("A spectator left.")
     finally:
         await server.close()
 

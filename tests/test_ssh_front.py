@@ -595,7 +595,7 @@ def test_a_session_that_keeps_a_core_busy_is_held_to_its_share_and_still_ends_we
         until(stopped, what="the busy program stopped while over its share")
         assert process_state(int(calm_said["pid"])) not in ("T", ""), "the others are left alone"
         # idle now: the server ends the session with its player there to read the goodbye
-        busy.wait_line(r"ann from 127\.0\.0\.1: session ended \(killed by SIGHUP;", start=mark)
+        busy.wait_line(r"ann from 127\.0\.0\.1: session ended by the server \(killed by SIGHUP\); told: \S", start=mark)
         assert p.ends() is not None
     finally:
         busy.stop()
