@@ -97,11 +97,19 @@ def preferred_text(judgement: Judgement) -> str | None:
 
 def judgement_text(judgement: Judgement, names: Sequence[str]) -> Text:
     """One line on the move at the replay's position: who moved, their chance before and
-    after it, its mark and what the search preferred."""
+    after it, its mark and what the search preferred; or, where the search found no better
+    move than the one played (so its chance is the same before and after), that chance and
+    so much ("31% → 31%" read as a move that changed nothing)."""
     seat = judgement.seat
     name = names[seat] if seat < len(names) else f"Seat {seat + 1}"
     before = judgement.before[seat] if seat < len(judgement.before) else 0.0
     after = judgement.after[seat] if seat < len(judgement.after) else 0.0
+    if judgement.best is None and not judgement.mark and percent(before) == percent(after):
+        return Text.assemble(
+            f"Move {judgement.move}: ",
+            (printable(name), seat_style(seat)),
+            f" {percent(after)} to win: no better move found",
+        )
     text = Text.assemble(
         f"Move {judgement.move}: ",
         (printable(name), seat_style(seat)),
@@ -127,6 +135,11 @@ class AnalysisPane(Vertical):
     }
     AnalysisPane #chart-legend, AnalysisPane #chart-move {
         height: auto;
+    }
+    AnalysisPane #chart-move {
+        /* a marked move's line takes two rows where the board is 80 columns wide: two rows
+           for every move, so that the chart above does not jump a row as the replay steps */
+        min-height: 2;
     }
     AnalysisPane #chart {
         height: 1fr;
@@ -216,9 +229,9 @@ class AnalysisPane(Vertical):
 
     def draw_chances(self, plt: Any, analysis: Analysis, at: int) -> None:
         curve = analysis.curve
-        xs = list(range(len(curve)))
+        xs, points = thinned(curve, max(8, (self.query_one("#chart").size.width or self.size.width or 52) - 8))
         for seat in range(analysis.seats):
-            ys = [100 * point[seat] if seat < len(point) else 0.0 for point in curve]
+            ys = [100 * point[seat] if seat < len(point) else 0.0 for point in points]
             plt.plot(xs, ys, marker=seat_marker(seat), color=SEAT_COLOURS[seat % len(SEAT_COLOURS)])
         movers = {j.move: j.seat for j in analysis.judgements}
         turning = [(m, movers[m]) for m in analysis.turning if m in movers and m < len(curve)]
@@ -251,6 +264,32 @@ class AnalysisPane(Vertical):
         top = max((max(column, default=0) for column in columns), default=0)
         low = min(0, *(min(column, default=0) for column in columns))
         plt.yticks(whole_ticks(low, top))
+
+
+def thinned(curve: Sequence[Sequence[float]], columns: int) -> tuple[list[int], list[tuple[float, ...]]]:
+    """The curve's points to draw in ``columns`` cells of width: every point when they fit;
+    else the first (the start) and the last (the real outcome) as they are, and between them
+    one a column, each the mean of the moves it stands for, at the last of them.  (A long
+    game's every move, a dozen to a column, filled the chart with its markers: Ministères'
+    300 moves read as a block.)"""
+    count = len(curve)
+    if count <= columns or count < 4:
+        return list(range(count)), [tuple(point) for point in curve]
+    xs, points = [0], [tuple(curve[0])]
+    inner, spans = count - 2, columns - 2  # moves 1 to count - 2, between the two ends
+    for k in range(spans):
+        start, end = 1 + inner * k // spans, 1 + inner * (k + 1) // spans
+        if end <= start:
+            continue
+        part = curve[start:end]
+        seats = max(len(point) for point in part)
+        xs.append(end - 1)
+        points.append(
+            tuple(sum(point[seat] if seat < len(point) else 0.0 for point in part) / len(part) for seat in range(seats))
+        )
+    xs.append(count - 1)
+    points.append(tuple(curve[-1]))
+    return xs, points
 
 
 def whole_ticks(low: int, top: int) -> list[int]:

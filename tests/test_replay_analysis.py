@@ -19,7 +19,7 @@ import screens.replay
 from core.engine import Match
 from saves import load
 from saves.analyses import analysis_path, keep_analysis
-from screens.analysis import SEAT_MARKERS, AnalysisPane
+from screens.analysis import SEAT_MARKERS, AnalysisPane, judgement_text, thinned
 from screens.app import CabinetApp
 from screens.replay import IN_PLAY, SERVED, ReplayScreen
 from table import Table
@@ -440,12 +440,33 @@ async def test_the_history_marks_costly_moves_and_says_what_was_better_on_the_li
         assert pane.current_move().plain == f"Move 5: Ada 54% → 34% ?? · better: {PREFERRED}, 34% → 51%"
         # a move later, no more (and nothing under move 6, which the search found no better than played)
         await pilot.press("right")
+        assert pane.current_move().plain.startswith("Move 6: ") and " → " in pane.current_move().plain
         assert history_lines(replay)[five] == unmarked[five] + " ??"
         assert "better:" not in "\n".join(history_lines(replay))
         # other eyes, other lines: the marks find theirs again
         await pilot.press("v")
         five_now = first_line_of_move(replay, 5)
         assert history_lines(replay)[five_now].endswith(" ??")
+
+
+def test_a_long_games_chart_draws_a_point_a_column_not_every_move() -> None:
+    """Ministères' 300 moves in 44 columns, each a marker, read as a block: a column shows the
+    mean of its moves; the start and the outcome are drawn as they are."""
+    curve = [(0.5, 0.5)] + [((k % 2) * 0.2 + 0.4, 0.6 - (k % 2) * 0.2) for k in range(1, 305)] + [(0.0, 1.0)]
+    xs, points = thinned(curve, 44)
+    assert len(xs) == len(points) <= 44 and xs == sorted(set(xs))
+    assert (xs[0], points[0]) == (0, (0.5, 0.5)) and (xs[-1], points[-1]) == (305, (0.0, 1.0))
+    assert all(abs(p[0] - 0.5) < 0.03 and abs(sum(p) - 1) < 1e-9 for p in points[1:-1])  # the zigzag, averaged
+    few = [(0.5, 0.5), (0.6, 0.4), (1.0, 0.0)]
+    assert thinned(few, 44) == ([0, 1, 2], few)  # what fits is drawn whole
+
+
+def test_a_move_the_search_found_no_better_than_played_says_so_rather_than_31_to_31() -> None:
+    names = ("Ada", "Bastien")
+    kept = Judgement(48, 0, (0.31, 0.69), (0.31, 0.69), None, None, "")
+    assert judgement_text(kept, names).plain == "Move 48: Ada 31% to win: no better move found"
+    costly = Judgement(5, 1, (0.46, 0.54), (0.66, 0.34), PREFERRED + ".", 0.51, "??")
+    assert judgement_text(costly, names).plain == f"Move 5: Bastien 54% → 34% ?? · better: {PREFERRED}, 34% → 51%"
 
 
 @run_async
