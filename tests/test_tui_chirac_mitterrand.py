@@ -15,7 +15,8 @@ from rich.text import Text
 from core.games import get_game
 from core.games.chirac_mitterrand import cards as C
 from saves import load
-from screens.games.chirac_mitterrand.board import NARROW_ROOM, CampaignDialog, ChiracMitterrandBoard, CommandList
+from screens.app import CabinetApp
+from screens.games.chirac_mitterrand.board import NARROW_ROOM, CampaignDialog, ChiracMitterrandBoard, CMChoiceList
 from screens.play import PlayScreen
 from tests.tui_helpers import app_for, run_async, screen_text, settle
 from tui.session import new_match, start_save
@@ -84,7 +85,7 @@ def board_of(app) -> ChiracMitterrandBoard:
 
 def option_lines(board: ChiracMitterrandBoard, room: int = NARROW_ROOM + 1) -> list[tuple[str, ...]]:
     """Each option of the choice box as it shows: its lines cut to the box's width."""
-    options = board.query_one("#cm-choices", CommandList)
+    options = board.query_one("#cm-choices", CMChoiceList)
     out = []
     for i in range(options.option_count):
         prompt = options.get_option_at_index(i).prompt
@@ -164,6 +165,26 @@ async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path) -> N
 
 
 @run_async
+async def test_the_choice_box_stays_in_sight_after_the_command_palette_was_opened(tmp_path: Path) -> None:
+    """The box was a class named as Textual's palette's own list (CommandList), whose style
+    hides it: once the palette had been opened (Ctrl-P, even for its Keys), 1988's card choice
+    was gone for the rest of the session, its keys still playing cards unseen."""
+    table = cm_app(tmp_path, players=2, humans=1, seed=5)
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0)  # at the menu, then at that table
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        app.open_game(table.start.writer)
+        await settle(pilot)
+        box = board_of(app).query_one("#cm-choices", CMChoiceList)
+        assert box.visible and box.region.height >= 5, (box.styles.visibility, box.region)
+        assert "Play which card?" in screen_text(app)
+
+
+@run_async
 async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(tmp_path: Path) -> None:
     app = cm_app(tmp_path, stack=round_three_stack(), before=two_quiet_rounds)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -172,7 +193,7 @@ async def test_a_turn_in_three_steps_card_action_then_which_card_is_drawn_first(
         match = board.screen.match
         assert board.view["hand"] == OPENING
         await pilot.press("1")  # Attentats de Paris: a) courage, b) a quality of your choice
-        box = board.query_one("#cm-choices", CommandList)
+        box = board.query_one("#cm-choices", CMChoiceList)
         assert "which action?" in str(box.border_title)
         # what differs (the quality picked) comes before the words that are alike
         firsts = [line[0] for line in option_lines(board)]
@@ -215,7 +236,7 @@ async def test_where_the_order_cannot_matter_it_is_not_asked_and_the_option_says
         board = board_of(app)
         match = board.screen.match
         await pilot.press("1")  # Attentats de Paris, turn 1: Mitterrand draws both in his fourth hand
-        box = board.query_one("#cm-choices", CommandList)
+        box = board.query_one("#cm-choices", CMChoiceList)
         assert "which action?" in str(box.border_title)
         lines = option_lines(board)
         assert len(lines) == 4  # a), then b) with each quality: no order to choose after them
@@ -237,7 +258,7 @@ async def test_a_card_with_one_action_and_nothing_to_order_says_so_and_its_digit
         board = board_of(app)
         match = board.screen.match
         await pilot.press("3")  # the wealth tax, turn 1: only its neutral action, the order cannot matter
-        box = board.query_one("#cm-choices", CommandList)
+        box = board.query_one("#cm-choices", CMChoiceList)
         assert str(box.border_title).endswith(": its only action")  # not "which action?" of one
         assert len(board.listed) == 1 and option_lines(board)[0][0].startswith("1. a) ")
         await pilot.press("1")
@@ -254,7 +275,7 @@ async def test_a_card_with_one_action_to_offer_goes_straight_to_the_order(tmp_pa
         board = board_of(app)
         await pilot.press("3")  # the wealth tax: only its neutral action is Chirac's to play
         assert board.action == (0, ())
-        assert "which comes up first?" in str(board.query_one("#cm-choices", CommandList).border_title)
+        assert "which comes up first?" in str(board.query_one("#cm-choices", CMChoiceList).border_title)
         await pilot.press("escape")  # back to the cards, the skipped step is not shown
         assert board.card is None
 
@@ -266,7 +287,7 @@ async def test_solo_the_last_step_says_what_is_removed_and_what_is_kept(tmp_path
         await settle(pilot)
         board = board_of(app)
         await pilot.press("2", "1")  # Mitterrand à Moscou, its neutral action choosing Charisma
-        assert str(board.query_one("#cm-choices", CommandList).border_title) == "Remove one card, keep the other"
+        assert str(board.query_one("#cm-choices", CMChoiceList).border_title) == "Remove one card, keep the other"
         assert option_lines(board) == [
             ("1. Remove Attentats de Paris from the game", "   keep Suppression de l'IGF under your pile"),
             ("2. Remove Suppression de l'IGF from the game", "   keep Attentats de Paris under your pile"),
@@ -308,7 +329,7 @@ async def test_the_campaign_draw_asks_the_card_then_what_to_remove(tmp_path: Pat
         match = board_of(app).screen.match
         dialog = app.screen
         assert isinstance(dialog, CampaignDialog)
-        box = dialog.query_one(CommandList)
+        box = dialog.query_one(CMChoiceList)
         # the board's turn line names the drawer, whose move it is, not the player whose turn it is
         turn = str(board_of(app).query_one("#cm-turn").render())
         assert "Campaign draw: " in turn and "To play" not in turn, turn

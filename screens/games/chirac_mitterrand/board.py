@@ -345,8 +345,10 @@ def erosion_line(view: dict[str, Any]) -> Text:
     return text
 
 
-class CommandList(ChoiceList):
-    """A list of legal commands, each in words."""
+class CMChoiceList(ChoiceList):
+    """A list of legal commands, each in words.  (Not named CommandList: a style's type
+    selector goes by the class's name, and Textual's command palette has a CommandList
+    whose style hides it; tests/test_widget_names.py.)"""
 
 
 class CampaignDialog(TableDialog):
@@ -381,12 +383,12 @@ class CampaignDialog(TableDialog):
             yield Static("Electoral campaign: apply one card, remove one, the third goes back", id="campaign-title")
             yield Static(opinion_group(self.view), id="campaign-opinion")
             yield Static(one_line(erosion_line(self.view)), id="campaign-erosion")
-            yield CommandList(id="campaign-options")
+            yield CMChoiceList(id="campaign-options")
         yield KeysFooter(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.fill()
-        self.query_one(CommandList).focus()
+        self.query_one(CMChoiceList).focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pick":
@@ -402,7 +404,7 @@ class CampaignDialog(TableDialog):
         return [c for c in self.commands if c["apply"] == card and (any_quality or c.get("quality") == quality)]
 
     def fill(self) -> None:
-        options = self.query_one(CommandList)
+        options = self.query_one(CMChoiceList)
         options.clear_options()
         self.listed = []
         prompts: list[Text] = []
@@ -504,7 +506,7 @@ class ChiracMitterrandBoard(Board):
             yield BoardPart("", id="cm-opinion")
             yield BoardPart("", id="cm-piles")
             yield BoardPart("", id="cm-hand")
-            yield CommandList(id="cm-choices")
+            yield CMChoiceList(id="cm-choices")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":
@@ -656,7 +658,7 @@ class ChiracMitterrandBoard(Board):
         return one_line(text)
 
     def fill_choices(self, view: dict[str, Any]) -> None:
-        options = self.query_one("#cm-choices", CommandList)
+        options = self.query_one("#cm-choices", CMChoiceList)
         self.listed = []
         prompts: list[Any] = []
         heading = ""
