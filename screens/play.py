@@ -42,6 +42,8 @@ class PlayScreen(LiveTableScreen):
         Binding("s", "scores", "Scores"),
         Binding("question_mark", "rules", "Rules"),
         Binding("escape", "live", "Back to play", show=False),
+        # a choice's digit typed while looking at the history: back to play, and the digit to it
+        *(Binding(str(n), f"digit_to_play({n})", show=False, system=True) for n in range(10)),
         # q leaves the table for the bottom screen: the main menu, or a served session's lobby
         # (check_action offers the one that is there)
         Binding("q", "menu", "Menu"),
@@ -322,20 +324,30 @@ class PlayScreen(LiveTableScreen):
         title = log.game.title if log.game is not None else "Cabinet"
         self.query_one("#status", StatusLine).say(title, you, text)
 
+    def taking_moves(self) -> bool:
+        """Whether this screen offers the player's choices now (when it is their move)."""
+        return (
+            self.connected
+            and not self.over
+            and self.knows.outcome is None
+            and not self.curtain_up
+            and self.passing is None  # the terminal is being passed on: no choice offered meanwhile
+        )
+
     def refresh_table(self) -> None:
         log = self.knows
         if log.view is None:
             return
         if self.browsing is None:
-            playing = (
-                self.connected
-                and not self.over
-                and log.outcome is None
-                and not self.curtain_up
-                and self.passing is None  # the terminal is being passed on: no choice offered meanwhile
-            )
+            playing = self.taking_moves()
             self.query_one(Board).show(log.view, log.legal if playing and log.my_move() else None)
         self.refresh_status()
+
+    def action_digit_to_play(self, digit: int) -> None:
+        """A digit typed at the history, where the choices say their digits: the table as it
+        is now, and the digit to the choices (it used to do nothing until Esc)."""
+        self.action_live()
+        self.app.simulate_key(str(digit))
 
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
         """The table as it was at a line of the history: drawn at once if its view is here,
@@ -385,6 +397,8 @@ class PlayScreen(LiveTableScreen):
             if self.knows.outcome is not None:
                 return self.announced_end
             return not self.reading and self.score_sheet() is not None
+        if action == "digit_to_play":  # (the board's own digits come first where it has the keys)
+            return isinstance(self.focused, HistoryPanel) and self.taking_moves() and self.knows.my_move()
         if action == "pass_on":  # (a priority key: Enter is the choices' otherwise)
             return self.passing is not None and self.browsing is None
         if action in ("menu", "lobby"):  # q's one way back, named as the session has it

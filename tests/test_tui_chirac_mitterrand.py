@@ -20,7 +20,7 @@ from screens.games.chirac_mitterrand.board import NARROW_ROOM, CampaignDialog, C
 from screens.play import PlayScreen
 from tests.tui_helpers import app_for, run_async, screen_text, settle
 from tui.session import new_match, start_save
-from tui.widgets import GameOver
+from tui.widgets import GameOver, HistoryPanel
 
 GAME = get_game("chirac-mitterrand")
 
@@ -161,6 +161,24 @@ async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path) -> N
         assert board.card == hand[1]
         assert board.listed and all(kind in ("action", "command") for kind, _ in board.listed)
         await pilot.press("escape")
+        assert board.card is None
+
+
+@run_async
+async def test_a_digit_typed_at_the_history_goes_back_to_play_and_picks_that_card(tmp_path: Path) -> None:
+    """The box says "(1-3, Enter)" while the history has the keys: its digits did nothing there."""
+    app = cm_app(tmp_path, players=2, humans=1, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        hand = board.view["hand"]
+        await pilot.press("h", "up")
+        assert isinstance(app.screen.focused, HistoryPanel) and app.screen.browsing is not None
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.screen.browsing is None and not isinstance(app.screen.focused, HistoryPanel)
+        assert board.card == hand[1]
+        await pilot.press("escape")  # and the card is put back as ever
         assert board.card is None
 
 
