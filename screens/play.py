@@ -178,6 +178,11 @@ class PlayScreen(LiveTableScreen):
             if game is not None and any(game.mark(event) and index not in starts for index, event in new):
                 self.turn_left = True
         self.refresh_table()
+        if log.outcome is None:  # a player at the table gone or back: said, not only in the status line
+            for seat in log.went_away:
+                self.notify(f"{log.name(seat)} left the table; their seat waits for them.")
+            for seat in log.came_back:
+                self.notify(f"{log.name(seat)} is back at the table.")
         if log.outcome is not None:
             self.announce_end()
         elif not self.show_new_sheet():

@@ -43,6 +43,9 @@ class SeatLog:
         self.legal: list[Command] | None = None
         self.active: list[int] = []
         self.away: list[int] = []
+        #: the seats the last update said went away, and came back (players at this table are told)
+        self.went_away: list[int] = []
+        self.came_back: list[int] = []
         #: whose move it is and what they decide, while this seat waits (the table's sentence)
         self.waiting: str | None = None
         self.outcome: dict[str, Any] | None = None
@@ -104,7 +107,11 @@ class SeatLog:
         self.legal = update.get("legal")
         active, away = update.get("active"), update.get("away")  # lists, as decoded
         self.active = active if type(active) is list else list(active or [])
+        before = self.away
         self.away = away if type(away) is list else list(away or [])
+        # who went away and who came back with this update (not told of a first update: news only)
+        self.went_away = [] if self.anew else [seat for seat in self.away if seat not in before]
+        self.came_back = [] if self.anew else [seat for seat in before if seat not in self.away]
         self.outcome = update.get("outcome")
         waiting = update.get("waiting")
         self.waiting = waiting[:WAITING_CHARS] if type(waiting) is str else None

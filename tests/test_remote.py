@@ -173,6 +173,34 @@ async def test_a_player_who_drops_joins_again_and_the_game_finishes(tmp_path: Pa
         await server.close()
 
 
+@run_async
+async def test_a_player_at_the_table_is_told_when_another_leaves_and_comes_back(tmp_path: Path) -> None:
+    """The status line's "(away)" alone was all a player saw of an opponent's dropped connection."""
+    writer, codes = hosted(tmp_path, "chirac-mitterrand", 2, 2, seed=2)
+    server = await serve(writer, codes)
+    try:
+        app = CabinetApp(save_dir=tmp_path / "client", bot_delay=0)
+        async with app.run_test(size=(80, 24)) as pilot:
+            other = await join(server, 1)
+            assert await app.join(RemoteTable(server.address, codes[0]))
+            screen = app.screen
+            assert isinstance(screen, PlayScreen)
+            await until(lambda: bool(screen.remote.legal), pilot)
+            name = screen.knows.name(1)
+            said = lambda text: any(n.message == text for n in app._notifications)  # noqa: E731
+            assert not said(f"{name} left the table; their seat waits for them.")  # (there at the start)
+            other.writer.transport.abort()
+            await other.close()
+            await until(lambda: said(f"{name} left the table; their seat waits for them."), pilot, tries=300)
+            assert said(f"{name} left the table; their seat waits for them.")
+            again = await join(server, 1)
+            await until(lambda: said(f"{name} is back at the table."), pilot, tries=300)
+            assert said(f"{name} is back at the table.")
+            await again.close()
+    finally:
+        await server.close()
+
+
 async def next_of(remote: RemoteTable, kind: str) -> dict:
     """The next message of ``kind`` (updates on the way are taken in)."""
     for _ in range(50):
