@@ -72,7 +72,7 @@ from net.server import CODE_ALPHABET, HELLO_TIMEOUT, GameServer, Limits, bind_un
 from saves import SaveError, SaveLocked, SaveWriter, load
 from saves.analyses import AnalysisDamaged, keep_analysis, read_analysis
 from saves.format import BadRecord, Log, decode_body
-from saves.ratings import Ratings, Result, finished_table, ratings_for
+from saves.ratings import Ratings, Result, finished_table, ordinal, ratings_for
 from saves.store import FileStore, LogStore
 from table.bots import BotTurn, think, think_in_thread
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec
@@ -1173,7 +1173,7 @@ class Hall:
             self.trouble(f"[{result.table}] Cannot rate the table now: {exc}")
             return
         if applied:
-            self.log(f"[{result.table}] rated: " + ", ".join(f"{seat.name} {seat.place}" for seat in result.seats))
+            self.log(f"[{result.table}] rated, by place: {by_place(result)}")
 
     async def leaderboard(self, name: str, message: dict[str, Any]) -> dict[str, Any]:
         """A game's best ratings, and the asker's own row."""
@@ -1524,3 +1524,10 @@ class Hall:
 
 class Refused(Exception):
     """A lobby request that cannot be done: the sentence why."""
+
+
+def by_place(result: Result) -> str:
+    """A rated table's seats by place, each with its seat's number (bots share a name):
+    "1st ann (seat 1), 2nd Bot: normal (seat 3), 2nd Bot: normal (seat 4)"."""
+    ranked = sorted(enumerate(result.seats, start=1), key=lambda item: item[1].place)
+    return ", ".join(f"{ordinal(seat.place)} {seat.name} (seat {number})" for number, seat in ranked)

@@ -1845,6 +1845,8 @@ class SSHFront:
         how = f"exit status {returncode}" if returncode >= 0 else f"killed by {signal_name(-returncode)}"
         if session.ending:  # ended by the server (idle, stopping...): what its player was told
             self.log(f"{door.player} from {door.address}: session ended by the server ({how}); told: {session.ending}")
+        elif session.closed and returncode == -signal.SIGHUP:  # the client went: its program hung up, as ever
+            self.log(f"{door.player} from {door.address}: session ended: the connection closed (its program hung up).")
         else:
             self.log(f"{door.player} from {door.address}: session ended ({how}).")
         if self.on_end is not None and session.login is not None:

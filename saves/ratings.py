@@ -55,6 +55,13 @@ BOARD_ROWS = 100
 RESULTS_ROWS = 50
 
 
+def ordinal(place: int) -> str:
+    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
+    if 10 <= place % 100 <= 20:
+        return f"{place}th"
+    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th') }"
+
+
 @dataclass(frozen=True)
 class Placed:
     """A seat at a finished table: the name it is rated under, and its place (1 the best)."""

@@ -22,6 +22,7 @@ from textual.widgets.data_table import CellDoesNotExist
 
 from core.engine import printable
 from core.games import all_games
+from saves.ratings import ordinal
 from screens.lobby import clipped, fit_widths, packed
 from tui.widgets import KeysFooter, cell
 
@@ -31,13 +32,6 @@ RATING_NOTE = (
     "0 for a newcomer; it rises with wins, most with wins over strong players. Bots are rated by level."
 )
 YOU = "▶"
-
-
-def ordinal(place: int) -> str:
-    """1st, 2nd, 3rd, 4th, ... 11th, 12th, 13th, 21st."""
-    if 10 <= place % 100 <= 20:
-        return f"{place}th"
-    return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place % 10, 'th') }"
 
 
 def placing(place: int | None, seats: list[Any]) -> str:

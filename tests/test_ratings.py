@@ -483,3 +483,13 @@ def test_two_halls_starting_on_one_database_rate_a_table_left_unrated_once(tmp_p
                 await h.close()
 
     asyncio.run(run())
+
+
+def test_the_servers_log_names_a_rated_tables_seats_by_place_and_seat() -> None:
+    """It read "rated: ann 4, bob 5, Bot: normal 1, ...": places that looked like ratings, and
+    bots that could not be told apart."""
+    from net.hall import by_place
+    from saves.ratings import Placed, Result
+
+    result = Result("t1", "agent-jean", 0.0, (Placed("ann", 2), Placed("Bot: normal", 1), Placed("Bot: normal", 2)))
+    assert by_place(result) == "1st Bot: normal (seat 2), 2nd ann (seat 1), 2nd Bot: normal (seat 3)"
