@@ -201,6 +201,8 @@ class LobbyScreen(Screen):
         Binding("question_mark", "rules", "Rules"),
         Binding("q", "app.quit", "Quit"),
     ]
+    #: left out of a narrow footer first, the first first (they still work): "q Quit" stays
+    FOOTER_SPARES = ("rules", "ratings", "replay", "stand", "watch")
     COLUMNS = ("", "Game", "Seats", "Progress")
     #: how the columns give way where a row is wider than the screen (the line under the list
     #: says the row whole): a finished table's result first, down to a dozen cells, then the

@@ -146,6 +146,7 @@ class LeaderboardScreen(Standings):
         Binding("f", "results", "Your tables"),
         Binding("escape,q", "app.pop_screen", "Back", key_display="q"),
     ]
+    FOOTER_SPARES = ("results", "game(-1)")  # (out of a narrow footer first: "q Back" stays)
     COLUMNS = ("", "#", "Player", "Rating", "Games")
     FLOORS = ((9, 9, 12, 9, 9), (9, 9, 4, 9, 9))
 
@@ -235,6 +236,7 @@ class ResultsScreen(Standings):
         Binding("b", "leaderboard", "Leaderboard"),
         Binding("escape,q", "app.pop_screen", "Back", key_display="q"),
     ]
+    FOOTER_SPARES = ("leaderboard", "replay")  # (out of a narrow footer first: "q Back" stays)
     COLUMNS = ("Ended (UTC)", "Game", "Players", "Place")
     FLOORS = ((16, 999, 16, 99), (16, 12, 16, 99), (10, 8, 8, 99))
 

@@ -268,6 +268,20 @@ async def test_a_resize_fits_the_rows_again() -> None:
         assert narrow[1].rstrip().endswith("Progress") and narrow[5].rstrip().endswith("…")
 
 
+@run_async
+async def test_at_40_columns_the_lobbys_footer_keeps_its_way_out() -> None:
+    """At 40x12 the footer ended "? Rul": q Quit was cut off. The spare keys go first."""
+    app = lobby_app(Hall(crowded()))
+    async with app.run_test(size=(40, 12)) as pilot:
+        await in_lobby(pilot, app)
+        for key in ("", "down", "down", "down"):
+            if key:
+                await pilot.press(key)
+            await pilot.pause()
+            footer = screen_text(app).splitlines()[-1].rstrip()
+            assert footer.endswith("q Quit") and footer.startswith(" n New table"), footer
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_lobby(snap_compare, size) -> None:
     async def on_the_finished_table(pilot) -> None:
