@@ -225,7 +225,7 @@ NO_FORWARDING = "Cabinet forwards no connections."
 
 
 def per_key(n: int) -> str:
-    return f"You have {n} Cabinet session{'s' if n != 1 else ''} open already; close one first."
+    return f"Your key has {n} Cabinet session{'s' if n != 1 else ''} open already (under any name); close one first."
 
 
 def stopping(seated: bool) -> str:

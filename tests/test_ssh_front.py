@@ -254,7 +254,10 @@ def test_sessions_per_key_and_in_all_are_limited(tmp_path: Path, keys: dict[str,
         for key, name in ((keys["a"], "ann"), (keys["a"], "ann")):
             players.append(player(limited, key, name)[0])
         third = run_ssh(limited.port, keys["a"], "ann", home=tmp_path)
-        assert "You have 2 Cabinet sessions open already; close one first." in third.stdout + third.stderr
+        assert (
+            "Your key has 2 Cabinet sessions open already (under any name); close one first."
+            in third.stdout + third.stderr
+        )
         assert third.returncode == 1
         players.append(player(limited, keys["b"], "bob")[0])  # another key: its own two
         assert limited.sessions() == 3
