@@ -183,6 +183,19 @@ async def test_a_digit_typed_at_the_history_goes_back_to_play_and_picks_that_car
 
 
 @run_async
+async def test_h_again_or_enter_leaves_the_history_as_esc_does(tmp_path: Path) -> None:
+    """h opened the history and did not close it; Enter did nothing there (a play-test)."""
+    app = cm_app(tmp_path, players=2, humans=1, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for keys in (("h", "h"), ("h", "up", "enter"), ("h", "up", "escape")):
+            await pilot.press(*keys)
+            await pilot.pause()
+            assert app.screen.browsing is None and not isinstance(app.screen.focused, HistoryPanel), keys
+            assert "Jacques, your move." in screen_text(app).splitlines()[0]
+
+
+@run_async
 async def test_the_choice_box_stays_in_sight_after_the_command_palette_was_opened(tmp_path: Path) -> None:
     """The box was a class named as Textual's palette's own list (CommandList), whose style
     hides it: once the palette had been opened (Ctrl-P, even for its Keys), 1988's card choice

@@ -577,6 +577,9 @@ class HistoryPanel(SteadyOptionList):
         Binding("up", "cursor_up", "Earlier", key_display="↑↓"),
         Binding("down", "cursor_down", "Later", show=False),
         Binding("escape", "screen.live", "Back to play"),
+        # h again, or Enter (a choice is in sight beside the history), go back as Esc does
+        Binding("h", "screen.live", "Back to play", show=False),
+        Binding("enter", "screen.live", "Back to play", show=False),
     ]
 
     class Browse(Message):
