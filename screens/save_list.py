@@ -313,7 +313,7 @@ class SaveListScreen(Screen):
         position = self.position(info)
         if position is not None and position.error is not None:
             return "damaged"
-        if self.holders.get(info.path):
+        if self.holders.get(info.path) and not info.finished:  # (a game over is only shown elsewhere)
             return "played elsewhere"
         if info.finished:
             winners = [seat_label(info, w) for w in info.winners if 0 <= w < len(info.seats)]
@@ -371,7 +371,7 @@ class SaveListScreen(Screen):
             origin = f"the game started {when(parent.started)} ({info.parent})" if parent is not None else info.parent
             lines.append(f"↳ Played on from {at}{origin}.")
         holder = self.holders.get(info.path)
-        if holder:
+        if holder and not info.finished:  # a window showing a game over plays nothing in it
             lines.append(holder + ("" if self.mode == "replay" else " It can be replayed, not played on, meanwhile."))
         for problem in (info.error, position.error if position is not None else None, info.warning):
             if problem:

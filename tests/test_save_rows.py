@@ -287,6 +287,21 @@ async def test_a_game_played_elsewhere_says_so_before_enter(tmp_path: Path) -> N
 
 
 @run_async
+async def test_a_finished_game_shown_elsewhere_is_not_said_played_there(tmp_path: Path) -> None:
+    """A window at a game's end holds its save: the list said "played elsewhere", and "is
+    playing this game already", of a game nobody can play any more (a play-test)."""
+    paths = shelf(tmp_path)
+    index = [info.path for info in list_saves(tmp_path)].index(paths["ministeres"])
+    with SaveWriter.resume(load(paths["ministeres"])):  # its game over, shown in another window
+        app = CabinetApp(save_dir=tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await open_list(pilot)
+            assert rows(app)[index][4].startswith("won by ")
+            await pilot.press(*["down"] * index)
+            assert "is playing this game already" not in " ".join(screen_text(app).split())
+
+
+@run_async
 async def test_the_list_follows_a_game_played_elsewhere(tmp_path: Path) -> None:
     paths = shelf(tmp_path)
     app = CabinetApp(save_dir=tmp_path)
