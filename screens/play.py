@@ -55,6 +55,7 @@ class PlayScreen(LiveTableScreen):
         super().__init__()
         self.feed = feed
         self.browsing: int | None = None
+        self.browse_due = False  # the position browsed to is drawn after the keys read so far
         self.connected = True
         #: the table is closed for good here (joined from another terminal, left): why, when said
         self.over = False
@@ -355,10 +356,19 @@ class PlayScreen(LiveTableScreen):
         self.app.simulate_key(str(digit))
 
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
-        """The table as it was at a line of the history: drawn at once if its view is here,
-        else when the server answers (a burst of steps asks only for where it lands)."""
+        """The table as it was at a line of the history: drawn once the keys read so far are
+        taken (a burst of arrows, a key held down, draws only where it lands: a served
+        session drew the board a thousand times for a thousand arrows, and was held to a
+        twentieth of a core for it), from its view if it is here, else when the server
+        answers (which is asked only for where the steps land)."""
         n = message.n
         self.browsing = None if n is None or n >= len(self.knows.events) else n
+        if not self.browse_due:
+            self.browse_due = True
+            self.call_after_refresh(self.draw_browsed)
+
+    def draw_browsed(self) -> None:
+        self.browse_due = False
         view = self.feed.look_back(self.browsing)
         if view is not None:
             self.query_one(Board).show(view, None)

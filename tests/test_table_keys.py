@@ -152,6 +152,39 @@ async def test_browsing_the_history_the_footer_shows_the_arrows_and_esc(tmp_path
 
 
 @run_async
+async def test_a_burst_of_arrows_in_the_history_draws_the_board_where_it_lands_not_at_each_step(
+    tmp_path: Path,
+) -> None:
+    """A paste of arrows, or a key held down: a served session drew the board once an arrow,
+    and was held to a twentieth of a core for its thousand draws."""
+    from textual import events
+
+    from tui.widgets import Board
+
+    app, _ = against_a_bot(tmp_path, "ministeres", seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(6):  # a few moves, for a history to step through
+            await pilot.press("enter")
+            await settle(pilot)
+        await pilot.press("h")
+        board = app.screen.query_one(Board)
+        drawn: list[object] = []
+        show = board.show
+        board.show = lambda view, legal: (drawn.append(view), show(view, legal))[1]  # type: ignore[method-assign]
+        for _ in range(40):  # read in one go, as a burst is
+            app.post_message(events.Key("up", None))
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.browsing is not None
+        assert 1 <= len(drawn) <= 3, len(drawn)  # (where it landed: not forty times)
+        assert drawn[-1] == app.screen.feed.look_back(app.screen.browsing)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.browsing is None
+
+
+@run_async
 async def test_at_a_served_table_the_game_over_dialog_says_q_goes_to_the_lobby(tmp_path: Path) -> None:
     """A served session's bottom screen is its lobby, not the main menu: the dialog the table
     shows there (screens.play picks it when the app has a hall) says where q goes, in its line
