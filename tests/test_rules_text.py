@@ -76,6 +76,11 @@ async def test_the_rules_screen_shows_no_note_and_offers_its_arrows(tmp_path: Pa
         await pilot.press("left", "left")
         await pilot.pause()
         assert screen.game_id == "chirac-mitterrand"
+        # the tab shown stands out by its style, not by its underline alone
+        tabs = {tab.id: tab for tab in screen.query("Tab")}
+        shown, other = tabs["rules-chirac-mitterrand"], tabs["rules-ministeres"]
+        assert shown.rich_style.bold and not other.rich_style.bold
+        assert shown.rich_style.color != other.rich_style.color
         for _ in range(400):  # the whole text, page by page: no note for developers on screen
             assert "Notes for developers" not in screen_text(app) and ".py" not in screen_text(app)
             text = screen.query_one("#rules-text")
