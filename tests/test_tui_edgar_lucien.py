@@ -103,7 +103,7 @@ async def test_programming_is_two_steps_and_secret_between_two_humans(tmp_path: 
         assert str(options.border_title).startswith("Program Lucien (L) · Edgar: ")
         assert str(options.border_title).endswith(said), options.border_title
         await pilot.press("escape")
-        assert str(options.border_title) == "Program your Edgar (E)", "Esc goes back to Edgar's move"
+        assert str(options.border_title) == "Program Edgar (E)", "Esc goes back to Edgar's move"
         await pilot.press("down", "enter", "escape")  # another move for Edgar, then back: on it, not the first
         assert options.highlighted == 1 and board.listed[1][0] == "edgar"
         await pilot.press("home")

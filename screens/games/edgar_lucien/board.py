@@ -954,7 +954,7 @@ class EdgarLucienBoard(Board):
         programs = [c for c in self.legal if c["t"] == "Program"]
         if programs and player is not None:
             if self.edgar_move is None:
-                heading = "Program your Edgar (E)"
+                heading = "Program Edgar (E)"
                 for move in dict.fromkeys(c["edgar"] for c in programs):
                     self.listed.append(("edgar", move))
                     prompts.append(move_text(place, player.get("edgar"), move))
