@@ -91,10 +91,12 @@ def move_text(place: Fosko, where: str | None, move: str) -> Text:
     if move == fosko.STAY:
         text.append("Immobile", style="bold")
     elif move in fosko.BORDER_COLOURS:
-        text.append(f"[{fosko.COLOUR_LETTERS[move]}] {move} border", style=BORDER_STYLE[move])
+        # the letter the map writes on such borders, after the colour as the history has it
+        # ("[G] green border" read as a key to press: a play-test pressed g)
+        text.append(f"{move} border ({fosko.COLOUR_LETTERS[move]})", style=BORDER_STYLE[move])
     else:
         line = move.partition(">")[0]
-        text.append(f"[{fosko.LINE_NAMES.get(line, '?')}] {line} metro", style=LINE_STYLE.get(line, "bold"))
+        text.append(f"{line} metro ({fosko.LINE_NAMES.get(line, '?')})", style=LINE_STYLE.get(line, "bold"))
     if where is not None and place.has(where):
         text.append(" → ")
         text.append_text(district_text(place, place.destination(where, move)))
