@@ -185,3 +185,38 @@ async def test_new_game_starts_anywhere_and_offers_the_outskirts_with_its_reason
         assert play.match.header["variants"]["start"] == "outskirts"
         assert not play.match.state.anywhere
         assert isinstance(play.query_one(EdgarLucienBoard), EdgarLucienBoard)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+@run_async
+async def test_at_80_columns_each_choice_takes_one_line_and_its_cut_is_seen(
+    tmp_path: Path, players: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ "Edgar: play Remote Action → Bank Robbery (+50,000)" took two lines, and with it the
+    list showed fewer choices (a play-test); the rules notes say a choice a line. Here every
+    choice is made longer than the box, whatever the position holds."""
+    from screens.games.edgar_lucien import board as el_board
+
+    label = el_board.command_label
+    monkeypatch.setattr(el_board, "command_label", lambda *a, **k: label(*a, **k).append(" (and so on)" * 6))
+    app = el_app(tmp_path, position(players))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await back_to_the_board(pilot)
+        board = board_of(app)
+        options = board.query_one("#el-choices")
+        assert "…" in screen_text(app)  # cut where it is seen to be
+        for index in range(len(board.listed)):
+            kind, _ = board.listed[index]
+            lists = [options]
+            if kind == "head":  # its choices too: opened, looked at, closed
+                options.highlighted = index
+                await pilot.press("enter")
+                await pilot.pause()
+                lists.append(options)
+            for shown in lists:
+                assert shown.virtual_size.height == shown.option_count, [
+                    str(shown.get_option_at_index(i).prompt) for i in range(shown.option_count)
+                ]
+            if kind == "head":
+                await pilot.press("escape")
+                await pilot.pause()

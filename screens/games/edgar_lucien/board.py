@@ -681,7 +681,7 @@ def command_label(command: Command, view: dict[str, Any], place: Fosko, wide: bo
         )
     if kind == "PlayCard":
         card = command["card"]
-        text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(card), "bold italic"))
+        text = Text.assemble(("Edgar: ", "bold"), "play " if wide else "", (card_title(card), "bold italic"))
         if "district" in command:
             text.append(" → Lucien to ")
             text.append_text(district_text(place, command["district"], short=not wide))
@@ -797,7 +797,7 @@ def admin_label(action: str, doubled: bool) -> Text:
 def head_label(head: tuple[str, ...], members: list[Command], view: dict[str, Any], place: Fosko, wide: bool) -> Text:
     kind = head[0]
     if kind == "PlayCard":
-        text = Text.assemble(("Edgar: ", "bold"), "play ", (card_title(head[1]), "bold italic"))
+        text = Text.assemble(("Edgar: ", "bold"), "play " if wide else "", (card_title(head[1]), "bold italic"))
         if wide:
             text.append(f"  ({cards.card(head[1]).effect})", style="dim")
         return text
@@ -986,6 +986,9 @@ class EdgarLucienBoard(Board):
                     else:
                         self.listed.append(("head", head))
                         prompts.append(head_label(head, members, view, place, wide))
+        # narrow, a choice a line, its end cut visibly where it is longer; wide, whole
+        options.styles.text_wrap = "wrap" if wide else "nowrap"
+        options.styles.text_overflow = "ellipsis"
         # between two of the seat's choices (the others programming, say) the list waits, greyed
         if options.list_choices(prompts, heading, live=view.get("phase") != "over"):
             self.take_focus(options)
