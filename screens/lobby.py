@@ -288,7 +288,8 @@ class LobbyScreen(Screen):
         count = len(tables)
         mine = sum(1 for t in tables if kind_of(t, user) == "your move")
         news = f" · {mine} waiting for your move" if mine else ""
-        self.show("#lobby-title", f"Cabinet · {user} · {count} table{'s' if count != 1 else ''}{news}   (Enter opens)")
+        opens = "   (Enter opens)" if count else ""  # (nothing to open: "n New table" below says what to do)
+        self.show("#lobby-title", f"Cabinet · {user} · {count} table{'s' if count != 1 else ''}{news}{opens}")
         self.show(
             "#lobby-detail",
             "No tables yet: n opens one (against bots, or with seats for friends)." if not tables else self.detail(),

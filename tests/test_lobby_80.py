@@ -417,3 +417,16 @@ async def test_a_finished_tables_players_are_never_marked_away() -> None:
         over = next(line for line in lines if "Finished" in line)
         assert "you, bob (away)" in live, live
         assert "cy, you, Bot 3 (normal)" in over and "away" not in over, over
+
+
+@run_async
+async def test_the_title_says_enter_opens_only_when_there_is_a_table_to_open() -> None:
+    for tables, said in (([], False), (crowded(), True)):
+        app = lobby_app(Hall(tables))
+        async with app.run_test(size=(80, 24)) as pilot:
+            for _ in range(100):
+                await pilot.pause(0.01)
+                if "Cabinet · " in screen_text(app):
+                    break
+            title = screen_text(app).splitlines()[0]
+            assert ("(Enter opens)" in title) == said, title
