@@ -182,10 +182,7 @@ async def test_a_player_at_the_table_is_told_when_another_leaves_and_comes_back(
         app = CabinetApp(save_dir=tmp_path / "client", bot_delay=0)
         async with app.run_test(size=(80, 24)) as pilot:
             other = await join(server, 1)
-            assert await app.join(RemoteTable(server.address, codes[0]))
-            screen = app.screen
-            assert isinstance(screen, PlayScreen)
-            await until(lambda: bool(screen.remote.legal), pilot)
+            screen = await seated(app, pilot, server, codes[0])
             name = screen.knows.name(1)
             said = lambda text: any(n.message == text for n in app._notifications)  # noqa: E731
             assert not said(f"{name} left the table; their seat waits for them.")  # (there at the start)
@@ -199,6 +196,15 @@ async def test_a_player_at_the_table_is_told_when_another_leaves_and_comes_back(
             await again.close()
     finally:
         await server.close()
+
+
+async def seated(app: CabinetApp, pilot, server: GameServer, code: str) -> PlayScreen:
+    """``app`` joined at ``server``'s table with ``code``: its play screen, its first choices in."""
+    assert await app.join(RemoteTable(server.address, code))
+    screen = app.screen
+    assert isinstance(screen, PlayScreen)
+    await until(lambda: bool(screen.remote.legal), pilot)
+    return screen
 
 
 async def next_of(remote: RemoteTable, kind: str) -> dict:
@@ -490,10 +496,7 @@ async def test_a_screen_displaced_by_another_terminal_takes_no_more_moves(tmp_pa
     try:
         app = CabinetApp(save_dir=tmp_path / "client", bot_delay=0)
         async with app.run_test(size=(80, 24)) as pilot:
-            assert await app.join(RemoteTable(server.address, codes[0]))
-            screen = app.screen
-            assert isinstance(screen, PlayScreen)
-            await until(lambda: bool(screen.remote.legal), pilot)
+            screen = await seated(app, pilot, server, codes[0])
             board = screen.query_one("#board")
             assert board.shown is not None and board.shown[1]  # Chirac plays first: moves on offer
             app.push_screen(MovesDialog(screen.remote.legal), lambda c: board.post_message(Board.Chosen(c)))

@@ -150,35 +150,25 @@ async def test_a_whole_solo_game_through_key_presses_fits_80x24(tmp_path: Path) 
         assert screen.match.game.view(screen.match.state, 0)["solo"]
 
 
+@pytest.mark.parametrize("looking_back", [False, True])
 @run_async
-async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path) -> None:
+async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path, looking_back: bool) -> None:
+    """And from the history too: the box says "(1-3, Enter)" while the history has the keys,
+    and its digits did nothing there; a digit goes back to play and picks that card."""
     app = cm_app(tmp_path, players=2, humans=1, seed=5)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         board = board_of(app)
         hand = board.view["hand"]
-        await pilot.press("2")
-        assert board.card == hand[1]
-        assert board.listed and all(kind in ("action", "command") for kind, _ in board.listed)
-        await pilot.press("escape")
-        assert board.card is None
-
-
-@run_async
-async def test_a_digit_typed_at_the_history_goes_back_to_play_and_picks_that_card(tmp_path: Path) -> None:
-    """The box says "(1-3, Enter)" while the history has the keys: its digits did nothing there."""
-    app = cm_app(tmp_path, players=2, humans=1, seed=5)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        board = board_of(app)
-        hand = board.view["hand"]
-        await pilot.press("h", "up")
-        assert isinstance(app.screen.focused, HistoryPanel) and app.screen.browsing is not None
+        if looking_back:
+            await pilot.press("h", "up")
+            assert isinstance(app.screen.focused, HistoryPanel) and app.screen.browsing is not None
         await pilot.press("2")
         await pilot.pause()
         assert app.screen.browsing is None and not isinstance(app.screen.focused, HistoryPanel)
         assert board.card == hand[1]
-        await pilot.press("escape")  # and the card is put back as ever
+        assert board.listed and all(kind in ("action", "command") for kind, _ in board.listed)
+        await pilot.press("escape")
         assert board.card is None
 
 
