@@ -155,6 +155,33 @@ async def test_no_choice_or_line_is_cut_off_at_80x24(tmp_path: Path) -> None:
             assert "…" not in app.export_screenshot(), position
 
 
+@run_async
+async def test_five_players_names_and_counts_stay_on_one_row_at_80x24(tmp_path: Path) -> None:
+    """ "Hands: Ada 8, Bastien 8, Chloé 8, Denis 10, Elsa" then " 8" on the next row: the
+    no-break spaces that should have kept them together were broken at (a play-test)."""
+    app = mi_app(tmp_path, players=5, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = app.screen.query_one("#board")
+        view = board.view
+        rows = [row.rstrip() for row in screen_text(app).splitlines()]
+        hands = [f"{NAMES[i]} {p['hand']}" for i, p in enumerate(view["players"])]
+        assert all(any(hand in row for row in rows) for hand in hands), (hands, rows)
+        assert not any(row.endswith(tuple(NAMES[:5])) for row in rows), rows
+
+
+def test_a_row_never_breaks_at_a_kept_space() -> None:
+    from tui.widgets import KEEP, kept_together
+
+    text = Text("Hands: " + ", ".join(f"Name{KEEP}{n}" for n in range(10, 16)))
+    text.stylize("bold", 0, 6)
+    rows = kept_together(text, 30)
+    assert rows.plain.split("\n") == ["Hands: Name 10, Name 11,", "Name 12, Name 13, Name 14,", "Name 15"]
+    assert KEEP not in rows.plain
+    assert [(s.start, s.end, s.style) for s in rows.spans] == [(0, 6, "bold")]
+    assert kept_together(text, 0) is text  # no room known: as it is
+
+
 def test_a_roi_of_two_ministries_reads_as_one_card() -> None:
     """ "Roi +1 Diplomatie/Armée": in a list of cards and in the history, one card, not two."""
     assert cards_text(["roi-13", "or2-01"]).plain.replace("\u00a0", " ") == "♛Roi +1 Diplomatie/Armée, ¤Or 2"

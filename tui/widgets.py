@@ -39,6 +39,32 @@ def cell(text: str) -> str:
     return escape(printable(text))
 
 
+#: a space a line is never broken at by :func:`kept_together` (shown as a space)
+KEEP = "\u00a0"
+
+
+def kept_together(text: Text, width: int) -> Text:
+    """``text``, each of its lines broken at its plain spaces into rows of at most ``width``
+    cells, never at a :data:`KEEP` (Rich and Textual break at a no-break space as at any
+    other: "Elsa" on one row, her card count on the next), which then shows as a space.
+    A word longer than a row is left to the widget to fold; ``width`` 0: as it is."""
+    if width <= 0 or KEEP not in text.plain:
+        return text
+    rows: list[Text] = []
+    for line in text.split("\n", allow_blank=True):
+        plain, start, space = line.plain, 0, -1
+        for i, char in enumerate(plain):
+            if char == " ":
+                space = i
+            elif space > start and cell_len(plain[start : i + 1]) > width:
+                rows.append(line[start:space])
+                start = space + 1
+        rows.append(line[start:])
+    for row in rows:
+        row.plain = row.plain.replace(KEEP, " ")
+    return Text("\n", end=text.end).join(rows)
+
+
 def printable_view(value: Any) -> Any:
     """A view with each of its strings :func:`printable`: the same object, where all
     of them are already (always, but for a name from a save or a host that is not)."""

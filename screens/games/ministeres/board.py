@@ -14,19 +14,18 @@ from textual.widgets import OptionList, Static
 from core.engine import Command
 from core.games.ministeres import cards
 from core.games.ministeres.rules import card_name, lot_kind, means
-from tui.widgets import Board, BoardPart, BoardScroll, ChoiceList
+from tui.widgets import KEEP, Board, BoardPart, BoardScroll, ChoiceList, kept_together
 
 KIND_STYLE = {"gouvernement": "bold", "roi": "bold #B48CFF", "or": "bold #FFD75F"}
 KIND_MARK = {"gouvernement": "", "roi": "♛", "or": "¤"}
 
 
-#: a space a line of the table never breaks at, so that a card or a name stays whole
-KEEP = "\u00a0"
 #: in a terminal shorter than this, the choices show four lines at a time (``crowd``)
 CROWD_HEIGHT = 32
 
 
 def whole(words: str) -> str:
+    """``words`` never broken across two rows of the table (``kept_together``)."""
     return words.replace(" ", KEEP)
 
 
@@ -166,6 +165,8 @@ class MinisteresBoard(Board):
         #: the digits of a bid being typed, and when the last was (``clock``)
         self.typed = ""
         self.typed_at = 0.0
+        #: the table's lines and the long lists, as made for the last view (``paint_long_lines``)
+        self.long_lines: tuple[Text, Text] | None = None
 
     def compose(self) -> ComposeResult:
         # the choices below the table, never in its scrolling part: five players' long lines
@@ -176,6 +177,20 @@ class MinisteresBoard(Board):
             yield BoardPart("", id="mi-table")
             yield BoardPart("", id="mi-more")
         yield ChoiceList(id="mi-choices")
+
+    def paint_long_lines(self) -> None:
+        """The table's lines and the long lists under the choices, in rows of the board's
+        width that keep a name and its count, a card's name, whole (``whole``)."""
+        room = self.query_one(BoardScroll).scrollable_content_region.width  # (0 before the first layout)
+        table, more = self.long_lines
+        self.paint("#mi-table", kept_together(table, room))
+        self.paint("#mi-more", kept_together(more, room))
+
+    def on_resize(self) -> None:
+        # the rows again at the board's new width (the history beside it widens at 100
+        # columns after the screen's own resize: the rows were made for the old width)
+        if self.long_lines is not None:
+            self.paint_long_lines()
 
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         self.shown = (view, legal)
@@ -201,8 +216,9 @@ class MinisteresBoard(Board):
         self.paint("#mi-status", status)
         self.paint("#mi-ministries", self.ministries(view), same_as=(view["ministries"], view.get("hand")))
         table, more = self.table(view, names)
-        self.paint("#mi-table", table)
-        self.paint("#mi-more", more)
+        # a name and its count, a card's name, never broken across two rows (``whole``)
+        self.long_lines = (table, more)
+        self.paint_long_lines()
         self.query_one("#mi-more", Static).display = bool(more)
 
         # Cards alike (three Or 1, say) are one choice: which of them goes
