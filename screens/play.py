@@ -350,10 +350,17 @@ class PlayScreen(LiveTableScreen):
         self.refresh_status()
 
     def action_digit_to_play(self, digit: int) -> None:
-        """A digit typed at the history, where the choices say their digits: the table as it
-        is now, and the digit to the choices (it used to do nothing until Esc)."""
+        """A digit typed at the history, where the choices say their digits: back to the table
+        as it is now (it used to do nothing until Esc), and, where the board showed it as it
+        is already, the digit to the choices.  Looking back, the board showed a past hand:
+        the digit would play a card of the hand now, not the one the player read ("4" played
+        Y1, the fourth card now, where G10 was fourth then), so it only brings the play back."""
+        looking_back = self.browsing is not None
         self.action_live()
-        self.app.simulate_key(str(digit))
+        if looking_back:
+            self.notify("Back to play: the choices as they are now.")
+        else:
+            self.app.simulate_key(str(digit))
 
     def on_history_panel_browse(self, message: HistoryPanel.Browse) -> None:
         """The table as it was at a line of the history: drawn once the keys read so far are

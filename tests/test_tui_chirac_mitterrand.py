@@ -154,16 +154,27 @@ async def test_a_whole_solo_game_through_key_presses_fits_80x24(tmp_path: Path) 
 @run_async
 async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path, looking_back: bool) -> None:
     """And from the history too: the box says "(1-3, Enter)" while the history has the keys,
-    and its digits did nothing there; a digit goes back to play and picks that card."""
+    and its digits did nothing there.  With the table as it is in sight (h), a digit goes
+    back to play and picks that card; looking back at a past hand, it only goes back to play
+    (that hand's second card may not be the second now: a play-test's L'Agent Jean! played
+    a card it never saw)."""
     app = cm_app(tmp_path, players=2, humans=1, seed=5)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         board = board_of(app)
         hand = board.view["hand"]
+        await pilot.press("h")
         if looking_back:
-            await pilot.press("h", "up")
+            await pilot.press("up")
             assert isinstance(app.screen.focused, HistoryPanel) and app.screen.browsing is not None
-        await pilot.press("2")
+            await pilot.press("2")
+            await pilot.pause()
+            assert app.screen.browsing is None and not isinstance(app.screen.focused, HistoryPanel)
+            assert board.card is None and board.view["hand"] == hand  # nothing picked: the hand now in sight
+            await pilot.press("2")
+        else:
+            assert isinstance(app.screen.focused, HistoryPanel)
+            await pilot.press("2")
         await pilot.pause()
         assert app.screen.browsing is None and not isinstance(app.screen.focused, HistoryPanel)
         assert board.card == hand[1]
