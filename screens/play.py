@@ -56,6 +56,7 @@ class PlayScreen(LiveTableScreen):
         self.feed = feed
         self.browsing: int | None = None
         self.browse_due = False  # the position browsed to is drawn after the keys read so far
+        self.pick_before: Any = None  # the board's choice half made when the player looked back
         self.connected = True
         #: the table is closed for good here (joined from another terminal, left): why, when said
         self.over = False
@@ -349,6 +350,12 @@ class PlayScreen(LiveTableScreen):
             self.query_one(Board).show(log.view, log.legal if playing and log.my_move() else None)
         self.refresh_status()
 
+    def action_live(self) -> None:
+        pick, self.pick_before = self.pick_before, None
+        super().action_live()
+        if pick is not None:  # the card picked before looking back, its action still to choose
+            self.query_one(Board).resume_pick(pick)
+
     def action_digit_to_play(self, digit: int) -> None:
         """A digit typed at the history, where the choices say their digits: back to the table
         as it is now (it used to do nothing until Esc), and, where the board showed it as it
@@ -369,7 +376,10 @@ class PlayScreen(LiveTableScreen):
         twentieth of a core for it), from its view if it is here, else when the server
         answers (which is asked only for where the steps land)."""
         n = message.n
+        was = self.browsing
         self.browsing = None if n is None or n >= len(self.knows.events) else n
+        if was is None and self.browsing is not None:  # a choice half made waits for the way back
+            self.pick_before = self.query_one(Board).pick()
         if not self.browse_due:
             self.browse_due = True
             self.call_after_refresh(self.draw_browsed)
@@ -380,6 +390,9 @@ class PlayScreen(LiveTableScreen):
         if view is not None:
             self.query_one(Board).show(view, None)
         self.refresh_table()
+        if self.browsing is None and self.pick_before is not None:  # stepped forward to now
+            pick, self.pick_before = self.pick_before, None
+            self.query_one(Board).resume_pick(pick)
 
     def announce_end(self) -> None:
         self.refresh_status()

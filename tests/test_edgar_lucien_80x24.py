@@ -220,3 +220,25 @@ async def test_at_80_columns_each_choice_takes_one_line_and_its_cut_is_seen(
             if kind == "head":
                 await pilot.press("escape")
                 await pilot.pause()
+
+
+@run_async
+async def test_a_choice_opened_before_looking_back_is_still_open_after(tmp_path: Path) -> None:
+    """ "Which one? · Esc: back", then a look at the history: coming back went to "Your
+    actions" again (a play-test)."""
+    app = el_app(tmp_path, position(4))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await back_to_the_board(pilot)
+        board = board_of(app)
+        options = board.query_one("#el-choices")
+        heads = [i for i, (kind, _) in enumerate(board.listed) if kind == "head"]
+        assert heads, board.listed
+        options.highlighted = heads[0]
+        await pilot.press("enter")
+        await pilot.pause()
+        opened, title = board.opened, str(options.border_title)
+        assert opened is not None and title.startswith("Which one?")
+        await pilot.press("h", "up", "escape")
+        await pilot.pause()
+        assert app.screen.browsing is None
+        assert (board.opened, str(options.border_title)) == (opened, title)

@@ -184,6 +184,31 @@ async def test_number_keys_pick_a_card_and_escape_goes_back(tmp_path: Path, look
 
 
 @run_async
+async def test_a_card_picked_before_looking_back_is_still_picked_after(tmp_path: Path) -> None:
+    """A card picked, its action still to choose, then a look at the history: coming back
+    went to "Play which card?" again, the card dropped (a play-test)."""
+    app = cm_app(tmp_path, players=2, humans=1, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        board = board_of(app)
+        hand = board.view["hand"]
+        await pilot.press("2")
+        title = str(board.query_one("#cm-choices", CMChoiceList).border_title)
+        assert board.card == hand[1] and "which action?" in title
+        for keys in (("h", "up", "escape"), ("h", "up", "enter"), ("h", "up", "h"), ("h", "up", "down")):
+            await pilot.press(*keys)
+            await pilot.pause()
+            await pilot.pause()
+            assert app.screen.browsing is None, keys
+            assert board.card == hand[1], keys
+            assert str(board.query_one("#cm-choices", CMChoiceList).border_title) == title, keys
+            if keys[-1] == "down":  # (stepped forward to now: the history still has the keys)
+                await pilot.press("escape")
+        await pilot.press("escape")  # and Esc still puts the card back
+        assert board.card is None
+
+
+@run_async
 async def test_h_again_or_enter_leaves_the_history_as_esc_does(tmp_path: Path) -> None:
     """h opened the history and did not close it; Enter did nothing there (a play-test)."""
     app = cm_app(tmp_path, players=2, humans=1, seed=5)

@@ -165,6 +165,14 @@ class Board(Widget):
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         raise NotImplementedError
 
+    def pick(self) -> Any:
+        """The choice half made (a card picked, its action not yet): kept while the player
+        looks back at the history, whose past positions the board draws without choices."""
+        return None
+
+    def resume_pick(self, pick: Any) -> None:
+        """Back from the history: the choice half made before it, where it can still be made."""
+
     def paint(self, selector: str, content: Any, same_as: Any = None) -> None:
         """Put ``content`` in the Static ``selector``, unless it shows that already.
 

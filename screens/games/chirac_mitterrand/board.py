@@ -748,6 +748,15 @@ class ChiracMitterrandBoard(Board):
 
     # -- input --------------------------------------------------------------
 
+    def pick(self) -> Any:
+        return (self.card, self.action, self.action_skipped) if self.card is not None else None
+
+    def resume_pick(self, pick: Any) -> None:
+        card, action, skipped = pick
+        if self.card is None and any(c.get("card") == card for c in self.legal):
+            self.card, self.action, self.action_skipped = card, action, skipped
+            self.refresh_view()
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id != "cm-choices":
             return

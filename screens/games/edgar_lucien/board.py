@@ -841,6 +841,17 @@ class EdgarLucienBoard(Board):
         yield BoardPart("", id="el-me")
         yield ChoiceList(id="el-choices")
 
+    def pick(self) -> Any:
+        if self.edgar_move is None and self.opened is None:
+            return None
+        return self.edgar_move, self.opened, list(self.legal)
+
+    def resume_pick(self, pick: Any) -> None:
+        edgar_move, opened, legal = pick
+        if legal == self.legal and self.edgar_move is None and self.opened is None:  # the same choice
+            self.edgar_move, self.opened = edgar_move, opened
+            self.refresh_view()
+
     def draw(self, view: dict[str, Any], legal: list[Command] | None) -> None:
         if list(legal or []) != self.legal:  # a new choice: start from the top of the dialog
             self.edgar_move = None
