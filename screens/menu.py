@@ -19,13 +19,19 @@ TITLE_ART = "C A B I N E T"
 
 class MainMenu(Screen):
     IS_HOME = True  # every screen leaves back to it (app.back_to_menu)
-    BINDINGS: ClassVar[list[BindingType]] = [("q", "app.quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        ("question_mark", "rules", "Rules"),  # as at a table, in a replay, in the lobby
+        ("q", "app.quit", "Quit"),
+    ]
     #: rows under which the menu shows its choices alone (the title and the games' line go):
     #: at 40x12 Rules and Quit were below the screen, and the highlight went there unseen
     SHORT = 20
 
     def on_resize(self) -> None:
         self.set_class(self.app.size.height < self.SHORT, "-short")
+
+    def action_rules(self) -> None:
+        self.app.open_rules()
 
     def on_mount(self) -> None:
         self.on_resize()

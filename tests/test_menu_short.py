@@ -34,3 +34,25 @@ async def test_at_40x12_every_entry_is_in_sight_and_quit_is_reached_by_keys(tmp_
         await pilot.press("enter")  # Quit, highlighted
         await pilot.pause()
     assert app.return_code == 0
+
+
+@run_async
+async def test_every_key_the_menus_footer_shows_works(tmp_path: Path) -> None:
+    """? opens the rules, as at a table, in a replay and in the lobby (it did nothing here:
+    a play-test); q quits."""
+    from screens.rules import RulesScreen
+
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        footer = screen_text(app).splitlines()[-1]
+        assert "? Rules" in footer and "q Quit" in footer, footer
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        await pilot.press("q")
+        await pilot.pause()
+        assert isinstance(app.screen, MainMenu)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
