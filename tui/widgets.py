@@ -52,14 +52,22 @@ def kept_together(text: Text, width: int) -> Text:
         return text
     rows: list[Text] = []
     for line in text.split("\n", allow_blank=True):
-        plain, start, space = line.plain, 0, -1
+        plain = line.plain
+        if KEEP not in plain or cell_len(plain) <= width:  # (most lines: as the widget would wrap them)
+            rows.append(line)
+            continue
+        cuts: list[int] = []  # where rows end: each at a space, which goes
+        start, space, used = 0, -1, 0  # used: the cells from start to here
         for i, char in enumerate(plain):
+            used += cell_len(char)
             if char == " ":
                 space = i
-            elif space > start and cell_len(plain[start : i + 1]) > width:
-                rows.append(line[start:space])
+            elif space > start and used > width:
+                cuts.append(space)
+                used -= cell_len(plain[start : space + 1])
                 start = space + 1
-        rows.append(line[start:])
+        pieces = line.divide([edge for cut in cuts for edge in (cut, cut + 1)])
+        rows.extend(pieces[::2])  # (the odd pieces are the spaces cut at)
     for row in rows:
         row.plain = row.plain.replace(KEEP, " ")
     return Text("\n", end=text.end).join(rows)
