@@ -351,8 +351,12 @@ class PlayScreen(LiveTableScreen):
         self.refresh_status()
 
     def action_live(self) -> None:
-        pick, self.pick_before = self.pick_before, None
         super().action_live()
+        self.resume_pick()
+
+    def resume_pick(self) -> None:
+        """Back at the table as it is: the choice half made before looking back, given back."""
+        pick, self.pick_before = self.pick_before, None
         if pick is not None:  # the card picked before looking back, its action still to choose
             self.query_one(Board).resume_pick(pick)
 
@@ -390,9 +394,8 @@ class PlayScreen(LiveTableScreen):
         if view is not None:
             self.query_one(Board).show(view, None)
         self.refresh_table()
-        if self.browsing is None and self.pick_before is not None:  # stepped forward to now
-            pick, self.pick_before = self.pick_before, None
-            self.query_one(Board).resume_pick(pick)
+        if self.browsing is None:  # stepped forward to now
+            self.resume_pick()
 
     def announce_end(self) -> None:
         self.refresh_status()
