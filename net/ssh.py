@@ -90,6 +90,12 @@ REFUSALS_LOGGED = 20  # refusals logged line by line in an interval of the log; 
 GRACE = 2.0  # seconds a hung-up child has to end before it is killed
 LOGIN_SLACK = 5.0  # asyncssh's own login timer, behind ours: only if ours somehow did not fire
 CLOSE_LINGER = 30.0  # seconds a finished session's last output may wait for a client that does not read
+#: seconds a stopping server waits for its clients to read their sessions' last output (up to
+#: OUTPUT_HIGH queued, a frame half sent), the terminal's modes put back and the goodbye, before
+#: it disconnects them: a client slow to read (a loaded machine, a slow link) lost all of it in
+#: the 1 s it had, its terminal left on the other screen with mouse reports on (a test's ssh under
+#: the suite's load, 1 run in 4)
+STOP_LINGER = 5.0
 READ_SIZE = 64 * 1024  # bytes read from a pty at a time
 OUTPUT_HIGH = 256 * 1024  # bytes waiting in a channel before the pty is no longer read
 INPUT_MAX = 64 * 1024  # bytes typed that the child has not read, before the client is made to wait
@@ -1615,7 +1621,7 @@ class SSHFront:
         # the players' last words and exit statuses reach them before the connections close
         channels = [s.chan.wait_closed() for d in self.doors for s in d.sessions if s.chan is not None]
         if channels:
-            await asyncio.wait([asyncio.ensure_future(c) for c in channels], timeout=1.0)
+            await asyncio.wait([asyncio.ensure_future(c) for c in channels], timeout=STOP_LINGER)
         doors = list(self.doors)
         for door in doors:
             with contextlib.suppress(Exception):  # one gone meanwhile

@@ -65,7 +65,7 @@ def plays_a_move(serve: Serve, start: Callable[[], Terminal], name: str) -> None
         # again, and the server is stopped under the player: told why, their terminal given back
         with closing(start()) as t:
             t.wait_line("Your move", "L'Agent Jean!", timeout=START)
-            assert serve.stop() == 0
+            assert serve.stop(t) == 0
             t.wait_exit(timeout=START)
             said = t.raw.decode("utf-8", "replace")
             assert "The server is stopping; your seats wait for you." in said, t.report("the goodbye")
