@@ -221,12 +221,23 @@ async def test_on_another_seats_move_the_choices_say_whose_it_is_and_offer_nothi
     from textual.widgets._footer import FooterKey
 
     from net.client import RemoteTable
+    from net.server import load_or_make_codes
     from screens.app import CabinetApp
-    from tests.test_remote import hosted, join, serve, until
+    from tests.test_remote import join, serve, until
     from tui.widgets import ChoiceList
 
-    writer, codes = hosted(tmp_path, "ministeres", 2, 2, seed=3)
-    server = await serve(writer, codes)
+    # the table played on to a few moves before its first auction (each seat's first legal
+    # command, as Bastien plays below): what is walked by keys is those moves and the auctions
+    # (the 140-odd moves before them, each walked so, took the test 37 s)
+    game = get_game("ministeres")
+    match = new_match(game, 2, [{"name": n} for n in NAMES[:2]], [{"kind": "human"}] * 2, seed=3, bot_seed=3)
+    while match.state.phase != "auction":
+        seat = match.active()[0]
+        match.submit(seat, game.legal(match.state, seat)[0])
+    match.truncate_moves(match.move_count - 6)
+    writer = start_save(tmp_path, match, durable=False)
+    server = await serve(writer, load_or_make_codes(writer.path, match))
+    codes = server.codes
     go = asyncio.Event()
 
     async def bastien(remote: RemoteTable) -> None:
