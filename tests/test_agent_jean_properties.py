@@ -91,14 +91,14 @@ def check_outcome(match: Match) -> None:
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+@settings(max_examples=games(12), deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 @given(seed=st.integers(0, 2**31), young=st.booleans(), bonus=st.sampled_from(["rulebook", "board"]))
 def test_random_games_hold_every_invariant(players: int, seed: int, young: bool, bonus: str) -> None:
     check_outcome(play_game(players, seed, young, bonus, deep=True))
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@settings(max_examples=games(400), deadline=None, database=None)
+@settings(max_examples=games(200), deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), young=st.booleans())
 def test_many_random_games_end_with_a_valid_outcome(players: int, seed: int, young: bool) -> None:
     check_outcome(play_game(players, seed, young, "rulebook", deep=False))

@@ -141,7 +141,7 @@ def test_random_games_hold_every_invariant(players: int, level: str, seed: int, 
 
 
 @pytest.mark.parametrize(("players", "level"), TABLES)
-@settings(max_examples=games(400), deadline=None, database=None)
+@settings(max_examples=games(200), deadline=None, database=None)
 @given(seed=st.integers(0, 2**31), candidate=st.sampled_from(C.CANDIDATES))
 def test_many_random_games_end_with_a_valid_outcome(players: int, level: str, seed: int, candidate: str) -> None:
     check_outcome(play_game(players, seed, candidate, deep=False, level=level))
