@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -70,12 +71,12 @@ async def play_client(remote: RemoteTable, seed: int, stop_after: int | None = N
 
 
 async def until(ready, pilot=None, tries: int = 100, pause: float = 0.02) -> None:
-    """Let the loop (and the app under ``pilot``) run until ``ready()``, ``tries`` times at most;
-    the caller asserts what it waited for."""
-    for _ in range(tries):
-        if ready():
-            return
-        await asyncio.sleep(pause)
+    """Let the loop (and the app under ``pilot``) run until ``ready()``, looked at every 5 ms (and
+    the app let run after each look); the caller asserts what it waited for. It waits at most
+    twice ``tries`` pauses of ``pause`` seconds, four times with an app (a loaded machine's)."""
+    deadline = time.monotonic() + tries * pause * (4 if pilot is not None else 2)
+    while not ready() and time.monotonic() < deadline:
+        await asyncio.sleep(0.005)
         if pilot is not None:
             await pilot.pause()
 
