@@ -92,9 +92,9 @@ LOGIN_SLACK = 5.0  # asyncssh's own login timer, behind ours: only if ours someh
 CLOSE_LINGER = 30.0  # seconds a finished session's last output may wait for a client that does not read
 #: seconds a stopping server waits for its clients to read their sessions' last output (up to
 #: OUTPUT_HIGH queued, a frame half sent), the terminal's modes put back and the goodbye, before
-#: it disconnects them: a client slow to read (a loaded machine, a slow link) lost all of it in
-#: the 1 s it had, its terminal left on the other screen with mouse reports on (a test's ssh under
-#: the suite's load, 1 run in 4)
+#: it disconnects them (OpenSSH closes a channel once it has written its output, and drops what it
+#: holds at a disconnect): in the 1 s it had, a client slow to read (a slow link, a loaded machine,
+#: a terminal not read a moment) lost all of it, its terminal left on the other screen, mouse on
 STOP_LINGER = 5.0
 READ_SIZE = 64 * 1024  # bytes read from a pty at a time
 OUTPUT_HIGH = 256 * 1024  # bytes waiting in a channel before the pty is no longer read
