@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import weakref
 from functools import cache
 from importlib import resources
 from typing import ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Markdown
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -48,6 +51,46 @@ def rules_document(game_id: str) -> Markdown:
     return Markdown(players_text(game_id), hyperlinks=False)
 
 
+#: the rules as drawn, kept a console (an app's): its latest few, each a game and a way of drawing
+#: (a width, mostly); a screen resized a few times over keeps the last
+_DRAWN: weakref.WeakKeyDictionary[Console, dict[tuple[object, ...], list[Segment]]] = weakref.WeakKeyDictionary()
+DRAWN_KEPT = 4
+
+
+class DrawnRules:
+    """A game's rules document, drawn by Rich once for a console and a way of drawing, and given
+    again from the segments kept: a whole rulebook takes Rich 90-190 ms at 80 columns, and the
+    screen asks for it more than once (to measure its height, to draw it), at every opening."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        kept = _DRAWN.setdefault(console, {})
+        key = (
+            self.game_id,
+            options.max_width,
+            options.min_width,
+            options.max_height,
+            options.height,
+            options.justify,
+            options.overflow,
+            options.no_wrap,
+            options.highlight,
+            options.markup,
+            options.encoding,
+            options.is_terminal,
+            options.legacy_windows,
+        )
+        segments = kept.pop(key, None)  # (put back last: the most recent are kept)
+        if segments is None:
+            segments = list(console.render(rules_document(self.game_id), options))
+        kept[key] = segments
+        while len(kept) > DRAWN_KEPT:
+            del kept[next(iter(kept))]
+        yield from segments
+
+
 class RulesScreen(Screen):
     BINDINGS: ClassVar[list[BindingType]] = [
         # before the text's own ← → (a scroll sideways it never needs), which hid them from the footer
@@ -81,7 +124,7 @@ class RulesScreen(Screen):
 
     def show_rules(self, game_id: str) -> None:
         self.game_id = game_id
-        self.query_one("#rules-body", Static).update(rules_document(game_id))
+        self.query_one("#rules-body", Static).update(DrawnRules(game_id))
         self.query_one("#rules-text", VerticalScroll).scroll_home(animate=False)
 
     def on_tabs_tab_activated(self, event: Tabs.TabActivated) -> None:

@@ -101,3 +101,39 @@ def test_snapshot_rules_screen(snap_compare, tmp_path: Path, size) -> None:
         await pilot.pause()
 
     assert snap_compare(CabinetApp(save_dir=tmp_path), terminal_size=size, run_before=at_the_map)
+
+
+@run_async
+async def test_the_rules_are_drawn_once_a_width_and_flow_again_at_a_new_one(tmp_path: Path, monkeypatch) -> None:
+    """The rules opened again are shown from what was drawn the first time (Rich took 90-190 ms
+    a rulebook, more than once an opening); a terminal resized gets them flowed to its width."""
+    from rich.markdown import Markdown
+
+    drawn: list[int] = []
+    real = Markdown.__rich_console__
+
+    def counted(self, console, options):  # type: ignore[no-untyped-def]
+        drawn.append(options.max_width)
+        yield from real(self, console, options)
+
+    monkeypatch.setattr(Markdown, "__rich_console__", counted)
+    app = CabinetApp(save_dir=tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.open_rules("edgar-lucien")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        first = len(drawn)
+        assert first >= 1
+        body = app.screen.query_one("#rules-body")
+        narrow = body.size.width
+        await pilot.press("q")
+        await pilot.pause()
+        app.open_rules("edgar-lucien")
+        await pilot.pause()
+        assert len(drawn) == first, "the same rules at the same width were drawn again"
+        await pilot.resize_terminal(120, 30)
+        await pilot.pause()
+        body = app.screen.query_one("#rules-body")
+        assert body.size.width > narrow and max(drawn) == body.size.width
+        lines = [line.rstrip() for line in screen_text(app).splitlines()[1:-1]]
+        assert max(len(line) for line in lines) > narrow, "\n".join(lines)
