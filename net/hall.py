@@ -1481,11 +1481,12 @@ class Hall:
             table.seats[seat]["user"] = None
 
         await self.change_seats(table, leave)
-        if not any(table.users()):
+        closed = not any(table.users())
+        if closed:
             self.tables.pop(table.id, None)  # nobody left at it: its record is gone
             self.log(f"[{table.id}] closed: nobody sits at it any more.")
         self.changed(table)
-        return {"ok": True}
+        return {"ok": True, "closed": closed}
 
     async def table_log(self, table: Table) -> dict[str, Any]:
         """A finished table's whole log (everything is revealed at the end)."""

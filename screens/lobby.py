@@ -35,13 +35,27 @@ from table.spec import BOT, HUMAN, SeatSpec, TableSpec
 from tui.widgets import KeysFooter, cell, plain
 
 FINISHED_SHOWN = 30  # finished tables listed, the latest first
-ORDER = {"your move": 0, "waiting": 1, "playing": 2, "finished": 3}
-TAGS = {"your move": "▶ Your move", "waiting": "Waiting", "playing": "In play", "finished": "Finished"}
+ORDER = {"your move": 0, "waiting": 1, "starting": 1, "playing": 2, "finished": 3}
+TAGS = {
+    "your move": "▶ Your move",
+    "waiting": "Waiting",
+    "starting": "Starting",
+    "playing": "In play",
+    "finished": "Finished",
+}
+
+
+def free_seats(table: dict[str, Any]) -> int:
+    """The players' seats nobody has taken yet at a listed table."""
+    return sum(1 for s in table.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
 
 
 def kind_of(table: dict[str, Any], user: str) -> str:
-    """How the table stands for ``user``: your move, waiting (for players), playing, finished."""
+    """How the table stands for ``user``: your move, waiting (for players), starting (every
+    seat taken, the hall starting it: a list can come in that moment), playing, finished."""
     state = table.get("state")
+    if state == "waiting" and not free_seats(table):
+        return "starting"
     if state == "playing":
         seats = table.get("seats") or []
         mine = {i for i, s in enumerate(seats) if s.get("user") == user}
@@ -223,6 +237,8 @@ class LobbyScreen(Screen):
         self.texts: dict[str, str] = {}  # what the title and the detail line show
         #: the table of the user's that started last, not opened since ("o" opens it)
         self.news: str | None = None
+        #: a table of the user's that Enter was pressed on as it was starting: opened once started
+        self.opening: str | None = None
         #: the table the player has just opened (``NewTableScreen``): the cursor goes to it
         #: when it is first listed, whatever table it was on
         self.follow: str | None = None
@@ -317,8 +333,10 @@ class LobbyScreen(Screen):
         if kind == "finished":
             extra = str(t.get("outcome") or "")
         elif kind == "waiting":
-            free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
+            free = free_seats(t)
             extra = f"{free} seat{'s' if free > 1 else ''} free"
+        elif kind == "starting":
+            extra = "every seat taken"
         else:
             extra = f"move {t.get('moves', 0)}"
         return tuple(printable(x) for x in (TAGS.get(kind, kind), str(t.get("title")), seats_text(t, user), extra))
@@ -336,13 +354,17 @@ class LobbyScreen(Screen):
         user = self.hall.user
         in_front = self.is_attached and self.app.screen is self
         at = self.table_in_play_here()
+        opened = None
         for t in tables:
             kind = kind_of(t, user)
             before = self.known.get(t["id"])
             sits = any(s.get("user") == user for s in t.get("seats") or [])
-            if sits and before == "waiting" and kind in ("playing", "your move") and str(t["id"]) == at:
+            started = before in ("waiting", "starting") and kind in ("playing", "your move")
+            if sits and started and str(t["id"]) == at:
                 pass  # the player is at that table already: no news to them
-            elif sits and before == "waiting" and kind in ("playing", "your move"):
+            elif sits and started and str(t["id"]) == self.opening and in_front:
+                opened = str(t["id"])  # Enter was pressed on it as it started: it opens now
+            elif sits and started:
                 self.news = str(t["id"])
                 self.notify(
                     f"Your table of {t.get('title')} has started{others_text(t, user)}."
@@ -354,6 +376,10 @@ class LobbyScreen(Screen):
             self.known[t["id"]] = kind
         if self.news is not None and self.news_table() is None:
             self.news = None  # finished, or no longer listed: nothing left to open
+        if self.opening not in {str(t["id"]) for t in tables if kind_of(t, user) == "starting"}:
+            self.opening = None  # opened, or not started after all, or gone
+        if opened is not None:
+            self.open_table(opened)
 
     def table_in_play_here(self) -> str | None:
         """The id of the hall's table this terminal is at now, if any."""
@@ -436,7 +462,7 @@ class LobbyScreen(Screen):
         if action == "stand":
             return (
                 t is not None
-                and t.get("state") == "waiting"
+                and kind_of(t, user) == "waiting"
                 and any(s.get("user") == user for s in t.get("seats") or [])
             )
         if action == "replay":
@@ -457,8 +483,14 @@ class LobbyScreen(Screen):
             self.action_replay()
         elif state == "playing":
             self.open_table(t["id"], watch=not sits)
+        elif kind_of(t, user) == "starting":
+            if sits:
+                self.opening = str(t["id"])
+                self.notify("Every seat is taken and the table is starting: it opens as soon as it has.")
+            else:
+                self.notify("Every seat of that table is taken: w watches it once it has started.")
         elif sits:
-            free = sum(1 for s in t.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
+            free = free_seats(t)
             self.notify(
                 f"Waiting for {free} more player{'s' if free > 1 else ''}; it starts when every seat is taken (x gives yours up)."
             )
@@ -514,10 +546,12 @@ class LobbyScreen(Screen):
 
         async def stand() -> None:
             reply = await self.hall.request({"t": "stand", "table": t["id"]})
-            self.notify(
-                "You gave your seat up." if reply.get("ok") else str(reply.get("message")),
-                severity="information" if reply.get("ok") else "error",
-            )
+            if not reply.get("ok"):
+                self.notify(str(reply.get("message")), severity="error")
+            elif reply.get("closed"):
+                self.notify("You gave your seat up; nobody else sat at that table, so it is closed.")
+            else:
+                self.notify("You gave your seat up.")
 
         self.run_worker(stand(), group="lobby-request")
 

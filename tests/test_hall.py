@@ -615,6 +615,9 @@ def test_the_lobby_by_keyboard_at_80x24(tmp_path: Path) -> None:
                 assert "x" in footer_keys(lobby)
                 await pilot.press("x")
                 await settle(pilot, lambda: made["table"] not in hall.tables, "the table given up")
+                # nobody else sat there: the table is gone, and the player is told so
+                closed = "You gave your seat up; nobody else sat at that table, so it is closed."
+                await settle(pilot, lambda: any(n.message == closed for n in app._notifications), "the sentence")
                 await pilot.press("q")
             await bob.close()
             await asyncio.wait_for(bob_task, STEP)

@@ -97,7 +97,7 @@ def test_a_stopped_server_starts_again_with_every_table_where_it_was(tmp_path: P
             await asyncio.wait_for(play_random(remote, 6, stop_after=2), 60)
             await remote.close()
             reply = await ann.request({"t": "stand", "table": waiting["table"]})  # its last player: it closes
-            assert reply["ok"] and waiting["table"] not in again.tables
+            assert reply["ok"] and reply["closed"] and waiting["table"] not in again.tables
             assert waiting["table"] not in {t for t, _ in again.store.lobby()}
             await ann.close()
             await asyncio.wait_for(task, STEP)

@@ -430,3 +430,58 @@ async def test_the_title_says_enter_opens_only_when_there_is_a_table_to_open() -
                     break
             title = screen_text(app).splitlines()[0]
             assert ("(Enter opens)" in title) == said, title
+
+
+@run_async
+async def test_a_table_listed_as_it_starts_says_so_and_enter_opens_it_once_started() -> None:
+    """Every seat of ann's waiting table taken, a list can come before the hall has started it:
+    its row says "Starting" (not "0 seat free"), x is not offered, Enter says it opens as soon
+    as it has started, and it opens then, without the news of a start ann is waiting for."""
+    tables = crowded()
+    full = [human(USER, AGENTS[0]), human("dan", AGENTS[1])] + tables[2]["seats"][2:]
+    tables[2] = {**tables[2], "seats": full, "updated": 9.0}  # still "waiting": the hall is starting it
+    hall = Hall(tables)
+    app = lobby_app(hall)
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await in_lobby(pilot, app)
+        ids = [t["id"] for t in lobby.shown]
+        lobby.query_one("DataTable").move_cursor(row=ids.index("wait"))
+        await pilot.pause()
+        row = next(line for line in screen_text(app).splitlines() if "Starting" in line)
+        assert "every seat taken" in row and "free" not in row, row
+        assert "Give up seat" not in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert "Every seat is taken and the table is starting: it opens as soon as it has." in said, said
+        assert hall.opened == []
+        started = [{**t, "state": "playing", "active": [1]} if t["id"] == "wait" else t for t in tables]
+        hall.list_again(started)
+        await pilot.pause()
+        assert hall.opened == [("wait", False)]
+        said = [n.message for n in app._notifications]
+        assert not any("has started" in s for s in said), said
+        assert "Open started table" not in screen_text(app)
+        # started again later (a second table, say): nothing more is opened for that Enter
+        hall.list_again(started)
+        await pilot.pause()
+        assert hall.opened == [("wait", False)]
+
+
+@run_async
+async def test_enter_on_a_starting_table_of_others_says_it_can_be_watched_once_started() -> None:
+    tables = crowded()
+    full = [human("eve", AGENTS[0]), human("dan", AGENTS[1])] + tables[2]["seats"][2:]
+    tables[2] = {**tables[2], "seats": full}
+    hall = Hall(tables)
+    app = lobby_app(hall)
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await in_lobby(pilot, app)
+        ids = [t["id"] for t in lobby.shown]
+        lobby.query_one("DataTable").move_cursor(row=ids.index("wait"))
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        said = [n.message for n in app._notifications]
+        assert "Every seat of that table is taken: w watches it once it has started." in said, said
+        assert hall.opened == []
