@@ -152,6 +152,40 @@ async def test_browsing_the_history_the_footer_shows_the_arrows_and_esc(tmp_path
 
 
 @run_async
+async def test_looking_back_survives_the_terminal_shrunk_too_small_and_grown_again(tmp_path: Path) -> None:
+    """The "too small" notice says nothing is lost meanwhile: a player looking back at a move
+    finds the same move when the terminal is big again (its history had lost the keys to the
+    notice, and losing the keys had ended the look-back)."""
+    app, _ = against_a_bot(tmp_path, "ministeres", seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(4):
+            await pilot.press("enter")
+            await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await pilot.press("h", "up", "up")
+        await pilot.pause()
+        looked = screen.browsing
+        status = str(screen.query_one("#status").render())
+        assert looked is not None and "Looking back: move" in status, status
+        await pilot.resize_terminal(40, 12)
+        await pilot.pause()
+        assert "needs" in screen_text(app)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.browsing == looked
+        assert str(screen.query_one("#status").render()) == status
+        await pilot.press("up")  # and the arrows go on from there
+        await pilot.pause()
+        assert screen.browsing is not None and screen.browsing < looked
+        await pilot.press("escape")
+        await pilot.pause()
+        assert screen.browsing is None
+
+
+@run_async
 async def test_a_burst_of_arrows_in_the_history_draws_the_board_where_it_lands_not_at_each_step(
     tmp_path: Path,
 ) -> None:

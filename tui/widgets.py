@@ -824,6 +824,8 @@ class HistoryPanel(SteadyOptionList):
             self.post_message(self.Browse(self.event_index[event.option_index]))
 
     def on_blur(self) -> None:
+        if getattr(self.screen, "too_small", False):
+            return  # the keys went to the "too small" notice: it looks back still when they come back
         self.post_message(self.Browse(None))
         if not self.keep_highlight:  # live play: back to following the game
             self.highlighted = None
