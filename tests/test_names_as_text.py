@@ -33,7 +33,7 @@ from screens.replay import ReplayScreen
 from screens.save_list import SaveListScreen
 from table import Table
 from tests.terminal import CABINET, Terminal
-from tests.tui_helpers import app_for, run_async, screen_text, settle
+from tests.tui_helpers import app_for, run_async, screen_text, settle, toasts_text
 from tui.session import new_match, start_save
 from tui.start import Start
 from tui.widgets import Curtain, GameOver
@@ -73,12 +73,12 @@ def shows_every_name(text: str, shown: list[str]) -> None:
     assert "\x1b" not in text
 
 
-def where(app: CabinetApp, words: str) -> tuple[int, int]:
-    """The cell where ``words`` start on the screen."""
-    for y, line in enumerate(screen_text(app).splitlines()):
-        if words in line:
-            return line.index(words), y
-    raise AssertionError(f"{words!r} is not on the screen")
+def where(app: CabinetApp, words: str, last: bool = False) -> tuple[int, int]:
+    """The cell where ``words`` start on the screen (the lowest line of them, if ``last``)."""
+    found = [(line.index(words), y) for y, line in enumerate(screen_text(app).splitlines()) if words in line]
+    if not found:
+        raise AssertionError(f"{words!r} is not on the screen")
+    return found[-1] if last else found[0]
 
 
 # -- the bound, and where a name is given ----------------------------------------
@@ -195,7 +195,8 @@ async def test_an_action_in_a_name_is_never_run(tmp_path: Path) -> None:
         await pilot.pause()
         app.screen.notify(f"{CLICK} has played since.")
         await pilot.pause()
-        x, y = where(app, f"{CLICK} has played since.")
+        assert toasts_text(app) == [f"{CLICK} has played since."]
+        x, y = where(app, CLICK, last=True)  # (in the toast: the status line quotes it too)
         await pilot.click(offset=(x + 18, y))
         await pilot.pause()
         assert app.is_running and app.return_code is None
@@ -275,7 +276,8 @@ async def test_a_joiner_of_a_host_with_such_names_sees_them_as_they_are(tmp_path
             # the host refuses a move in a sentence that quotes a name: a notification, as text
             screen.received({"t": "error", "message": f"{ODD[1]} and {ODD[3]} have played since."})
             await pilot.pause()
-            assert f"{SHOWN[1]} and {SHOWN[3]} have played since." in screen_text(app)
+            said = f"{SHOWN[1]} and {SHOWN[3]} have played since."
+            assert any(said in toast for toast in toasts_text(app)), toasts_text(app)
             assert "\x1b" not in screen_text(app)
     finally:
         await server.close()

@@ -8,17 +8,18 @@ from pathlib import Path
 from screens.app import CabinetApp
 from screens.menu import MainMenu
 from screens.play import PlayScreen
-from tests.tui_helpers import play_app, run_async, screen_text, settle
+from tests.tui_helpers import play_app, run_async, screen_text, settle, toasts_text
 
 
 async def ctrl_c(app: CabinetApp) -> tuple[list[str], str]:
-    """What the notices say once Ctrl-C is pressed on ``app``'s first screen, and the screen's text."""
+    """What the notices say once Ctrl-C is pressed on ``app``'s first screen, and the screen's
+    text with the toasts' own (their lines joined)."""
     async with app.run_test(size=(80, 24), notifications=True) as pilot:  # the toasts drawn
         await settle(pilot)
         await pilot.press("ctrl+c")
         await pilot.pause()
         said = [f"{n.title}: {n.message}" for n in app._notifications]
-        text = screen_text(app)
+        text = "\n".join([screen_text(app), *toasts_text(app)])
         assert isinstance(app.screen, MainMenu | PlayScreen)  # still running, the same screen
         return said, text
 

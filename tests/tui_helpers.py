@@ -61,3 +61,17 @@ def run_async(test):
 def screen_text(app) -> str:
     """The top screen as a player reads it: its lines of text, colours dropped."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def toasts_text(app) -> list[str]:
+    """Each notification shown on the top screen, read off the screen where it is drawn, its
+    lines joined (a toast at a table is as narrow as the history, so a sentence wraps)."""
+    from textual.widgets._toast import Toast
+
+    lines = screen_text(app).splitlines()
+    shown = []
+    for toast in app.screen.query(Toast):
+        box = toast.region
+        rows = [lines[y][box.x : box.right].replace("▌", " ") for y in range(box.y, min(box.bottom, len(lines)))]
+        shown.append(" ".join(" ".join(rows).split()))
+    return shown
