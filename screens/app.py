@@ -100,6 +100,9 @@ class CabinetApp(App[int]):
         #: a session of a game server (``cabinet serve``): its lobby is the bottom screen, and
         #: nothing is kept on this side (no local games, no forks)
         self.hall: Any = self.start.remote if self.start.mode == "lobby" else None
+        #: the unfinished game this session last left for the menu: the one Continue opens
+        #: (the menu's toast says so), before the most recently played
+        self.left_last: Path | None = None
 
     @property
     def served(self) -> bool:

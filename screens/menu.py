@@ -77,7 +77,8 @@ class MainMenu(Screen):
             self.app.exit(0)
 
     def continue_latest(self) -> None:
-        """The most recently played unfinished game; one that turns out damaged
+        """The unfinished game this session last left for the menu (its toast said
+        Continue opens it), else the most recently played; one that turns out damaged
         when it is replayed (the listing only reads its records), or that another
         program is playing now, is said so, and the next most recent is continued
         instead."""
@@ -86,7 +87,10 @@ class MainMenu(Screen):
         from screens.save_list import KNOWN, open_save
 
         skipped: list[str] = []
-        for info in list_saves(self.app.save_dir, known=KNOWN):
+        infos = list_saves(self.app.save_dir, known=KNOWN)
+        left = getattr(self.app, "left_last", None)
+        infos.sort(key=lambda info: info.path != left)  # (stable: the others stay latest first)
+        for info in infos:
             if info.error is not None or info.finished:
                 if info.error is not None and not skipped:
                     skipped.append(info.error)

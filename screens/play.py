@@ -488,6 +488,12 @@ class PlayScreen(LiveTableScreen):
         self.over = True
         sentence = self.feed.leave()
         app = self.app
+        if isinstance(self.feed, LocalFeed):
+            # the save let go now, not when the screen is gone: Continue, pressed at once, finds
+            # it free (its writer held it until the screen's unmount, and Continue skipped it)
+            self.feed.close()
+            if sentence:
+                app.left_last = self.feed.path  # "Continue it from the menu": Continue opens this one
         app.back_to_menu()
         if sentence and self.farewell is None:  # a screen stepped aside said why already (played on elsewhere)
             app.notify(sentence)

@@ -101,6 +101,44 @@ async def test_notifications_stay_at_the_table(tmp_path: Path) -> None:
 
 
 @run_async
+async def test_continue_opens_the_game_just_left_as_its_notice_says(tmp_path: Path) -> None:
+    """A game opened and left without a move is not the most recently played one; the menu's
+    notice says "Continue it from the menu", and Continue opens that one, not the latest."""
+    from screens.save_list import open_save
+    from tests.tui_helpers import agent_jean_match
+    from tui.session import start_save
+
+    paths = []
+    for seed in (3, 5):  # the second is written last: the most recently played (the bots move first in neither)
+        with start_save(tmp_path, agent_jean_match(1, 2, seed), durable=False) as writer:
+            paths.append(writer.path)
+    older, newer = paths
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert open_save(app, older, replay=False)
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == older
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu)
+        assert f"Saved: {older.name}. Continue it from the menu." in messages(app)
+        await pilot.press("home", "down", "enter")  # Continue
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == older
+        # a game played since, and left: Continue opens that one now
+        await pilot.press("q")
+        await settle(pilot)
+        assert open_save(app, newer, replay=False)
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        await pilot.press("home", "down", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == newer
+
+
+@run_async
 async def test_a_terminal_too_small_says_so_and_nothing_is_lost(tmp_path: Path) -> None:
     app = play_app(tmp_path, humans=1, players=2, seed=9)
     async with app.run_test(size=(70, 20)) as pilot:
