@@ -24,7 +24,7 @@ from typing import Any
 
 from core.engine import PUBLIC, Command, Viewer
 from core.games import get_game
-from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, open_connection, pack, read_frame
+from net.protocol import SERVER_MAX, VERSION, Address, ProtocolError, SpeaksSSH, open_connection, pack, read_frame
 from table.seat import SeatLog
 
 #: seconds between two attempts to join again
@@ -82,10 +82,18 @@ class RemoteTable(SeatLog):
         self.send(hello)
         try:
             welcome = await asyncio.wait_for(self.receive(), timeout)
+        except SpeaksSSH:
+            await self.close()
+            where = self.address
+            hint = f"ssh -p {where.port} NAME@{where.host}" if where.path is None else "ssh"
+            raise JoinError(
+                f"{where} is an SSH server, not a hosted game: if it is a cabinet serve, play there with {hint}."
+            ) from None
         except (TimeoutError, ProtocolError, OSError) as exc:
             await self.close()
+            why = str(exc).rstrip(".") or "no answer"
             raise JoinError(
-                f"The host at {self.address} did not answer as a Cabinet game: {exc or 'no answer'}."
+                f"The host at {self.address} did not answer as a Cabinet game: {why[:1].lower()}{why[1:]}."
             ) from None
         if welcome is None or welcome["t"] != "welcome":
             await self.close()

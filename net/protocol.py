@@ -39,6 +39,15 @@ class ProtocolError(Exception):
     """A frame that cannot be accepted: its message is the sentence to show or send."""
 
 
+class SpeaksSSH(ProtocolError):
+    """The other end began as an SSH server or client does ("SSH-2.0-..."): a ``cabinet
+    serve`` (or any SSH server) given as a hosted game's address, or ssh pointed at a host."""
+
+
+#: how every SSH peer's first line begins (RFC 4253, 4.2): read as a frame's length, 1.4 GB
+SSH_BANNER = b"SSH-"
+
+
 def pack(message: dict[str, Any]) -> bytes:
     body = msgpack.packb(message, use_bin_type=True)
     return _LENGTH.pack(len(body)) + body
@@ -52,6 +61,8 @@ async def read_frame(reader: asyncio.StreamReader, limit: int) -> dict[str, Any]
         if not exc.partial:
             return None
         raise ProtocolError("The connection closed in the middle of a frame.") from None
+    if head == SSH_BANNER:
+        raise SpeaksSSH("It speaks SSH, not Cabinet's protocol.")
     (length,) = _LENGTH.unpack(head)
     if length > limit:
         raise ProtocolError(f"A frame of {length} bytes is over the limit of {limit}.")

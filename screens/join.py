@@ -28,7 +28,10 @@ class JoinScreen(ModalScreen[None]):
             yield Static("Enter joins · Tab: the other field · Esc: back", id="join-keys")
 
     def on_mount(self) -> None:
-        self.query_one("#join-code", Input).focus()
+        # the address first, as the form reads: its default (a host on this machine) all
+        # selected, so that a host's address typed replaces it, and Tab goes on to the code (a
+        # player who began in the code field typed the address there)
+        self.query_one("#join-address", Input).focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()

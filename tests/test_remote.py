@@ -286,6 +286,38 @@ async def test_a_wrong_code_cannot_join(tmp_path: Path) -> None:
 
 
 @run_async
+async def test_an_ssh_server_or_a_stranger_given_as_a_hosts_address_is_said_in_a_sentence() -> None:
+    """Join pointed at an SSH server (a cabinet serve's port, say) says what it is and how to
+    play there, not the size of a frame its banner would make; any other stranger's answer is
+    one sentence with one full stop."""
+    answers = [b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n", b"HTTP/1.1 400 Bad Request\r\n\r\n"]
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(answers.pop(0))
+        await writer.drain()
+        await reader.read(100)
+        writer.close()
+
+    stranger = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = stranger.sockets[0].getsockname()[1]
+    try:
+        with pytest.raises(JoinError) as said:
+            await RemoteTable(Address(port=port), None).connect(timeout=5)
+        assert str(said.value) == (
+            f"127.0.0.1:{port} is an SSH server, not a hosted game: "
+            f"if it is a cabinet serve, play there with ssh -p {port} NAME@127.0.0.1."
+        )
+        with pytest.raises(JoinError) as said:
+            await RemoteTable(Address(port=port), None).connect(timeout=5)
+        sentence = str(said.value)
+        assert sentence.startswith(f"The host at 127.0.0.1:{port} did not answer as a Cabinet game: a frame of ")
+        assert sentence.endswith(".") and not sentence.endswith("..")
+    finally:
+        stranger.close()
+        await stranger.wait_closed()
+
+
+@run_async
 async def test_a_server_stopped_mid_game_and_resumed_from_its_save_finishes_the_same_game(tmp_path: Path) -> None:
     socket = tmp_path / "cabinet.sock"  # a Unix socket this time
     writer, codes = hosted(tmp_path, "ministeres", 3, 3, seed=8)
@@ -372,8 +404,11 @@ async def test_joining_from_the_menu(tmp_path: Path) -> None:
             menu.highlighted = next(i for i in range(menu.option_count) if menu.get_option_at_index(i).id == "join")
             await pilot.press("enter")
             await pilot.pause()
-            app.screen.query_one("#join-address").value = str(server.address)
-            await pilot.click("#join-code")
+            # the address first, its default replaced by what is typed; Tab to the code
+            assert app.screen.query_one("#join-address").has_focus
+            await pilot.press(*str(server.address), "tab")
+            assert app.screen.query_one("#join-address").value == str(server.address)
+            assert app.screen.query_one("#join-code").has_focus
             await pilot.press(*"nope-nope-nope", "enter")
             await until(lambda: "not one of this game's" in str(app.screen.query_one("#join-error").render()), pilot)
             assert "not one of this game's" in str(app.screen.query_one("#join-error").render())
