@@ -186,7 +186,9 @@ class RemoteFeed:
                     message = await remote.receive()
                     if message is None:
                         break
-                    if message.get("t") == "bye" and not message.get("come_back"):
+                    if message.get("t") == "bye" and (not message.get("come_back") or remote.outcome is not None):
+                        # (a game over has nothing to come back to: its host stopping ends it here)
+                        message = {**message, "come_back": False}
                         self.over = True
                     self.deliver(message)
                     if self.over:
@@ -195,6 +197,11 @@ class RemoteFeed:
             except (ProtocolError, OSError) as exc:
                 self.deliver({"t": "warning", "message": f"The connection broke: {exc}"})
             if self.over:
+                return
+            if remote.outcome is not None:  # the game was over: nothing to join again for
+                self.over = True
+                self.deliver({"t": "bye", "message": "The connection to the host closed; the game was over."})
+                await remote.close()
                 return
             self.deliver({"t": "connection", "up": False})
             await remote.close()
@@ -244,8 +251,12 @@ class RemoteFeed:
     def where(self) -> str:
         return "The game is saved on its server, move by move."
 
+    @property
+    def can_replay(self) -> bool:
+        return self.hall is not None and self.remote.table_id is not None
+
     def replay(self, app: Any) -> None:
-        if self.hall is not None and self.remote.table_id is not None:
+        if self.can_replay:
             app.replay_served(self.hall, self.remote.table_id)
         else:
             app.notify("The save and its replay are on the host's machine.", severity="information")

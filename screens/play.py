@@ -417,7 +417,8 @@ class PlayScreen(LiveTableScreen):
 
         # at a served session's table q goes back to the lobby, and the dialog says so
         dialog = ServedGameOver if self.served else GameOver
-        self.app.push_screen(dialog(self.knows.outcome_text(), self.score_sheet(), self.knows.names()), chosen)
+        sheet, names = self.score_sheet(), self.knows.names()
+        self.app.push_screen(dialog(self.knows.outcome_text(), sheet, names, replay=self.feed.can_replay), chosen)
 
     # -- the player ------------------------------------------------------------------------------
 
@@ -430,7 +431,7 @@ class PlayScreen(LiveTableScreen):
         if action == "takeback":
             return not self.over and isinstance(self.viewer, int) and self.knows.outcome is None
         if action == "replay":
-            return self.knows.outcome is not None
+            return self.knows.outcome is not None and self.feed.can_replay
         if action == "scores":  # the last sheet again, once a round was scored; the game over's, once over
             if self.knows.outcome is not None:
                 return self.announced_end

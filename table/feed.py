@@ -65,6 +65,11 @@ class Feed(Protocol):
     def leave(self) -> str | None:
         """The player leaves the table (it goes on, or waits): what to tell them."""
 
+    @property
+    def can_replay(self) -> bool:
+        """Whether :meth:`replay` can open the game's replay here (a game joined with a code
+        has its save on the host's machine): the game-over dialog offers it only then."""
+
     def replay(self, app: Any) -> None:
         """Open the game's replay (``app``: the application), or say why it cannot be here."""
 
@@ -187,6 +192,10 @@ class LocalFeed:
 
     def where(self) -> str:
         return f"Every move is saved as it is played, in {self.path}."
+
+    @property
+    def can_replay(self) -> bool:
+        return True
 
     def replay(self, app: Any) -> None:
         in_play = self.match.outcome is None

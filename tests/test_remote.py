@@ -389,6 +389,21 @@ async def test_the_join_screen_plays_a_whole_game_by_keys(tmp_path: Path) -> Non
             assert periods_read >= 1
             status = str(screen.query_one("#status").render())
             assert "Game over" in status
+            # joined with a code, the save and its replay are on the host's machine: the dialog
+            # and the table offer no replay, and r does nothing
+            dialog = app.screen
+            assert "replay" not in screen_text(app).lower()
+            await pilot.press("r")
+            await pilot.pause()
+            assert app.screen is dialog
+            await pilot.press("enter")  # to the table
+            await pilot.pause()
+            assert app.screen is screen and "Replay" not in screen_text(app).splitlines()[-1]
+            # the host stops: the game was over, so nothing is joined again; the table says so
+            await server.close()
+            await until(lambda: screen.over, pilot, tries=200)
+            assert screen.feed.over and "No more moves here" in str(screen.query_one("#status").render())
+            assert not screen.connected or "joining again" not in str(screen.query_one("#status").render())
     finally:
         await server.close()
 

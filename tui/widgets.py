@@ -987,11 +987,15 @@ class GameOver(TableDialog):
     #: where q goes, as its line says
     BACK = "main menu"
 
-    def __init__(self, text: str, sheet: ScoreSheet | None = None, names: list[str] | None = None) -> None:
+    def __init__(
+        self, text: str, sheet: ScoreSheet | None = None, names: list[str] | None = None, replay: bool = True
+    ) -> None:
         super().__init__()
         self.text = text
         self.sheet = sheet
         self.names = names or []
+        #: whether the game's replay can be opened here (not for a game joined with a code)
+        self.replay = replay
 
     def compose(self) -> ComposeResult:
         with Vertical(id="gameover-box"):
@@ -999,13 +1003,19 @@ class GameOver(TableDialog):
             yield Static(plain(self.text), id="gameover-text")
             if self.sheet is not None:
                 yield Static(score_table(self.sheet, self.names), id="gameover-sheet")
-            yield Static(f"[b]Enter[/] look at the table   [b]r[/] replay   [b]q[/] {self.BACK}", id="gameover-keys")
+            replay = "   [b]r[/] replay" if self.replay else ""
+            yield Static(f"[b]Enter[/] look at the table{replay}   [b]q[/] {self.BACK}", id="gameover-keys")
         yield KeysFooter(show_command_palette=False)  # its own keys, not the table's behind it
 
     def on_mount(self) -> None:
         if self.sheet is not None:
             width = max(score_table_width(self.sheet, self.names), min(len(self.text), 76), 46)
             self.query_one("#gameover-box").styles.width = width + 5
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "choose" and parameters == ("replay",) and not self.replay:
+            return False
+        return super().check_action(action, parameters)
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
