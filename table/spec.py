@@ -147,6 +147,15 @@ class TableSpec:
             for key in seat.options:
                 if key not in known:
                     raise ConfigError(f"{game.title} has no seat option {key!r}.")
+        named: dict[str, int] = {}
+        for i, seat in enumerate(self.seats):
+            if seat.name is None or not seat.name.strip():
+                continue
+            same = named.setdefault(" ".join(seat.name.casefold().split()), i)
+            if same != i:  # the history would say "Bastien plays" of either (the names never quoted)
+                raise ConfigError(
+                    f"Seats {same + 1} and {i + 1} have the same name: give each player a name of their own."
+                )
         for seed in (self.seed, self.bot_seed):
             if seed is not None and not (is_whole(seed) and 0 <= seed < 2**63):
                 raise ConfigError("A seed is a whole number from 0 to 2**63 - 1.")

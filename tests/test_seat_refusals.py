@@ -37,3 +37,25 @@ async def test_the_new_game_form_names_the_agent_two_seats_both_took(tmp_path: P
         await pilot.pause()
         assert isinstance(app.screen, NewGameScreen)  # no game started
         assert [n.message for n in app._notifications] == ["Two seats cannot both take agent Bulle."]
+
+
+@run_async
+async def test_the_new_game_form_refuses_two_players_of_one_name(tmp_path: Path) -> None:
+    """Two seats named alike would make the history say "Bastien plays" of either player."""
+    from textual.widgets import Input
+
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")  # New game
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, NewGameScreen)
+        assert screen.query_one("#name-1", Input).value == "Bastien"
+        screen.query_one("#name-0", Input).value = "bastien"
+        await pilot.pause()
+        screen.query_one("#start", Button).press()
+        await pilot.pause()
+        assert isinstance(app.screen, NewGameScreen)  # no game started
+        said = [n.message for n in app._notifications]
+        assert said == ["Seats 1 and 2 have the same name: give each player a name of their own."]
+        assert not list(tmp_path.glob("*.cab"))

@@ -223,6 +223,10 @@ def test_bots_are_seeded_by_position_the_same_inline_and_in_a_runner() -> None:
         (TableSpec("agent-jean", 2, variants={"speed": "fast"}), r"has no variant 'speed'"),
         (TableSpec("agent-jean", 2, seed=-1), r"A seed is a whole number from 0 to 2\*\*63 - 1\."),
         (TableSpec("agent-jean", 2, [SeatSpec(), SeatSpec(), SeatSpec()]), r"2 players but 3 seats were described\."),
+        (
+            TableSpec("agent-jean", 3, [SeatSpec(HUMAN, name="Ann"), SeatSpec(BOT), SeatSpec(HUMAN, name=" ann ")]),
+            r"^Seats 1 and 3 have the same name: give each player a name of their own\.$",
+        ),
     ],
 )
 def test_a_table_that_cannot_be_is_refused_in_one_sentence(spec: TableSpec, sentence: str) -> None:
