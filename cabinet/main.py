@@ -16,6 +16,9 @@ def run_app(start: Start, save_dir: Path) -> int:
     app = CabinetApp(save_dir=save_dir, start=start)
     collect_for_a_screen()
     app.run()
+    said = app.goodbye()
+    if said is not None:
+        print(said)
     return app.return_code or 0
 
 

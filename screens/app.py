@@ -103,10 +103,22 @@ class CabinetApp(App[int]):
         #: the unfinished game this session last left for the menu: the one Continue opens
         #: (the menu's toast says so), before the most recently played
         self.left_last: Path | None = None
+        #: the game of this terminal being played here now, if any (``goodbye``)
+        self.at_table: Any = None
 
     @property
     def served(self) -> bool:
         return self.hall is not None
+
+    def goodbye(self) -> str | None:
+        """What the terminal is left with once the app has quit: where the game it was quit
+        at is saved, and how to take it up again (a game over, or none, says nothing)."""
+        feed = self.at_table
+        if feed is None or feed.match.outcome is not None:
+            return None
+        import shlex
+
+        return f"Your game is saved: cabinet load {shlex.quote(str(feed.path))} takes it up again (or Continue in the menu)."
 
     def notify(
         self,

@@ -126,6 +126,8 @@ class PlayScreen(LiveTableScreen):
 
     def on_mount(self) -> None:
         self.feed.open(self.received)
+        if isinstance(self.feed, LocalFeed):
+            self.app.at_table = self.feed  # (for the words the terminal is left with, should the app quit here)
 
     def on_unmount(self) -> None:
         self.feed.close()  # a save is free for the next writer (Continue, another terminal)
@@ -490,6 +492,8 @@ class PlayScreen(LiveTableScreen):
         sentence = self.feed.leave()
         app = self.app
         if isinstance(self.feed, LocalFeed):
+            if app.at_table is self.feed:
+                app.at_table = None
             # the save let go now, not when the screen is gone: Continue, pressed at once, finds
             # it free (its writer held it until the screen's unmount, and Continue skipped it)
             self.feed.close()

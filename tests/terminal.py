@@ -43,6 +43,7 @@ KEYS = {
     "ctrl+s": "\x13",
     "ctrl+p": "\x10",
     "ctrl+c": "\x03",
+    "ctrl+q": "\x11",
 }
 
 #: synchronized output (DEC mode 2026): the program asks whether the terminal

@@ -161,6 +161,17 @@ def status_line(term: Terminal) -> str:
 # -- the walks ---------------------------------------------------------------------
 
 
+def test_ctrl_q_at_a_table_ends_and_leaves_the_terminal_saying_where_the_game_is(tmp_path: Path) -> None:
+    with Terminal(["play", "agent-jean", "--bots", "2", "--bot-level", "random", "--seed", SEED], tmp_path) as term:
+        term.wait_line("L'Agent Jean!", "Player 1, your move.")
+        term.press("ctrl+q")
+        assert term.wait_exit() == 0
+        (save,) = tmp_path.glob("agent-jean-*.cab")
+        said = " ".join(" ".join(term.lines()).split())  # (a long path wraps at 80 columns)
+        assert "Your game is saved: cabinet load " in said and "takes it up again" in said, term.report("the words")
+        assert save.name in said.replace(" ", ""), term.report("the save's name")
+
+
 def test_main_menu_shows_every_choice_and_quit_ends_with_status_0(cabinet: Terminal) -> None:
     cabinet.wait_for("C A B I N E T")
     for option in MENU:

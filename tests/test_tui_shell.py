@@ -139,6 +139,32 @@ async def test_continue_opens_the_game_just_left_as_its_notice_says(tmp_path: Pa
 
 
 @run_async
+async def test_quitting_at_a_table_leaves_the_terminal_with_where_the_game_is_saved(tmp_path: Path) -> None:
+    """ctrl+q at a table: the terminal, once the app is gone, says how to take the game up
+    again; quitting from the menu, after the game was left, says nothing more."""
+    import shlex
+
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        path = app.screen.feed.path
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.goodbye() == (
+        f"Your game is saved: cabinet load {shlex.quote(str(path))} takes it up again (or Continue in the menu)."
+    )
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.goodbye() is None
+
+
+@run_async
 async def test_a_terminal_too_small_says_so_and_nothing_is_lost(tmp_path: Path) -> None:
     app = play_app(tmp_path, humans=1, players=2, seed=9)
     async with app.run_test(size=(70, 20)) as pilot:
