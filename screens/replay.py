@@ -440,13 +440,20 @@ class ReplayScreen(TableScreen):
             if getattr(getattr(below, "feed", None), "path", None) != self.path:  # (else: back to it)
                 open_save(app, self.path, replay=False)
             return
-        match = fork(self.match, self.position, parent=self.path.name)
+        # a game of bots only: the player takes the seat whose eyes the replay shows (the first,
+        # where it shows everything), or the new game would be one more to watch
+        seats = self.match.header.get("seats") or []
+        take = None
+        if seats and all(seat.get("kind") == "bot" for seat in seats):
+            take = self.viewer if isinstance(self.viewer, int) else 0
+        match = fork(self.match, self.position, parent=self.path.name, take=take)
         try:
             writer = start_save(self.app.save_dir, match)
         except OSError as exc:
             self.notify(f"Could not create a save in {self.app.save_dir}: {exc.strerror or exc}.", severity="error")
             return
-        self.notify(f"A new game goes on from move {match.move_count}: {writer.path.name}")
+        yours = f"; you play {match.header['seats'][take].get('name')}'s seat" if take is not None else ""
+        self.notify(f"A new game goes on from move {match.move_count}{yours}: {writer.path.name}")
         self.app.pop_screen()
         self.app.open_game(writer)
 

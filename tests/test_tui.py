@@ -252,6 +252,18 @@ async def test_play_on_from_here_forks_a_new_save(tmp_path: Path) -> None:
         assert screen.match.events == loaded.match.events[: len(screen.match.events)]
         assert screen.match.move_count == 12
         assert screen.match.outcome is None
+        # a game of bots only: the player takes a seat (the first, the replay showing everything)
+        assert [screen.match.is_bot(seat) for seat in range(3)] == [False, True, True]
+        assert any("you play" in n.message for n in app._notifications)
+        # through another seat's eyes, that seat
+        app.pop_screen()
+        app.open_replay(loaded.match, writer.path, at=12)
+        await pilot.pause()
+        await pilot.press("v", "v", "p")  # the first seat's eyes, then the second's (1, counted from 0)
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        assert [screen.match.is_bot(seat) for seat in range(3)] == [True, False, True]
     assert writer.path.read_bytes() == original
 
 

@@ -40,11 +40,16 @@ def parse_bots(spec: str | None, players: int) -> set[int]:
     return seats
 
 
-def fork(match: Match, position: int, parent: str) -> Match:
-    """A new match that plays on from the last move boundary at or before ``position``."""
+def fork(match: Match, position: int, parent: str, take: int | None = None) -> Match:
+    """A new match that plays on from the last move boundary at or before ``position``;
+    ``take``: a seat that a player takes over from its bot (the rest as they were)."""
     import datetime
 
     header = dict(match.header)
+    if take is not None:
+        seats = [dict(seat) for seat in header["seats"]]
+        seats[take] = {**{k: v for k, v in seats[take].items() if k != "level"}, "kind": "human"}  # (its agent kept)
+        header["seats"] = seats
     header["created"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     header["parent"] = parent
     moves = [m for m in match.moves if m.end <= position] or match.moves[:1]
