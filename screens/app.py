@@ -377,6 +377,8 @@ class CabinetApp(App[int]):
         if game is not None and hasattr(screen, "action_replay"):
             yield SystemCommand("Replay", "Replay this game from the start", screen.action_replay)
         yield SystemCommand("Rules", "The rules of the game", lambda: self.open_rules(game.game.id if game else None))
+        if getattr(screen, "IS_HOME", False):
+            return  # (the menu, or the lobby, itself: nothing to leave for it)
         if self.served:
             yield SystemCommand("Lobby", "Leave this screen for the lobby", self.back_to_menu)
         else:

@@ -469,6 +469,15 @@ async def test_a_table_listed_as_it_starts_says_so_and_enter_opens_it_once_start
 
 
 @run_async
+async def test_the_lobbys_palette_offers_no_way_back_to_the_lobby_itself() -> None:
+    app = lobby_app(Hall(crowded()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await in_lobby(pilot, app)
+        titles = {command.title for command in app.get_system_commands(lobby)}
+        assert {"Keys", "Quit", "Rules"} <= titles and not titles & {"Lobby", "Main menu"}, titles
+
+
+@run_async
 async def test_enter_on_a_starting_table_of_others_says_it_can_be_watched_once_started() -> None:
     tables = crowded()
     full = [human("eve", AGENTS[0]), human("dan", AGENTS[1])] + tables[2]["seats"][2:]
