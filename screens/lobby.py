@@ -32,7 +32,7 @@ from saves import SaveError
 from saves.format import rebuild
 from screens.new_game import NewGameScreen
 from table.spec import BOT, HUMAN, SeatSpec, TableSpec
-from tui.widgets import KeysFooter, cell, plain
+from tui.widgets import KeysFooter, Rows, cell, plain
 
 FINISHED_SHOWN = 30  # finished tables listed, the latest first
 ORDER = {"your move": 0, "waiting": 1, "starting": 1, "playing": 2, "finished": 3}
@@ -245,7 +245,7 @@ class LobbyScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="lobby-title", classes="title")
-        yield DataTable(id="tables", cursor_type="row", zebra_stripes=True)
+        yield Rows(id="tables", cursor_type="row", zebra_stripes=True)
         yield Static("", id="lobby-detail")
         # the lobby's keys need the whole line at 80 columns (a table's news, a seat, the ratings)
         yield KeysFooter(show_command_palette=False)

@@ -27,7 +27,7 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
-from tui.widgets import KeysFooter, cell, plain
+from tui.widgets import KeysFooter, Rows, cell, plain
 
 if TYPE_CHECKING:
     from saves import SaveInfo
@@ -220,7 +220,7 @@ class SaveListScreen(Screen):
     def compose(self) -> ComposeResult:
         title = "Load a game" if self.mode == "load" else "Replay a game"
         yield Static(f"{title}   (Enter opens; * marks a bot; ↳ a game played on from another)", classes="title")
-        yield DataTable(id="saves", cursor_type="row", zebra_stripes=True)
+        yield Rows(id="saves", cursor_type="row", zebra_stripes=True)
         yield Static("", id="save-detail")
         yield Static("", id="saves-empty")
         yield KeysFooter()

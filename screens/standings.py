@@ -24,7 +24,7 @@ from core.engine import printable
 from core.games import all_games
 from saves.ratings import ordinal
 from screens.lobby import clipped, fit_widths, packed
-from tui.widgets import KeysFooter, cell
+from tui.widgets import KeysFooter, Rows, cell
 
 #: what the leaderboard's number is, said under it
 RATING_NOTE = (
@@ -78,7 +78,7 @@ class Standings(Screen):
 
     def compose(self) -> ComposeResult:
         yield Static("", id="standings-title", classes="title")
-        yield DataTable(id="standings", cursor_type="row", zebra_stripes=True)
+        yield Rows(id="standings", cursor_type="row", zebra_stripes=True)
         yield Static("", id="standings-detail")
         yield KeysFooter()
 

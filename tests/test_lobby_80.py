@@ -469,6 +469,22 @@ async def test_a_table_listed_as_it_starts_says_so_and_enter_opens_it_once_start
 
 
 @run_async
+async def test_home_and_end_go_to_the_first_and_the_last_table() -> None:
+    app = lobby_app(Hall(crowded()))
+    async with app.run_test(size=(80, 24)) as pilot:
+        lobby = await in_lobby(pilot, app)
+        await pilot.press("down")
+        await pilot.pause()
+        assert under_cursor(lobby) == lobby.shown[1]["id"]
+        await pilot.press("end")
+        await pilot.pause()
+        assert under_cursor(lobby) == lobby.shown[-1]["id"]
+        await pilot.press("home")
+        await pilot.pause()
+        assert under_cursor(lobby) == lobby.shown[0]["id"]
+
+
+@run_async
 async def test_the_lobbys_palette_offers_no_way_back_to_the_lobby_itself() -> None:
     app = lobby_app(Hall(crowded()))
     async with app.run_test(size=(80, 24)) as pilot:

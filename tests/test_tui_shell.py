@@ -93,7 +93,9 @@ async def test_notifications_stay_at_the_table(tmp_path: Path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.screen.notify("Something about this game.")
-        assert "Main menu" in {command.title for command in app.get_system_commands(app.screen)}  # the palette's way back
+        assert "Main menu" in {
+            command.title for command in app.get_system_commands(app.screen)
+        }  # the palette's way back
         await pilot.press("q")
         assert isinstance(app.screen, MainMenu)
         assert "Something about this game." not in messages(app)

@@ -20,7 +20,7 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
-from textual.widgets import OptionList, Static
+from textual.widgets import DataTable, OptionList, Static
 from textual.widgets.option_list import Option
 
 from core.engine import Command, ScoreSheet, printable
@@ -28,6 +28,17 @@ from table.table import HISTORY_CHUNK
 from tui.keys import KeysFooter, plain
 
 _NOTHING = object()
+
+
+class Rows(DataTable):
+    """A list of rows to choose from (the saves, the lobby's tables, the standings): Home and
+    End go to the first and the last row, as in every other list here (a DataTable's own
+    Home and End scroll sideways)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+    ]
 
 
 def cell(text: str) -> str:
