@@ -168,6 +168,24 @@ async def test_quitting_at_a_table_leaves_the_terminal_with_where_the_game_is_sa
 
 
 @run_async
+async def test_the_menus_notice_of_a_game_left_shows_the_saves_name_whole(tmp_path: Path) -> None:
+    from core.games import get_game
+    from tests.tui_helpers import app_for
+    from tui.session import new_match, start_save
+
+    game = get_game("chirac-mitterrand")  # the longest game's name, the longest save's
+    controllers = [{"kind": "human"}, {"kind": "bot", "level": "random"}]
+    app = app_for(tmp_path, start_save(tmp_path, new_match(game, 2, [{}, {}], controllers, seed=9, bot_seed=9)))
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # the toasts drawn
+        await settle(pilot)
+        name = app.screen.feed.path.name
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu)
+        assert any(name in line for line in screen_text(app).splitlines()), screen_text(app)
+
+
+@run_async
 async def test_a_terminal_too_small_says_so_and_nothing_is_lost(tmp_path: Path) -> None:
     app = play_app(tmp_path, humans=1, players=2, seed=9)
     async with app.run_test(size=(70, 20)) as pilot:
