@@ -432,21 +432,32 @@ async def test_the_title_says_enter_opens_only_when_there_is_a_table_to_open() -
             assert ("(Enter opens)" in title) == said, title
 
 
+def starting(first: str) -> list[dict[str, Any]]:
+    """The crowded lobby, its waiting table's every seat taken (``first`` and dan) but still
+    listed as waiting: the list came as the hall was starting it."""
+    tables = crowded()
+    full = [human(first, AGENTS[0]), human("dan", AGENTS[1])] + tables[2]["seats"][2:]
+    tables[2] = {**tables[2], "seats": full, "updated": 9.0}
+    return tables
+
+
+async def on_the_starting_table(pilot, app: CabinetApp) -> None:
+    lobby = await in_lobby(pilot, app)
+    ids = [t["id"] for t in lobby.shown]
+    lobby.query_one("DataTable").move_cursor(row=ids.index("wait"))
+    await pilot.pause()
+
+
 @run_async
 async def test_a_table_listed_as_it_starts_says_so_and_enter_opens_it_once_started() -> None:
     """Every seat of ann's waiting table taken, a list can come before the hall has started it:
     its row says "Starting" (not "0 seat free"), x is not offered, Enter says it opens as soon
     as it has started, and it opens then, without the news of a start ann is waiting for."""
-    tables = crowded()
-    full = [human(USER, AGENTS[0]), human("dan", AGENTS[1])] + tables[2]["seats"][2:]
-    tables[2] = {**tables[2], "seats": full, "updated": 9.0}  # still "waiting": the hall is starting it
+    tables = starting(USER)
     hall = Hall(tables)
     app = lobby_app(hall)
     async with app.run_test(size=(80, 24)) as pilot:
-        lobby = await in_lobby(pilot, app)
-        ids = [t["id"] for t in lobby.shown]
-        lobby.query_one("DataTable").move_cursor(row=ids.index("wait"))
-        await pilot.pause()
+        await on_the_starting_table(pilot, app)
         row = next(line for line in screen_text(app).splitlines() if "Starting" in line)
         assert "every seat taken" in row and "free" not in row, row
         assert "Give up seat" not in screen_text(app)
@@ -495,16 +506,10 @@ async def test_the_lobbys_palette_offers_no_way_back_to_the_lobby_itself() -> No
 
 @run_async
 async def test_enter_on_a_starting_table_of_others_says_it_can_be_watched_once_started() -> None:
-    tables = crowded()
-    full = [human("eve", AGENTS[0]), human("dan", AGENTS[1])] + tables[2]["seats"][2:]
-    tables[2] = {**tables[2], "seats": full}
-    hall = Hall(tables)
+    hall = Hall(starting("eve"))
     app = lobby_app(hall)
     async with app.run_test(size=(80, 24)) as pilot:
-        lobby = await in_lobby(pilot, app)
-        ids = [t["id"] for t in lobby.shown]
-        lobby.query_one("DataTable").move_cursor(row=ids.index("wait"))
-        await pilot.pause()
+        await on_the_starting_table(pilot, app)
         await pilot.press("enter")
         await pilot.pause()
         said = [n.message for n in app._notifications]
