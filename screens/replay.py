@@ -430,6 +430,10 @@ class ReplayScreen(TableScreen):
         from screens.save_list import open_save
         from tui.session import fork, start_save
 
+        if self.position == self.last and self.match.outcome is not None:
+            # (played on from there, the new game would be over before its first move)
+            self.notify("The game is over here: step back (←) to the move to play on from, then p.")
+            return
         if self.position == self.last and self.match.outcome is None and self.path.is_file():
             # the last position of a game in play: played on in its own save, as Continue does
             # (a fork of it there would be its twin in the list); one played elsewhere is said so

@@ -264,6 +264,16 @@ async def test_play_on_from_here_forks_a_new_save(tmp_path: Path) -> None:
         screen = app.screen
         assert isinstance(screen, PlayScreen)
         assert [screen.match.is_bot(seat) for seat in range(3)] == [True, False, True]
+        # at the last move of a game over there is nothing to play on: said, no save made
+        app.pop_screen()
+        app.open_replay(loaded.match, writer.path)
+        await pilot.pause()
+        await pilot.press("end", "p")
+        await pilot.pause()
+        assert not isinstance(app.screen, PlayScreen)
+        said = "The game is over here: step back (←) to the move to play on from, then p."
+        assert said in [n.message for n in app._notifications]
+        assert len(list(tmp_path.glob("*.cab"))) == 3  # the game and the two played on from move 12
     assert writer.path.read_bytes() == original
 
 
