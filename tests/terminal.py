@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
@@ -111,6 +112,9 @@ class Terminal:
         self.raw = bytearray()  # everything the program wrote
         self.pending = bytearray()  # written, not yet on the screen: a frame still being drawn
         self.in_frame = False
+        #: the screen at the end of each frame drawn since the last key (a few at most): a
+        #: frame shown and drawn over within one read is still seen (``showed``)
+        self.frames: deque[str] = deque(maxlen=64)
         self.answered_sync = False
         self.child: pexpect.spawn | None = None
         self.exit_status: int | None = None
@@ -176,7 +180,13 @@ class Terminal:
 
     def _draw(self) -> None:
         """Put on the screen what was written, except a frame not yet finished."""
-        self.in_frame = draw_whole_frames(self.pending, self.in_frame, self.stream.feed)
+
+        def feed(chunk: bytes) -> None:
+            self.stream.feed(chunk)
+            if chunk.endswith(SYNC_END):
+                self.frames.append(self.screen_text())
+
+        self.in_frame = draw_whole_frames(self.pending, self.in_frame, feed)
 
     def screen_text(self) -> str:
         return "\n".join(line.rstrip() for line in self.screen.display)
@@ -199,6 +209,11 @@ class Terminal:
 
     def shows(self, text: str) -> bool:
         return text in self.screen_text()
+
+    def showed(self, text: str) -> bool:
+        """Whether ``text`` is on the screen, or was at the end of a frame drawn since the last
+        key: a loaded machine may read a frame and the next one, drawn over it, at once."""
+        return self.shows(text) or any(text in frame for frame in self.frames)
 
     def report(self, what: str) -> str:
         """``what`` went wrong, with the screen as the player sees it."""
@@ -253,6 +268,7 @@ class Terminal:
         assert self.child is not None, "the terminal was not started"
         for key in keys:
             self.healthy()
+            self.frames.clear()
             self.child.send(KEYS.get(key.lower(), key) if len(key) > 1 else key)
             end = time.monotonic() + KEY_GAP
             while time.monotonic() < end:
