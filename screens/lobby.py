@@ -50,6 +50,11 @@ def free_seats(table: dict[str, Any]) -> int:
     return sum(1 for s in table.get("seats") or [] if s.get("kind") != "bot" and not s.get("user"))
 
 
+def sits_at(table: dict[str, Any], user: str) -> bool:
+    """Whether ``user`` has a seat at a listed table."""
+    return any(s.get("user") == user for s in table.get("seats") or [])
+
+
 def kind_of(table: dict[str, Any], user: str) -> str:
     """How the table stands for ``user``: your move, waiting (for players), starting (every
     seat taken, the hall starting it: a list can come in that moment), playing, finished."""
@@ -65,13 +70,10 @@ def kind_of(table: dict[str, Any], user: str) -> str:
 
 
 def sorted_tables(tables: list[dict[str, Any]], user: str) -> list[dict[str, Any]]:
-    def sits(t: dict[str, Any]) -> bool:
-        return any(s.get("user") == user for s in t.get("seats") or [])
-
     live = [t for t in tables if t.get("state") != "finished"]
-    live.sort(key=lambda t: (ORDER.get(kind_of(t, user), 9), not sits(t), -float(t.get("updated") or 0)))
+    live.sort(key=lambda t: (ORDER.get(kind_of(t, user), 9), not sits_at(t, user), -float(t.get("updated") or 0)))
     done = [t for t in tables if t.get("state") == "finished"]
-    done.sort(key=lambda t: (not sits(t), -float(t.get("updated") or 0)))
+    done.sort(key=lambda t: (not sits_at(t, user), -float(t.get("updated") or 0)))
     return live + done[:FINISHED_SHOWN]
 
 
@@ -355,10 +357,13 @@ class LobbyScreen(Screen):
         in_front = self.is_attached and self.app.screen is self
         at = self.table_in_play_here()
         opened = None
+        starting = set()  # the tables listed as starting: one Enter was pressed on opens once started
         for t in tables:
             kind = kind_of(t, user)
+            if kind == "starting":
+                starting.add(str(t["id"]))
             before = self.known.get(t["id"])
-            sits = any(s.get("user") == user for s in t.get("seats") or [])
+            sits = sits_at(t, user)
             started = before in ("waiting", "starting") and kind in ("playing", "your move")
             if sits and started and str(t["id"]) == at:
                 pass  # the player is at that table already: no news to them
@@ -376,7 +381,7 @@ class LobbyScreen(Screen):
             self.known[t["id"]] = kind
         if self.news is not None and self.news_table() is None:
             self.news = None  # finished, or no longer listed: nothing left to open
-        if self.opening not in {str(t["id"]) for t in tables if kind_of(t, user) == "starting"}:
+        if self.opening not in starting:
             self.opening = None  # opened, or not started after all, or gone
         if opened is not None:
             self.open_table(opened)
@@ -394,7 +399,7 @@ class LobbyScreen(Screen):
         """The table the news named, while it is in play with the user at it."""
         user = self.hall.user
         t = next((t for t in self.hall.tables if t.get("id") == self.news), None)
-        if t is None or t.get("state") != "playing" or not any(s.get("user") == user for s in t.get("seats") or []):
+        if t is None or t.get("state") != "playing" or not sits_at(t, user):
             return None
         return t
 
@@ -454,17 +459,9 @@ class LobbyScreen(Screen):
         if action == "open_news":
             return self.news_table() is not None
         if action == "watch":  # a table of others in play (at one's own, Enter opens one's seat)
-            return (
-                t is not None
-                and t.get("state") == "playing"
-                and not any(s.get("user") == user for s in t.get("seats") or [])
-            )
+            return t is not None and t.get("state") == "playing" and not sits_at(t, user)
         if action == "stand":
-            return (
-                t is not None
-                and kind_of(t, user) == "waiting"
-                and any(s.get("user") == user for s in t.get("seats") or [])
-            )
+            return t is not None and kind_of(t, user) == "waiting" and sits_at(t, user)
         if action == "replay":
             return t is not None and t.get("state") == "finished"
         return True
@@ -478,7 +475,7 @@ class LobbyScreen(Screen):
             return
         user = self.hall.user
         state = t.get("state")
-        sits = any(s.get("user") == user for s in t.get("seats") or [])
+        sits = sits_at(t, user)
         if state == "finished":
             self.action_replay()
         elif state == "playing":
