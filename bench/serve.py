@@ -85,10 +85,15 @@ as a subprocess, reached by the real OpenSSH client in pseudo-terminals.
    of the warm parent that forked them (it holds the pages they share), over the sessions;
    then (those sessions ended) 50 new ones at 25 tables of Ministères for 2, made by keys
    as in figure 2, played for MEM_PLAY s at figure 2's pace, and read again.  The server's own PSS is
-   stated beside it (S2m counts it in).  Each round is two servers, one whose sessions are
-   forked from the warm parent and one started with --no-fork (each session's program
-   exec'd afresh, as before issue 35), one after the other, the order alternated from one
-   round to the next (--quick: one round).  Goal: 12 MiB idle in the lobby, 16 at a table.
+   stated beside it (S2m counts it in).  Four servers one after the other (MEM_ROUNDS;
+   --quick: the first two): sessions forked from the warm parent as the server's default
+   has them (the kernel asked to merge their pages alike, KSM), the same with --no-ksm, then
+   with --no-fork (each session's program exec'd afresh, as before issue 35), then the
+   default again.  Where the machine's KSM runs (/sys/kernel/mm/ksm/run: the
+   administrator's; the bench changes none of its settings), the memory of a server that
+   asked for it is read once KSM's full scans merge no more (two at least: a page is merged
+   in its second; the players at their tables, thinking, meanwhile), and ksmd's CPU over the
+   wait is given.  Goal: 12 MiB idle in the lobby, 16 at a table.
    Figure 1 is measured with the warm parent (the server's default), once it is ready.
 
 All the ssh clients and their ptys are this process's (one asyncio loop); the
@@ -476,13 +481,14 @@ class Server:
         sessions: int = 200,
         per_key: int = 4,
         fork: bool = True,
+        ksm: bool = True,
     ) -> None:
         self.data, self.env = data, env
         self.fork = fork
         self.argv = [
             sys.executable, "-m", "cabinet", "serve", "--listen", "127.0.0.1:0", "--data", str(data),
             "--bot-delay", str(bot_delay), "--max-sessions", str(sessions), "--sessions-per-key", str(per_key),
-            *([] if fork else ["--no-fork"]),
+            *([] if fork else ["--no-fork"]), *([] if ksm else ["--no-ksm"]),
         ]  # fmt: skip
         self.lines: list[tuple[float, str]] = []
         self.port = 0
@@ -1204,12 +1210,59 @@ RAMP = 3.0  # s for the bots to get busy before a busy window
 
 MEM_SETTLE = 5.0  # s idle in the lobby, every screen drawn, before its memory is read
 MEM_PLAY = 20.0  # s of play at the tables before their memory is read
+KSM = Path("/sys/kernel/mm/ksm")  # the machine's page merging (KSM): its settings and counts
+#: KSM's full scans before a memory is read: at least KSM_SCANS (a page is merged in its second),
+#: and until one merged hardly more than the one before (KSM_STEADY of the pages shared)
+KSM_SCANS = 2
+KSM_STEADY = 0.02
+KSM_WAIT = 300.0  # s at most for them
+#: the rounds of figure 5 (--quick: the first two): how the sessions are started, (name, fork, ksm)
+MEM_ROUNDS = [("forked", True, True), ("no KSM", True, False), ("afresh", False, False), ("forked", True, True)]
 
 
-async def memory_of(tmp: Path, keys: Path, fork: bool, tables: int, k: int) -> dict[str, Any]:
-    """One server (forked sessions, or --no-fork): its memory with ``2 * tables`` sessions idle in
-    the lobby, then with them at ``tables`` tables after MEM_PLAY s of play."""
-    server = await Server(tmp / f"data-mem{k}", server_env(tmp), fork=fork).start()
+def ksm_read(name: str) -> int:
+    try:
+        return int((KSM / name).read_text())
+    except (OSError, ValueError):
+        return -1
+
+
+def ksm_running() -> bool:
+    return ksm_read("run") == 1
+
+
+def ksmd_cpu() -> float:
+    """CPU seconds of the kernel's KSM thread so far (0 where there is none)."""
+    found = subprocess.run(["pgrep", "-x", "ksmd"], capture_output=True, text=True).stdout.split()
+    return cpu_seconds(int(found[0])) if found else 0.0
+
+
+async def ksm_settled(started: float, asked: bool) -> dict[str, float]:
+    """Waits, where the server asked for KSM (``asked``) and the machine's KSM runs, until its
+    full scans merge no more (KSM_SCANS at least, KSM_WAIT s at most): the pages the sessions
+    hold alike merged.  What it took: seconds since ``started``, scans, ksmd's CPU."""
+    if not asked or not ksm_running():
+        return {"wait": 0.0, "scans": 0, "ksmd": 0.0}
+    first, cpu, t0 = ksm_read("full_scans"), ksmd_cpu(), time.monotonic()
+    seen, sharing = first, [ksm_read("pages_sharing")]
+    while time.monotonic() - t0 < KSM_WAIT:
+        await asyncio.sleep(1.0)
+        if ksm_read("full_scans") == seen:
+            continue
+        seen = ksm_read("full_scans")
+        sharing.append(ksm_read("pages_sharing"))
+        if seen - first >= KSM_SCANS and abs(sharing[-1] - sharing[-2]) <= KSM_STEADY * sharing[-1]:
+            break
+    return {"wait": time.monotonic() - started, "scans": seen - first, "ksmd": ksmd_cpu() - cpu}
+
+
+async def memory_of(tmp: Path, keys: Path, how: tuple[str, bool, bool], tables: int, k: int) -> dict[str, Any]:
+    """One server (forked sessions, with or without --no-ksm, or --no-fork): its memory with
+    ``2 * tables`` sessions idle in the lobby, then with them at ``tables`` tables after MEM_PLAY s
+    of play; where the machine's KSM runs, each read once it has scanned everything twice (the
+    tables in play meanwhile)."""
+    name, fork, ksm = how
+    server = await Server(tmp / f"data-mem{k}", server_env(tmp), fork=fork, ksm=ksm).start()
     await server.warm()
     load = Load()
     tasks: list[asyncio.Task[None]] = []
@@ -1222,7 +1275,9 @@ async def memory_of(tmp: Path, keys: Path, fork: bool, tables: int, k: int) -> d
             for p in wave:
                 p.start()
             await asyncio.gather(*(p.wait_line(f"Cabinet · {p.name} ·") for p in wave))
+        drawn = time.monotonic()
         await asyncio.sleep(MEM_SETTLE)
+        lobby_ksm = await ksm_settled(drawn, fork and ksm)
         lobby = memory(server)
         # the tables are made by new sessions, as figure 2 makes them (a lobby open meanwhile keeps
         # its rows in their order, and the new tables' rows below the screen's)
@@ -1238,7 +1293,9 @@ async def memory_of(tmp: Path, keys: Path, fork: bool, tables: int, k: int) -> d
         await asyncio.sleep(MEM_PLAY)
         load.stop = True
         await asyncio.gather(*tasks, return_exceptions=True)
+        stopped = time.monotonic()
         await asyncio.sleep(2.0)  # the last moves drawn
+        table_ksm = await ksm_settled(stopped, fork and ksm)
         table = memory(server)
         moves = len(load.moves)
     finally:
@@ -1250,9 +1307,13 @@ async def memory_of(tmp: Path, keys: Path, fork: bool, tables: int, k: int) -> d
         await server.stop()
     started = [line for _, line in server.lines if "session started" in line]
     return {
+        "name": name,
         "fork": fork,
+        "ksm": ksm,
         "lobby": lobby,
         "table": table,
+        "lobby_ksm": lobby_ksm,
+        "table_ksm": table_ksm,
         "moves": moves,
         "forked": sum(", forked, " in line for line in started),
         "afresh": sum(", afresh, " in line for line in started),
@@ -1264,8 +1325,8 @@ async def bench_memory(tmp: Path, quick: bool) -> list[dict[str, Any]]:
     keys = tmp / "keys"
     keys.mkdir(exist_ok=True)
     runs = []
-    for k, fork in enumerate([True, False] if quick else [True, False, False, True]):
-        runs.append(await memory_of(tmp, keys, fork, HUMAN_TABLES, k))
+    for k, how in enumerate(MEM_ROUNDS[:2] if quick else MEM_ROUNDS):
+        runs.append(await memory_of(tmp, keys, how, HUMAN_TABLES, k))
     return runs
 
 
@@ -1715,9 +1776,15 @@ def report_memory(runs: list[dict[str, Any]]) -> None:
         f"5. Memory a session, {n} sessions: idle in the lobby, then at {HUMAN_TABLES} tables of {GAME} "
         f"after {MEM_PLAY:.0f} s of play (PSS of the sessions' programs and of the warm parent, over the sessions)"
     )
+    merging = ksm_running()
+    print(
+        f"   the machine's KSM {'runs' if merging else 'is off'} ({KSM}/run {ksm_read('run')}, "
+        f"{ksm_read('pages_to_scan')} pages every {ksm_read('sleep_millisecs')} ms)"
+        + ("; the memory of a server that asks for it read once its full scans merge no more" if merging else "")
+    )
     for r in runs:
         lo, ta = r["lobby"], r["table"]
-        how = "forked" if r["fork"] else "afresh"
+        how = r["name"]
         print(
             f"     {how:7} lobby {per_session(lo):5.1f} MiB (with the server {per_session(lo, True):5.1f}), "
             f"table {per_session(ta):5.1f} MiB (with the server {per_session(ta, True):5.1f}); "
@@ -1725,13 +1792,19 @@ def report_memory(runs: list[dict[str, Any]]) -> None:
             f"a program's RSS {med(ta['child_rss']) / 1024 if ta['child_rss'] else 0:.0f} MiB; "
             f"{ta['sessions']} sessions ({r['forked']} forked, {r['afresh']} afresh), {r['moves']} moves; load {r['load']}"
         )
+        if merging and r["ksm"] and r["fork"]:
+            (a, b) = r["lobby_ksm"], r["table_ksm"]
+            print(
+                f"             read {a['wait']:.0f} s after the lobbies were drawn ({a['scans']} scans, ksmd {a['ksmd']:.1f} s "
+                f"of CPU), {b['wait']:.0f} s after the play stopped ({b['scans']} scans, ksmd {b['ksmd']:.1f} s of CPU)"
+            )
     for fork, goal_lobby, goal_table in ((True, 12.0, 16.0),):
-        mine = [r for r in runs if r["fork"] is fork]
+        mine = [r for r in runs if r["fork"] is fork and r["ksm"]]  # as cabinet serve runs by default
         if mine:
             lobby = max(per_session(r["lobby"]) for r in mine)
             table = max(per_session(r["table"]) for r in mine)
             print(
-                f"     forked, the worst round: lobby {lobby:.1f} MiB (goal <= {goal_lobby:g}) {verdict(lobby <= goal_lobby)}, "
+                f"     forked (the server's default: KSM {'on' if merging else 'off on this machine'}), the worst round: lobby {lobby:.1f} MiB (goal <= {goal_lobby:g}) {verdict(lobby <= goal_lobby)}, "
                 f"table {table:.1f} MiB (goal <= {goal_table:g}) {verdict(table <= goal_table)}"
             )
 

@@ -5,7 +5,8 @@ Textual and Cabinet afresh (29 MiB of its own idle in the lobby, and the imports
 first frame).  Here a process of its own, the *warm parent*, imports all of it once, freezes
 its heap (``gc.freeze``: the collector never writes to those objects again, so their pages stay
 shared) and forks each session's program on request from the SSH front, which then shares
-every page the session does not write to.
+every page the session does not write to; and of those it writes, the kernel shares again
+the ones that come back alike, where the machine runs KSM (:func:`merge_pages`).
 
 Two sides, one module (standard library only: the warm parent's memory is every session's):
 
@@ -40,6 +41,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
+import errno
 import fcntl
 import gc
 import json
@@ -75,6 +77,26 @@ RETRY_MAX = 300.0  # ...doubled each time one ends before it was ever ready, up 
 SAID_MAX = 40  # lines a warm parent may write (its errors) that go to the log
 SETUP_FAILED = 70  # exit status of a session that could not be set up (EX_SOFTWARE)
 PR_SET_CHILD_SUBREAPER = 36
+#: set to "1" in the warm parent's environment: it asks the kernel to merge its pages and its
+#: sessions' with any identical page (KSM), see merge_pages
+ENV_MERGE = "CABINET_WARM_MERGE"
+PR_SET_MEMORY_MERGE = 67  # Linux 6.4: KSM over every mapping of a process, kept by its children
+KSM_RUN = "/sys/kernel/mm/ksm/run"  # the machine's KSM: 1 while it runs (the administrator's)
+#: what the front's log says of the warm parent's pages, after "Sessions are forked from a warm
+#: parent (pid N)", by what merge_pages answered ("off": not asked, cabinet serve --no-ksm)
+MERGE_SAID = {
+    "on": ", and the kernel merges the pages they hold alike (KSM).",
+    "stopped": (
+        f". Page merging (KSM) is off on this machine: with it on (1 written to {KSM_RUN}),"
+        " sessions take much less memory (docs/SCALING.md)."
+    ),
+    "unsupported": (
+        ". This kernel cannot merge a process's pages (KSM, Linux 6.4 and later):"
+        " each session keeps its own copy of every page it writes."
+    ),
+    "refused": ". The kernel refused to merge the sessions' pages (KSM): each keeps its own copy of every page it writes.",
+    "off": ".",
+}
 
 
 # -- the warm parent -------------------------------------------------------------------------------
@@ -86,10 +108,11 @@ def serve_forks(run: Callable[[list[str]], int | None], warm_for: list[str]) -> 
     Returns when the front has gone (its end of the socket closed)."""
     fd = int(os.environ.pop(ENV_SOCKET))
     os.environ.pop(ENV_ROOM, None)
+    merging = merge_pages() if os.environ.pop(ENV_MERGE, "") == "1" else "off"
     sock = socket.socket(fileno=fd)
     gc.collect()
     gc.freeze()
-    sock.sendall(json.dumps({"ready": os.getpid()}).encode())
+    sock.sendall(json.dumps({"ready": os.getpid(), "merge": merging}).encode())
     while True:
         try:
             data, fds, flags, _ = socket.recv_fds(sock, REQUEST_MAX, 1)
@@ -114,6 +137,31 @@ def serve_forks(run: Callable[[list[str]], int | None], warm_for: list[str]) -> 
             sock.sendall(json.dumps(answer).encode())
         except OSError:
             return 1
+
+
+def merge_pages() -> str:
+    """Asks the kernel to merge every page of this process, and of the sessions it forks (a
+    process's children keep the setting), with any page of the same content (KSM,
+    ``PR_SET_MEMORY_MERGE``).  A forked session writes a reference count into most of the
+    pages it reads (CPython 3.11), and so holds a copy of its own of each, which comes back
+    the same as the warm parent's or another session's once the count is back where it was:
+    the kernel's scanner finds those and shares them again.  What came of it, for the log:
+    "on"; "stopped" (the machine's KSM is not running: the administrator's to start);
+    "unsupported" (a kernel before Linux 6.4, or built without KSM); "refused"."""
+    if not sys.platform.startswith("linux"):
+        return "unsupported"
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if int(libc.prctl(PR_SET_MEMORY_MERGE, 1, 0, 0, 0)) != 0:
+            return "unsupported" if ctypes.get_errno() == errno.EINVAL else "refused"
+    except (OSError, AttributeError):
+        return "unsupported"
+    try:
+        with open(KSM_RUN, encoding="ascii") as f:
+            running = f.read().strip() == "1"
+    except OSError:
+        running = False
+    return "on" if running else "stopped"
 
 
 def _fork(
@@ -395,7 +443,8 @@ class WarmParent:
             said = json.loads(data)
             if "ready" in said:
                 self.ready, self.pid, self.failures = True, int(said["ready"]), 0
-                self.log(f"Sessions are forked from a warm parent (pid {self.pid}).")
+                merging = MERGE_SAID.get(str(said.get("merge")), ".")
+                self.log(f"Sessions are forked from a warm parent (pid {self.pid}){merging}")
             elif self.owed:  # an answer that came too late: its session was started afresh meanwhile
                 self.owed -= 1
                 if not self.owed and self.late_handle is not None:

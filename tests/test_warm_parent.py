@@ -297,3 +297,62 @@ def test_the_warm_parent_run_by_hand_says_what_it_is_in_one_sentence() -> None:
     assert done.stderr == (
         "cabinet: warm-parent is what cabinet serve starts to fork its sessions' apps; run cabinet serve.\n"
     )
+
+
+def what_the_kernel_gives() -> str:
+    """What asking for KSM over a whole process comes to here, asked of the kernel as the
+    warm parent asks (``PR_GET_MEMORY_MERGE``: Linux 6.4) and of the machine's setting."""
+    import ctypes
+    import errno
+
+    from net.zygote import KSM_RUN
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if int(libc.prctl(68, 0, 0, 0, 0)) < 0:
+        return "unsupported" if ctypes.get_errno() == errno.EINVAL else "refused"
+    with contextlib.suppress(OSError):
+        if Path(KSM_RUN).read_text().strip() == "1":
+            return "on"
+    return "stopped"
+
+
+def merges_pages(pid: int) -> bool:
+    """Whether the kernel's KSM may merge the process's pages: its own word where the kernel
+    gives it (``/proc/PID/ksm_stat``), else its heap's mapping marked mergeable (``smaps``)."""
+    with contextlib.suppress(OSError):
+        found = re.search(r"^ksm_merge_any: (\w+)$", Path(f"/proc/{pid}/ksm_stat").read_text(), re.M)
+        if found:
+            return found.group(1) == "yes"
+    smaps = Path(f"/proc/{pid}/smaps").read_text()
+    heap = smaps[smaps.index("[heap]") :]
+    return " mg" in re.search(r"^VmFlags:(.*)$", heap, re.M).group(1)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("asked", [True, False], ids=["ksm", "no-ksm"])
+def test_the_warm_parent_has_the_kernel_merge_its_sessions_pages_unless_told_not_to(
+    tmp_path: Path, keys: dict[str, Path], asked: bool
+) -> None:
+    """A forked session writes a reference count into most pages it reads, and so owns a copy
+    of each; the kernel's page merging (KSM) shares those that came back alike.  ``cabinet
+    serve`` asks for it for the warm parent and its sessions, and says in its log what came of
+    it (this machine's KSM running or not, a kernel without it); ``--no-ksm`` does not ask."""
+    from net.zygote import MERGE_SAID
+    from tests.test_serve import Serve
+    from tests.test_serve import player as served_player
+
+    serve = Serve(tmp_path / "data", *([] if asked else ["--no-ksm"])).start()
+    try:
+        said = serve.wait_line(r"Sessions are forked from a warm parent \(pid (\d+)\)(.*)$")
+        zygote = int(said.group(1))
+        expected = what_the_kernel_gives() if asked else "off"
+        assert said.group(2) == MERGE_SAID[expected]
+        with contextlib.closing(served_player(serve.port, keys["b"], "bea", tmp_path)) as bea:
+            pid = int(serve.wait_line(r"bea from 127\.0\.0\.1: session started \(.*, forked, pid (\d+)\)").group(1))
+            if expected in ("on", "stopped", "off"):
+                assert merges_pages(zygote) is asked, "the warm parent"
+                assert merges_pages(pid) is asked, "the session it forked keeps the setting"
+            bea.press("q")
+            assert bea.wait_exit(timeout=WAIT) == 0
+    finally:
+        serve.stop()
+    serve.check_clean()

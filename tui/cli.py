@@ -161,6 +161,11 @@ def build_parser() -> Parser:
         action="store_true",
         help="start each session's app afresh rather than fork it from a warm parent (more memory, slower starts)",
     )
+    serve.add_argument(
+        "--no-ksm",
+        action="store_true",
+        help="do not ask the kernel to merge the forked sessions' identical pages (KSM: see docs/SCALING.md)",
+    )
 
     # started by cabinet serve for each SSH session, in its terminal (CABINET_HALL, CABINET_TOKEN)
     sub.add_parser("lobby")  # what a served session runs: no help, and left out of the list below

@@ -96,7 +96,8 @@ class Server:
     ``store``, ``cluster``, ``identities``: where the tables are kept, the other servers
     of that store, who holds which name; by default files in ``data`` for one server
     alone (see :func:`of_database`).  ``fork``: each session's app is forked from a warm
-    parent (issue 35), else started afresh."""
+    parent (issue 35), else started afresh; ``merge``: the warm parent asks the kernel to merge
+    its sessions' identical pages (KSM, ``net.zygote.merge_pages``)."""
 
     def __init__(
         self,
@@ -108,10 +109,12 @@ class Server:
         cluster: Cluster | None = None,
         identities: Identities | None = None,
         fork: bool = True,
+        merge: bool = True,
         **hall: Any,
     ) -> None:
         from net.hall import Hall
         from net.ssh import FrontLimits, Login, SSHFront
+        from net.zygote import ENV_MERGE
 
         self.hall = Hall(data, log=log, store=store, cluster=cluster, **hall)
         self.tokens: dict[int, str] = {}
@@ -145,7 +148,9 @@ class Server:
             offloop=self.hall.offloop,  # the names asked in the hall's threads
             # what every session's environment has that is the same for all: the warm parent
             # imports Textual with it (Textual reads its variables once, on import)
-            warm=(warm_command(), {"TEXTUAL_FPS": str(SESSION_FPS)}) if fork else None,
+            warm=(warm_command(), {"TEXTUAL_FPS": str(SESSION_FPS), **({ENV_MERGE: "1"} if merge else {})})
+            if fork
+            else None,
         )
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
@@ -256,6 +261,7 @@ def cmd_serve(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             allow=args.allow,
             limits=limits,
             fork=not args.no_fork,
+            merge=not args.no_ksm,
             bot_delay=max(0.0, args.bot_delay),
             **hall,
         )
