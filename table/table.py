@@ -142,7 +142,9 @@ class Table:
                 None,
                 f"Your last move cannot be taken back: it showed {self.name(shown)} what was hidden (a card, a choice).",
             )
-        since = match.events[move.start :]
+        if any(self.game.reveals(event, seat) for event in match.events[move.start : move.end]):
+            return None, "Your last move cannot be taken back: it showed you what was hidden (a card drawn, a result)."
+        since = match.events[move.end :]
         if any(self.game.reveals(event, human) for event in since for human in [seat, *others]):
             return None, "Your last move cannot be taken back: something hidden was shown since (a card, a result)."
         return mine, None

@@ -104,6 +104,24 @@ def test_against_bots_a_bot_answer_that_shows_something_ends_the_right() -> None
     assert table.take_back(0) == refusal
 
 
+def test_a_move_that_showed_its_player_a_card_says_so_when_it_cannot_be_taken_back() -> None:
+    """Ministères: Ada's first move takes a card and ends the deal, and the next deal draws her a
+    card from the deck: she has seen it, so the move stays played, and the sentence says that her
+    own move showed it (not that something was shown since: nothing was)."""
+    seats = [SeatSpec(HUMAN, name="Ada"), SeatSpec(BOT, "random", "Bot")]
+    table = Table(TableSpec("ministeres", 2, seats, seed=3, bot_seed=3).build())
+    while 0 not in table.active():
+        table.submit(table.active()[0], table.bot_move(table.active()[0]))
+    assert table.submit(0, {"t": "Take", "card": "armee-F"}) is None
+    move = table.match.moves[-1]
+    assert move.seat == 0 and move.end == len(table.match.events), "nobody has moved since"
+    drawn = [e for e in table.match.events[move.start : move.end] if e["t"] == "CardDrawn"]
+    assert [(e["seat"], e["card"]) for e in drawn] == [(0, "divertissement-H")]
+    refusal = table.takeback_refusal(0)
+    assert refusal == "Your last move cannot be taken back: it showed you what was hidden (a card drawn, a result)."
+    assert table.take_back(0) == refusal
+
+
 class OpenToy(ToyGame):
     """The toy game played face up: nothing is news to anyone, so a move may be taken back."""
 
