@@ -86,6 +86,7 @@ class MainMenu(Screen):
         from saves.format import who_holds
         from screens.save_list import KNOWN, open_save
 
+        self.app.clear_notifications()  # the menu's news of the game left: not over the game opened
         skipped: list[str] = []
         infos = list_saves(self.app.save_dir, known=KNOWN)
         left = getattr(self.app, "left_last", None)

@@ -78,6 +78,9 @@ class NewGameScreen(Screen):
         yield KeysFooter()
 
     async def on_mount(self) -> None:
+        # what the menu said of the game left ("Saved: ... Continue it from the menu") is not
+        # about this form, nor about the game it starts: not carried over it to the new table
+        self.app.clear_notifications()
         game = self.query_one("#game", Select)
         # as wide as the longest title, with room for the arrow: every title shown whole
         game.styles.width = max(cell_len(g.title) for g in self.games.values()) + GAME_SELECT_FRAME

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from screens.app import CabinetApp
 from screens.menu import MainMenu
+from screens.new_game import NewGameScreen
 from screens.play import PlayScreen
 from table import Table
 from tests.tui_helpers import play_app, run_async, screen_text, settle
@@ -101,6 +102,30 @@ async def test_notifications_stay_at_the_table(tmp_path: Path) -> None:
         assert "Something about this game." not in messages(app)
         assert any("Continue it from the menu" in m for m in messages(app))
         assert app.NOTIFICATION_TIMEOUT <= 5
+
+
+@run_async
+async def test_the_menus_notice_of_the_game_left_is_not_carried_to_the_next_table(tmp_path: Path) -> None:
+    """Left for the menu, a game says where it is saved; the next game opened at once, a new one
+    or Continue, does not show that notice over its own table (it was about the game before)."""
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu) and any("Continue it from the menu" in m for m in messages(app))
+        await pilot.press("home", "enter")  # New game
+        await settle(pilot)
+        assert isinstance(app.screen, NewGameScreen) and messages(app) == []
+        await pilot.press("ctrl+s")  # Start
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen) and messages(app) == []
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu) and any("Continue it from the menu" in m for m in messages(app))
+        await pilot.press("home", "down", "enter")  # Continue
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen) and not any("Continue it from the menu" in m for m in messages(app))
 
 
 @run_async
