@@ -318,14 +318,14 @@ def what_the_kernel_gives() -> str:
 
 def merges_pages(pid: int) -> bool:
     """Whether the kernel's KSM may merge the process's pages: its own word where the kernel
-    gives it (``/proc/PID/ksm_stat``), else its heap's mapping marked mergeable (``smaps``)."""
+    gives it (``/proc/PID/ksm_stat``), else its mappings marked mergeable (``smaps``, Linux 6.4
+    to 6.7: the setting marks every mapping it may merge)."""
     with contextlib.suppress(OSError):
         found = re.search(r"^ksm_merge_any: (\w+)$", Path(f"/proc/{pid}/ksm_stat").read_text(), re.M)
         if found:
             return found.group(1) == "yes"
-    smaps = Path(f"/proc/{pid}/smaps").read_text()
-    heap = smaps[smaps.index("[heap]") :]
-    return " mg" in re.search(r"^VmFlags:(.*)$", heap, re.M).group(1)  # type: ignore[union-attr]
+    flags = re.findall(r"^VmFlags:(.*)$", Path(f"/proc/{pid}/smaps").read_text(), re.M)
+    return any(" mg" in f" {line} " for line in flags)
 
 
 @pytest.mark.parametrize("asked", [True, False], ids=["ksm", "no-ksm"])
