@@ -85,7 +85,7 @@ KSM_RUN = "/sys/kernel/mm/ksm/run"  # the machine's KSM: 1 while it runs (the ad
 #: what the front's log says of the warm parent's pages, after "Sessions are forked from a warm
 #: parent (pid N)", by what merge_pages answered ("off": not asked, cabinet serve --no-ksm)
 MERGE_SAID = {
-    "on": ", and the kernel merges the pages they hold alike (KSM).",
+    "on": ", and the kernel shares the memory pages they have in common (KSM).",
     "stopped": (
         f". Page merging (KSM) is off on this machine: with it on (1 written to {KSM_RUN}),"
         " sessions take much less memory (docs/SCALING.md)."
@@ -95,7 +95,7 @@ MERGE_SAID = {
         " each session keeps its own copy of every page it writes."
     ),
     "refused": ". The kernel refused to merge the sessions' pages (KSM): each keeps its own copy of every page it writes.",
-    "off": ".",
+    "off": "; the kernel is not asked to share the memory pages they have in common (KSM: --no-ksm).",
 }
 
 
