@@ -103,6 +103,8 @@ class CabinetApp(App[int]):
         #: the unfinished game this session last left for the menu: the one Continue opens
         #: (the menu's toast says so), before the most recently played
         self.left_last: Path | None = None
+        #: the game of the last table opened here (its id): the New game form opens on it
+        self.last_game: str | None = None
         #: the game of this terminal being played here now, if any (``goodbye``)
         self.at_table: Any = None
 
@@ -252,6 +254,7 @@ class CabinetApp(App[int]):
         from table.feed import LocalFeed
 
         assert writer.path is not None  # a game played here is a save file
+        self.last_game = writer.match.game.id
         feed = LocalFeed(Table(writer.match, writer), writer.path, delay=lambda: self.bot_delay)
         self.push_screen(PlayScreen(feed))
 

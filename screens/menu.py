@@ -60,7 +60,7 @@ class MainMenu(Screen):
         if choice == "new":
             from screens.new_game import NewGameScreen
 
-            self.app.push_screen(NewGameScreen())
+            self.app.push_screen(NewGameScreen(self.app.last_game))
         elif choice == "continue":
             self.continue_latest()
         elif choice in ("load", "replay"):

@@ -39,10 +39,11 @@ class NewGameScreen(Screen):
         ("ctrl+s", "start", "Start"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, game_id: str | None = None) -> None:
+        """``game_id``: the game chosen at first (the one last played, say), else the first."""
         super().__init__()
         self.games = all_games()
-        self.game: Game = next(iter(self.games.values()))
+        self.game: Game = self.games.get(game_id or "") or next(iter(self.games.values()))
         self.players = usual_players(self.game)
 
     def player_choices(self) -> list[tuple[str, int]]:

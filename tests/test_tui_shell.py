@@ -129,6 +129,38 @@ async def test_the_menus_notice_of_the_game_left_is_not_carried_to_the_next_tabl
 
 
 @run_async
+async def test_the_new_game_form_opens_on_the_game_last_played(tmp_path: Path) -> None:
+    """Left for the menu after a game of Ministères, New game offers Ministères (its usual
+    players), where a session that has played nothing yet is offered the first game."""
+    from textual.widgets import Select
+
+    from core.games import all_games
+    from table import new_match
+    from tests.tui_helpers import app_for
+    from tui.session import start_save
+
+    game = all_games()["ministeres"]
+    seats = [{"name": n} for n in ("Ada", "Bot")]
+    match = new_match(game, 2, seats, [{"kind": "human"}, {"kind": "bot", "level": "easy"}], seed=3, bot_seed=3)
+    app = app_for(tmp_path, start_save(tmp_path, match))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        await pilot.press("home", "enter")  # New game
+        await settle(pilot)
+        assert isinstance(app.screen, NewGameScreen)
+        assert app.screen.query_one("#game", Select).value == "ministeres"
+        assert "Ministères" in screen_text(app)
+    fresh = CabinetApp(save_dir=tmp_path / "none", bot_delay=0.0)
+    async with fresh.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("home", "enter")
+        await settle(pilot)
+        assert fresh.screen.query_one("#game", Select).value == next(iter(all_games()))
+
+
+@run_async
 async def test_continue_opens_the_game_just_left_as_its_notice_says(tmp_path: Path) -> None:
     """A game opened and left without a move is not the most recently played one; the menu's
     notice says "Continue it from the menu", and Continue opens that one, not the latest."""
