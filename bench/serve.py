@@ -1259,8 +1259,8 @@ async def ksm_settled(started: float, asked: bool) -> dict[str, float]:
 async def memory_of(tmp: Path, keys: Path, how: tuple[str, bool, bool], tables: int, k: int) -> dict[str, Any]:
     """One server (forked sessions, with or without --no-ksm, or --no-fork): its memory with
     ``2 * tables`` sessions idle in the lobby, then with them at ``tables`` tables after MEM_PLAY s
-    of play; where the machine's KSM runs, each read once it has scanned everything twice (the
-    tables in play meanwhile)."""
+    of play; where it asked for KSM and the machine's KSM runs, each read once KSM's scans merge
+    no more (``ksm_settled``: the sessions idle in the lobby, or at their tables, meanwhile)."""
     name, fork, ksm = how
     server = await Server(tmp / f"data-mem{k}", server_env(tmp), fork=fork, ksm=ksm).start()
     await server.warm()
