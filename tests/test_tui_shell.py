@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from screens.app import CabinetApp
 from screens.menu import MainMenu
 from screens.new_game import NewGameScreen
@@ -158,6 +160,28 @@ async def test_the_new_game_form_opens_on_the_game_last_played(tmp_path: Path) -
         await pilot.press("home", "enter")
         await settle(pilot)
         assert fresh.screen.query_one("#game", Select).value == next(iter(all_games()))
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@run_async
+async def test_a_notice_at_a_table_sits_over_the_historys_foot_not_the_board(tmp_path: Path, size) -> None:
+    """A refusal's notice is read where the history is, never over the board: the hand and the
+    choices the player acts on stay whole while it shows (it covered their right half)."""
+    from textual.widgets._toast import Toast
+
+    from tests.tui_helpers import toasts_text
+
+    app = play_app(tmp_path, humans=1, players=2, seed=9)
+    async with app.run_test(size=size, notifications=True) as pilot:  # the toasts drawn
+        await settle(pilot)
+        await pilot.press("u")
+        await settle(pilot)
+        assert messages(app) == ["You have made no move yet to take back."], messages(app)
+        assert toasts_text(app) == messages(app)
+        toast = app.screen.query_one(Toast).region
+        history, board = app.screen.query_one("#history").region, app.screen.query_one("#board").region
+        assert not toast.overlaps(board), (toast, board)
+        assert history.x < toast.x and toast.right < history.right and toast.bottom <= history.bottom
 
 
 @run_async
