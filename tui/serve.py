@@ -136,6 +136,11 @@ class Server:
         def seated(login: Login) -> bool:
             return self.hall.seated(login.name)
 
+        # what every session's environment has that is the same for all: the warm parent
+        # imports Textual with it (Textual reads its variables once, on import)
+        warm_env = {"TEXTUAL_FPS": str(SESSION_FPS)}
+        if merge:
+            warm_env[ENV_MERGE] = "1"  # the kernel asked to share the sessions' pages alike (KSM)
         self.front = SSHFront(
             data,
             allow=allow,
@@ -146,11 +151,7 @@ class Server:
             log=log,
             identities=identities,
             offloop=self.hall.offloop,  # the names asked in the hall's threads
-            # what every session's environment has that is the same for all: the warm parent
-            # imports Textual with it (Textual reads its variables once, on import)
-            warm=(warm_command(), {"TEXTUAL_FPS": str(SESSION_FPS), **({ENV_MERGE: "1"} if merge else {})})
-            if fork
-            else None,
+            warm=(warm_command(), warm_env) if fork else None,
         )
 
     async def start(self, host: str, port: int) -> tuple[str, int]:
