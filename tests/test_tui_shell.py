@@ -137,14 +137,9 @@ async def test_the_new_game_form_opens_on_the_game_last_played(tmp_path: Path) -
     from textual.widgets import Select
 
     from core.games import all_games
-    from table import new_match
-    from tests.tui_helpers import app_for
-    from tui.session import start_save
+    from tests.test_tui_ministeres import mi_app
 
-    game = all_games()["ministeres"]
-    seats = [{"name": n} for n in ("Ada", "Bot")]
-    match = new_match(game, 2, seats, [{"kind": "human"}, {"kind": "bot", "level": "easy"}], seed=3, bot_seed=3)
-    app = app_for(tmp_path, start_save(tmp_path, match))
+    app = mi_app(tmp_path, players=2)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         await pilot.press("q")
