@@ -365,10 +365,13 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
 
         return run
 
+    key = F.dir_key(path.parent)
+
     def skim() -> None:
         reader = F._Reader(data, path.name)
         F._read_header(reader)
         reader.walk([])
+        assert reader.sealed_by(key)
 
     def replay() -> Match:
         match = Match(game, header)
@@ -380,7 +383,7 @@ def open_breakdown(path: Path, reps: int) -> list[tuple[str, float]]:
     viewer = viewer_of(match)
     stages: list[tuple[str, Callable[[], Any]]] = [
         ("msgpack alone (the yardstick)", lambda: msgpack_alone(path)),
-        ("frames, CRC, chain and seal (no body decoded)", skim),
+        ("frames, the file's hash, the last seal (no body decoded)", skim),
         ("frames + CRC + decode, keys unchecked (sealed)", decode(no_hook)),
         ("  same, string keys checked (not sealed here)", decode(strict)),
         (f"fold every event: Match + evolve x {len(match.events)}", replay),

@@ -2,7 +2,7 @@
 
 Layout (all integers big-endian)::
 
-    preamble   MAGIC (12 bytes, b"CABINET\\0SAVE") + format version (u16, currently 2)
+    preamble   MAGIC (12 bytes, b"CABINET\\0SAVE") + format version (u16, currently 3)
     record*    kind (1 byte) + sequence number (u32) + body length (u32)
                + CRC32 of the body (u32) + link (8 bytes) + seal (8 bytes) + msgpack body
 
@@ -22,15 +22,19 @@ flipped bit in a kind byte never turns one valid kind into another):
                    ("victor", a winner with no seat, since December 2026: older results lack it)
 
 **Each record knows its place.**  Records are numbered from 0 (the header),
-and each carries the first 8 bytes of the *chain* up to the record before it:
-``chain(n) = blake2b(chain(n-1) + frame head(n) + body(n))``, starting from a
-hash of the preamble.  A record duplicated, moved, deleted or swapped with
+and each carries as its *link* the first 8 bytes of the SHA-256 of every byte
+of the file before it.  A record duplicated, moved, deleted or swapped with
 another is therefore reported at the record where the order breaks, whatever
 the record holds.
 
 **A save written here is sealed.**  The seal of a record is a keyed blake2b of
-the chain up to it, with a secret key kept in the save's directory
-(``.cabinet-key``, mode 0600, made by the first writer there).  A save whose
+the SHA-256 of the file up to the record's end, its own seal left out, with a
+secret key kept in the save's directory (``.cabinet-key``, mode 0600, made by
+the first writer there).  The last record's seal so vouches for every byte
+before it: a load hashes the records in one piece and checks that one seal, and
+reads each record's checksum and link only where it does not hold, to say
+where the file was damaged, if it was (issue 35: a hash a record, in Python,
+cost a load half what msgpack takes to decode the file; :class:`Chain`).  A save whose
 last record's seal holds under its directory's key was written by Cabinet
 itself as the game was played, every event coming from the rules' ``decide``:
 it is replayed by folding its events, and only those after its last checkpoint
@@ -51,8 +55,16 @@ seals hold up to some record under its directory's key and not after it (its
 last seal damaged, or records changed since they were written here) is
 re-derived too, and a warning says so: it is never passed over in silence.
 
+Format 2 (until December 2026) frames its records alike, but chains them record
+by record: ``chain(n) = blake2b(chain(n-1) + frame head(n) + body(n))`` from a
+hash of the preamble, the link a record carries being a hash of the chain and
+the seal before it, the seal a keyed blake2b of ``chain(n)`` (:class:`Chain2`).
+It is still read, each record's link and checksum checked, and a game
+continued from it is appended to in format 2.  A database keeps its tables in
+format 2 (``saves.postgres``).
+
 Format 1 (no numbers, links or seals) is still read, and always re-derived; a
-game continued from it is rewritten as format 2.
+game continued from it is rewritten in the current format.
 
 The kind is in the frame so a listing can count moves and see whether a result
 exists without decoding events (it still reads every body, to check its CRC and
@@ -114,7 +126,7 @@ from core import engine
 from core.engine import NAME_MAX, Game, Match, Outcome
 
 MAGIC = b"CABINET\x00SAVE"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 _PREAMBLE = struct.Struct(">12sH")
 _HEAD = struct.Struct(">cIII")  # kind, sequence number, body length, CRC32 of the body
 _FRAME = struct.Struct(">cIII8s8s")  # the head, the link to the record before, the seal
@@ -231,8 +243,9 @@ def preamble(version: int = FORMAT_VERSION) -> bytes:
     return _PREAMBLE.pack(MAGIC, version)
 
 
-def _genesis(version: int = FORMAT_VERSION) -> bytes:
-    return hashlib.blake2b(preamble(version), digest_size=16).digest()
+def _genesis() -> bytes:
+    """Where a format 2 chain starts: a hash of its preamble."""
+    return hashlib.blake2b(preamble(2), digest_size=16).digest()
 
 
 def _seal(chain: bytes, key: bytes | None) -> bytes:
@@ -242,25 +255,79 @@ def _seal(chain: bytes, key: bytes | None) -> bytes:
 
 
 class Chain:
-    """Where a file's records stand: the next sequence number and the chain so far.
+    """Where a file's records stand (format 3): the next sequence number, and a running hash
+    of every byte of the file so far.
 
-    Every record framed through it is numbered and linked to the one before
-    (see the module docstring); ``key``, when there is one, seals it."""
+    Every record framed through it is numbered and carries the first 8 bytes of the hash of
+    every byte before it (its link); ``key``, when there is one, seals it: the seal is a keyed
+    hash of the hash of the file up to the record, the record's own seal left out (see the
+    module docstring).  ``link``: what the last record's seal was made of."""
+
+    version = 3
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self.key = key
+        self.seq = 0
+        #: the hash of every byte of the file so far
+        self.running = hashlib.sha256(preamble(3))
+        #: what the next record carries: the first bytes of ``running``
+        self.prev = self.running.digest()[:8]
+        self.link = b""
+        self._last: tuple[bytes, bytes, bytes | memoryview] = (b"", b"", b"")
+
+    def frame(self, kind: bytes, data: bytes) -> bytes:
+        head = _HEAD.pack(kind, self.seq, len(data), zlib.crc32(data))
+        carried = self.prev
+        seal = _seal(self.extend(head, data), self.key)
+        self.follow(seal)
+        return head + carried + seal + data
+
+    def extend(self, head: bytes, data: bytes | memoryview) -> bytes:
+        """The next record's head and body taken in: what its seal is made of."""
+        sealed = self.running.copy()
+        sealed.update(head)
+        sealed.update(self.prev)
+        sealed.update(data)
+        self.link = sealed.digest()
+        self._last = (head, self.prev, data)
+        self.seq += 1
+        return self.link
+
+    def follow(self, seal: bytes) -> None:
+        """The seal of the record :meth:`extend` took in: the record is in the file, as it is."""
+        head, carried, data = self._last
+        running = self.running
+        running.update(head)
+        running.update(carried)
+        running.update(seal)
+        running.update(data)
+        self.prev = running.digest()[:8]
+        self._last = (b"", b"", b"")
+
+    def skip(self, view: memoryview, start: int, last: int, end: int) -> None:
+        """The whole records of ``view[start:end]`` taken in at once, the last starting at
+        ``last``, from where this chain stands (at ``start``): their places, links and seals
+        unchecked.  :meth:`_Reader.sealed_by` checks the last seal, which holds for every
+        byte before it; the reader checks each record in turn where it does not."""
+        running = self.running
+        running.update(view[start:last])  # the records before the last, in one piece
+        self.prev = bytes(view[last + _HEAD.size : last + _HEAD.size + 8])  # as the last one carries
+        self.extend(bytes(view[last : last + _HEAD.size]), view[last + _FRAME.size : end])
+        self.follow(bytes(view[last + _HEAD.size + 8 : last + _FRAME.size]))
+
+
+class Chain2(Chain):
+    """Where a file of format 2 stands: each record linked to the chain before it by its own
+    hash, ``chain(n) = blake2b(chain(n-1) + frame head(n) + body(n))``, from a hash of the
+    preamble; the next record carries a hash of the chain and the last seal."""
+
+    version = 2
 
     def __init__(self, key: bytes | None = None) -> None:
         self.key = key
         self.seq = 0
         self.link = _genesis()
-        #: what the next record carries: the chain and the seal of the one before, hashed
         self.prev = self.link[:8]
-
-    def frame(self, kind: bytes, data: bytes) -> bytes:
-        head = _HEAD.pack(kind, self.seq, len(data), zlib.crc32(data))
-        link = self.extend(head, data)
-        seal = _seal(link, self.key)
-        out = head + self.prev + seal + data
-        self.follow(seal)
-        return out
 
     def extend(self, head: bytes, data: bytes | memoryview) -> bytes:
         self.link = hashlib.blake2b(self.link + head + data, digest_size=16).digest()
@@ -270,6 +337,11 @@ class Chain:
     def follow(self, seal: bytes) -> None:
         # the seal is hashed in too, so that a damaged seal is seen at the next record
         self.prev = hashlib.blake2b(self.link + seal, digest_size=8).digest()
+
+
+def chain_for(version: int, key: bytes | None = None) -> Chain:
+    """A new chain of save format ``version`` (2 or 3)."""
+    return Chain2(key) if version == 2 else Chain(key)
 
 
 def encode_record(kind: bytes, body: dict[str, Any], chain: Chain) -> bytes:
@@ -346,12 +418,14 @@ def _move_records(match: Match, index: int, at: str, state: Any, chain: Chain) -
     return out
 
 
-def encode_match(match: Match, times: list[str | None] | None = None, key: bytes | None = None) -> tuple[bytes, Chain]:
+def encode_match(
+    match: Match, times: list[str | None] | None = None, key: bytes | None = None, version: int = FORMAT_VERSION
+) -> tuple[bytes, Chain]:
     """The whole file for ``match`` (preamble, header, moves, checkpoints,
-    outcome), sealed with ``key``; and the chain, to append after it."""
+    outcome) in save format ``version``, sealed with ``key``; and the chain, to append after it."""
     times = list(times or [])
-    chain = Chain(key)
-    out = [preamble(), encode_record(HEADER, match.header, chain)]
+    chain = chain_for(version, key)
+    out = [preamble(version), encode_record(HEADER, match.header, chain)]
     last_at = now_iso()
     for i, move in enumerate(match.moves):
         at = (times[i] if i < len(times) else None) or now_iso()
@@ -381,15 +455,15 @@ class StoredRecord(NamedTuple):
     body: bytes
 
 
-def split_records(data: bytes, whole: bool = True) -> list[StoredRecord]:
-    """The records of a log's bytes as they are framed (format 2), with the
-    preamble when ``whole``, else records alone (what an append adds).  Nothing is
-    checked but the framing: the bytes come from a writer, or from a load that
-    checked them.  Raises ValueError for bytes that are not whole records."""
+def split_records(data: bytes, whole: bool = True, version: int = FORMAT_VERSION) -> list[StoredRecord]:
+    """The records of a log's bytes as they are framed (format 2 and 3 alike), with the
+    preamble of format ``version`` when ``whole``, else records alone (what an append
+    adds).  Nothing is checked but the framing: the bytes come from a writer, or from a
+    load that checked them.  Raises ValueError for bytes that are not whole records."""
     pos = 0
     if whole:
-        if data[: _PREAMBLE.size] != preamble():
-            raise ValueError(f"not a log of save format {FORMAT_VERSION}")
+        if data[: _PREAMBLE.size] != preamble(version):
+            raise ValueError(f"not a log of save format {version}")
         pos = _PREAMBLE.size
     records = []
     while pos < len(data):
@@ -404,11 +478,22 @@ def split_records(data: bytes, whole: bool = True) -> list[StoredRecord]:
     return records
 
 
-def join_records(records: Iterable[tuple[int, bytes, int, bytes, bytes, bytes]]) -> bytes:
-    """A log's bytes (preamble and records), as a save file holds them, from
-    :class:`StoredRecord`'s fields (a table's rows as they are fetched)."""
+def format_of(data: bytes) -> int:
+    """The save format of a log's bytes that a writer made, or a load read (2 or 3): its
+    preamble's.  Raises ValueError for bytes that begin otherwise."""
+    for version in (FORMAT_VERSION, 2):
+        if data[: _PREAMBLE.size] == preamble(version):
+            return version
+    raise ValueError("not a log of save format 2 or 3")
+
+
+def join_records(
+    records: Iterable[tuple[int, bytes, int, bytes, bytes, bytes]], version: int = FORMAT_VERSION
+) -> bytes:
+    """A log's bytes (preamble of format ``version`` and records), as a save file holds
+    them, from :class:`StoredRecord`'s fields (a table's rows as they are fetched)."""
     pack = _FRAME.pack
-    return preamble() + b"".join(
+    return preamble(version) + b"".join(
         [pack(kind, seq, len(body), crc, link, seal) + body for seq, kind, crc, link, seal, body in records]
     )
 
@@ -746,6 +831,8 @@ class Log:
     name: str = ""
     #: the save file, for a log that is one; None for a table in a database
     path: Path | None = None
+    #: the save format it is written in (a database's tables keep format 2: ``saves.postgres``)
+    version: int = FORMAT_VERSION
 
     def key(self) -> bytes | None:
         """The secret this place's writers seal with, made if missing."""
@@ -977,7 +1064,7 @@ class SaveWriter:
         self.on_error = on_error
         #: fsync every move (interactive play); headless simulations only flush
         self.durable = True
-        self._chain = Chain()
+        self._chain = chain_for(log.version)
         self._lock = threading.RLock()
         self._closed = False
         self._moves_written = 0
@@ -992,7 +1079,7 @@ class SaveWriter:
             times = self.times[:n]
             times += [now_iso() for _ in range(n - len(times))]
             self.times = times
-            data, self._chain = encode_match(self.match, times, self._log.key())
+            data, self._chain = encode_match(self.match, times, self._log.key(), self._log.version)
             self._log.replace(data)
             self._moves_written = n
             self._events_written = len(self.match.events)
@@ -1399,9 +1486,11 @@ class _Reader:
         self.torn: Torn | None = None
         self.version = FORMAT_VERSION
         self.frame_size = _FRAME.size
-        #: the chain so far, and the seal of the last record read (format 2)
+        #: the chain so far, and the seal of the last record read (formats 2 and 3)
         self.chain = Chain()
         self.seal = _NO_SEAL
+        #: where the records :meth:`walk` took in unchecked begin and end (format 3; see there)
+        self.unchecked: tuple[int, int] | None = None
 
     def damaged(self, offset: int, what: str) -> SaveError:
         return SaveError(f"{self.name} is damaged at byte {offset}: {what}.")
@@ -1426,6 +1515,7 @@ class _Reader:
             raise SaveError(f"{self.name} has an unknown save format version {version}.")
         self.version = version
         self.frame_size = _FRAME.size if version >= 2 else _FRAME_V1.size
+        self.chain = chain_for(version)
         self.pos = _PREAMBLE.size
 
     def _torn_or_damaged(self, kind: bytes, offset: int, length: int | None) -> None:
@@ -1520,15 +1610,68 @@ class _Reader:
         the chain, a torn tail), none decoded: each put in ``frames`` as (kind, where it
         starts, where its body starts, where it ends).  The frames that are as they should
         be are read here in one loop; :meth:`next` takes over at the first that is not,
-        to say what is wrong with it (or that the file ends there, cut off)."""
-        if self.version >= 2:
+        to say what is wrong with it (or that the file ends there, cut off).
+
+        Of format 3, the frames of that loop are taken in unchecked, all at once
+        (:meth:`Chain.skip`): where :meth:`sealed_by` then holds, every byte of them is as
+        its writer wrote it; where it does not, :meth:`check_unchecked` reads them again
+        one by one, to say where they are damaged, if they are."""
+        if self.version >= 3:
+            start = self.pos
+            seq = self._skim3(frames)
+            if self.pos > start:
+                self.unchecked = (start, self.pos)
+                last = frames[-1][1]
+                self.chain.skip(self.view, start, last, self.pos)
+                self.chain.seq = seq
+                self.seal = self.data[last + _HEAD.size + 8 : last + _FRAME.size]
+        elif self.version >= 2:
             self._skim(frames)
-        while True:
-            frame = self.next(want_body=lambda kind: False)
-            if frame is None:
-                return
-            body = frame.offset + self.frame_size
-            frames.append((frame.kind, frame.offset, body, body + frame.length))
+        try:
+            while True:
+                frame = self.next(want_body=lambda kind: False)
+                if frame is None:
+                    return
+                body = frame.offset + self.frame_size
+                frames.append((frame.kind, frame.offset, body, body + frame.length))
+        except SaveError:
+            self.check_unchecked()  # damage before it is said first
+            raise
+
+    def check_unchecked(self) -> None:
+        """The frames :meth:`walk` took in unchecked, read again as :meth:`next` reads them
+        (checksums, places, links): raises :class:`SaveError` at the first damaged."""
+        if self.unchecked is None:
+            return
+        start, end = self.unchecked
+        again = _Reader(self.data, self.name)
+        again.read_preamble()
+        while again.pos < end:
+            if again.pos == start:
+                again.unchecked = None
+            if again.next(want_body=lambda kind: False) is None:
+                break
+        self.unchecked = None
+
+    def _skim3(self, frames: list[tuple[bytes, int, int, int]]) -> int:
+        """The frames of format 3 that are whole, numbered in turn and within their kinds'
+        bounds, in one loop, nothing else looked at (see :meth:`walk`): what a load reads of
+        every record of a save sealed here."""
+        data, size, pos, seq = self.data, self.size, self.pos, self.chain.seq
+        unpack, frame_size = _HEAD.unpack_from, _FRAME.size
+        bounds = {kind: bound.size for kind, bound in BOUNDS.items()}
+        append = frames.append
+        while pos + frame_size <= size:
+            kind, number, length, _ = unpack(data, pos)
+            body = pos + frame_size
+            end = body + length
+            if not 0 < length <= bounds.get(kind, 0) or end > size or number != seq:
+                break
+            seq += 1
+            append((kind, pos, body, end))
+            pos = end
+        self.pos = pos
+        return seq
 
     def _skim(self, frames: list[tuple[bytes, int, int, int]]) -> None:
         """:meth:`next` of format 2 for frames that are whole and sound, in one loop (what a
@@ -1597,15 +1740,17 @@ class _Reader:
         by the holders of ``key`` was changed, or its seal damaged, after them."""
         if self.version < 2:
             return None
-        chain = Chain()
+        chain = chain_for(self.version)
         held = None
         pos = _PREAMBLE.size
         while pos < end:
             length = self._length_at(pos)
             body_end = pos + _FRAME.size + length
             link = chain.extend(self.data[pos : pos + _HEAD.size], self.view[body_end - length : body_end])
-            if hmac.compare_digest(self.data[pos + _HEAD.size + 8 : pos + _FRAME.size], _seal(link, key)):
+            seal = self.data[pos + _HEAD.size + 8 : pos + _FRAME.size]
+            if hmac.compare_digest(seal, _seal(link, key)):
                 held = chain.seq - 1
+            chain.follow(seal)
             pos = body_end
         return held
 
@@ -2265,6 +2410,8 @@ def _load(source: Source, data: bytes, name: str, games: Mapping[str, Game] | No
     end = reader.torn.offset if reader.torn is not None else reader.size
     key = _seal_key(source)
     sealed = reader.sealed_by(key)
+    if not sealed:
+        reader.check_unchecked()  # what its seal does not vouch for, record by record
     fold = sealed and not rederive
     _check_places(reader, frames, players, bodies=not fold)
     if fold:

@@ -7,7 +7,10 @@ order behind the file's preamble.  So a table exported to a file is a save that
 ``cabinet verify`` accepts, a save imported gives back the same bytes, and a load
 checks a table's checksums, chain and seal exactly as it checks a file's.
 Checkpoints are records of the same chain (kind ``C``), not rows of a table
-apart: the chain and the unique (table, sequence) cover them too.
+apart: the chain and the unique (table, sequence) cover them too.  A table says
+which save format its log is of (``tables.format``: 2 for those written before
+format 3, whose links and seals are made otherwise), so that its bytes are the
+file's whichever it is.
 
 The primary key (table, sequence) is what keeps two writers from ever
 interleaving a log, whatever happens: a record numbered where another already
@@ -63,6 +66,7 @@ from saves.format import (
     StoredRecord,
     _holder_sentence,
     _whoami,
+    format_of,
     join_records,
     split_records,
 )
@@ -71,7 +75,7 @@ from saves.store import LogStore
 DRIVER_MISSING = "A PostgreSQL store needs the psycopg driver, which is not installed: pip install 'cabinet[postgres]'."
 
 #: the schema this Cabinet makes and reads
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: the channel every server of a database listens on: a table's new records, lobby changes, relayed commands
 CHANNEL = "cabinet"
 #: seconds before the first attempt to connect again to a database that went away, and at
@@ -152,6 +156,13 @@ MIGRATIONS: dict[int, list[str]] = {
                ended double precision NOT NULL,
                seats jsonb NOT NULL)""",
         "CREATE INDEX ON cabinet.rated USING gin (seats jsonb_path_ops)",
+    ],
+    # the save format of each table's log (``saves.format``): the tables there are were written
+    # in format 2; a table made from now on, by a writer, is written in format 3 (an import,
+    # in its file's)
+    6: [
+        "ALTER TABLE cabinet.tables ADD COLUMN format smallint NOT NULL DEFAULT 2 CHECK (format IN (2, 3))",
+        "ALTER TABLE cabinet.tables ALTER COLUMN format SET DEFAULT 3",
     ],
 }
 
@@ -618,16 +629,16 @@ class PostgresStore(LogStore):
     def read(self, table: str) -> bytes:
         # one statement, so that the rows are one snapshot of the log; the kind as bytes, as a frame holds it
         rows = self._query(
-            "SELECT e.seq, convert_to(e.kind, 'UTF8'), e.crc, e.link, e.seal, e.body FROM cabinet.tables t "
+            "SELECT t.format, e.seq, convert_to(e.kind, 'UTF8'), e.crc, e.link, e.seal, e.body FROM cabinet.tables t "
             "LEFT JOIN cabinet.events e ON e.table_id = t.id WHERE t.name = %s ORDER BY e.seq",
             (table,),
             binary=True,
         )
         if not rows:
             raise SaveError(f"There is no table {table} in {self.where}.")
-        if rows[0][0] is None:
+        if rows[0][1] is None:
             raise SaveError(f"table {table} is empty, not a Cabinet save.")
-        return join_records(rows)
+        return join_records([row[1:] for row in rows], rows[0][0])
 
     def key(self) -> bytes | None:
         if self._key is None:
@@ -639,7 +650,8 @@ class PostgresStore(LogStore):
         return TableLease(self, table)
 
     def put(self, table: str, data: bytes) -> None:
-        records = split_records(data)
+        version = format_of(data)
+        records = split_records(data, version=version)
         with (
             self._using(
                 self.main, lambda why: SaveError(f"Cannot write table {table} to {self.where}: {why}.")
@@ -647,7 +659,8 @@ class PostgresStore(LogStore):
             conn.transaction(),
         ):
             row = conn.execute(
-                "INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING RETURNING id", (table,)
+                "INSERT INTO cabinet.tables (name, format) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING RETURNING id",
+                (table, version),
             ).fetchone()
             if row is None:
                 raise SaveError(f"There is a table {table} in {self.where} already.")
@@ -731,9 +744,10 @@ class TableLease(Log):
         store, table = self.store, self.table
         with store.lock, conn.transaction():
             conn.execute("INSERT INTO cabinet.tables (name) VALUES (%s) ON CONFLICT (name) DO NOTHING", (table,))
-            row = conn.execute("SELECT id FROM cabinet.tables WHERE name = %s", (table,)).fetchone()
+            row = conn.execute("SELECT id, format FROM cabinet.tables WHERE name = %s", (table,)).fetchone()
             assert row is not None
             self.id: int = row[0]
+            self.version = row[1]  # the format the table's log is written in
             # an advisory lock is taken again by the session that holds it: a second
             # writer in this process is refused here, as one in another is by the lock
             locked = False
@@ -766,7 +780,7 @@ class TableLease(Log):
             raise OSError(errno.EIO, f"{what}: {_first_line(exc)}") from None
 
     def replace(self, data: bytes) -> None:
-        records = split_records(data)
+        records = split_records(data, version=self.version)
         with self.store.lock, self._writing(f"{self.name} cannot be written") as conn, conn.transaction():
             conn.execute("DELETE FROM cabinet.events WHERE table_id = %s", (self.id,))
             _insert(conn, self.id, records, copy=True)

@@ -457,8 +457,8 @@ def open_store(address: str) -> LogStore:
 def log_bytes(loaded: Loaded, data: bytes) -> bytes:
     """What a store is to keep of a save read back from ``data``: its records as
     they are, up to a torn tail (dropped, as a writer continuing it would); a save
-    of format 1 (no numbers, links or seals) is written as format 2, as a writer
-    continuing it would write it."""
+    of format 1 (no numbers, links or seals) is written in the current format, as a
+    writer continuing it would write it."""
     if loaded.chain is None:
         return encode_match(loaded.match, loaded.times)[0]
     return data[: loaded.end]

@@ -23,15 +23,21 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(2, (os.cpu_count() or 1) * 3 // 2)
 
 
+#: PYTHONSAFEPATH as the test run started (see ``_pythons_as_the_run_started_them``)
+_SAFEPATH_AT_START = os.environ.get("PYTHONSAFEPATH")
+
+
 @pytest.fixture(autouse=True)
-def _pythons_as_the_test_started_them() -> Iterator[None]:
+def _pythons_as_the_run_started_them() -> Iterator[None]:
     """``cabinet.main.main`` sets PYTHONSAFEPATH for every Python the program starts (its workers'
     forkserver must not import a folder of the working directory as one of Cabinet's packages);
-    a test that calls it in-process gets its environment back after it, so that the next test's
-    ``python -c`` still finds ``tests`` in the working directory."""
-    before = os.environ.get("PYTHONSAFEPATH")
+    after each test the environment is as the run started, so that the next test's ``python -c``
+    still finds ``tests`` in the working directory: a test that calls it in-process, and a
+    module's fixture that does (set up before this one, so that what it set stayed for every
+    later test of its worker: test_save_lock's and test_hall_store's ``python -c`` failed after
+    test_store_cli's ``imported`` in the same worker)."""
     yield
-    if before is None:
+    if _SAFEPATH_AT_START is None:
         os.environ.pop("PYTHONSAFEPATH", None)
     else:
-        os.environ["PYTHONSAFEPATH"] = before
+        os.environ["PYTHONSAFEPATH"] = _SAFEPATH_AT_START

@@ -640,8 +640,15 @@ def test_at_a_served_table_the_footer_says_q_goes_to_the_lobby(tmp_path: Path) -
             async with app.run_test(size=(80, 24)) as pilot:
                 lobby, made = await a_bot_table_listed(pilot, app, client)
                 await pilot.press("enter")
+                # (the footer is drawn a frame after the board on a loaded machine: waited for)
                 await settle(
-                    pilot, lambda: isinstance(app.screen, PlayScreen) and "You: ann" in screen_text(app), "the table"
+                    pilot,
+                    lambda: (
+                        isinstance(app.screen, PlayScreen)
+                        and "You: ann" in screen_text(app)
+                        and screen_text(app).splitlines()[-1].strip() != ""
+                    ),
+                    "the table and its footer",
                 )
                 footer = screen_text(app).splitlines()[-1]
                 assert "q Lobby" in footer and "Menu" not in footer, footer

@@ -107,6 +107,66 @@ def test_the_last_records_cut_off_whole_are_an_earlier_moment_of_the_same_game(g
     assert loaded.match.outcome is None and loaded.sealed  # what the file held a few moves earlier
 
 
+def test_a_sealed_save_of_format_2_opens_folded_is_played_on_in_format_2_and_its_damage_is_said(tmp_path: Path) -> None:
+    """The saves Cabinet wrote before format 3 (each record's link a hash of its own):
+    still folded where their seals hold, continued in their format, refused where damaged."""
+    match = new_match(bots=False)
+    for _ in range(4):
+        step(match)
+    path = tmp_path / "old.cab"
+    data, _ = fmt.encode_match(match, key=fmt.dir_key(tmp_path, create=True), version=2)
+    path.write_bytes(data)
+    loaded = load(path, GAMES)
+    assert loaded.sealed and loaded.match.events == match.events and loaded.match.state == match.state
+    with SaveWriter.resume(loaded) as writer:
+        step(writer.match, writer)
+    grown = path.read_bytes()
+    assert grown[12:14] == b"\x00\x02" and grown.startswith(data)  # appended to, in its format
+    again = load(path, GAMES)
+    assert again.sealed and len(again.match.moves) == len(match.moves) + 1
+    # a byte of a move in the middle changed: named where it is
+    parts = frames(grown)
+    offsets = [start for _, start, _ in record_offsets(grown)]
+    bad = bytearray(parts[3])
+    bad[-2] ^= 0x01
+    path.write_bytes(rebuild(grown, parts[:3] + [bytes(bad)] + parts[4:]))
+    with pytest.raises(SaveError, match=rf"damaged at byte {offsets[3]}: a record there fails its checksum"):
+        load(path, GAMES)
+    # two records swapped and renumbered: the links say so
+    a, b = bytearray(parts[4]), bytearray(parts[3])
+    a[1:5], b[1:5] = parts[3][1:5], parts[4][1:5]
+    path.write_bytes(rebuild(grown, parts[:3] + [bytes(a), bytes(b)] + parts[5:]))
+    with pytest.raises(SaveError, match=r"record 3 does not follow the record before it"):
+        load(path, GAMES)
+
+
+def test_a_byte_changed_anywhere_in_a_sealed_save_is_found_though_a_load_checks_one_seal(game_save) -> None:
+    """A load of a save sealed here hashes its records in one piece and checks the last seal;
+    where that fails, each record is read again: the damage is named where it is, and a save
+    whose records are sound but whose seal is not this directory's is decided again."""
+    path, data = game_save
+    offsets = [start for _, start, _ in record_offsets(data)]
+    for k in (1, len(offsets) // 2, len(offsets) - 2):
+        changed = bytearray(data)
+        body = offsets[k] + fmt.RECORD_FRAME
+        changed[body + 1] ^= 0x40
+        path.write_bytes(bytes(changed))
+        with pytest.raises(SaveError, match=rf"damaged at byte {offsets[k]}: a record there fails its checksum"):
+            load(path, GAMES)
+    # a seal changed (the last record's, then one in the middle): the records are sound, the
+    # file is not as this directory's writers wrote it
+    for k in (len(offsets) - 1, len(offsets) // 2):
+        changed = bytearray(data)
+        changed[offsets[k] + fmt.RECORD_FRAME - 1] ^= 0x01
+        path.write_bytes(bytes(changed))
+        if k == len(offsets) - 1:
+            loaded = load(path, GAMES)
+            assert not loaded.sealed and loaded.warnings  # decided again, and said
+        else:
+            with pytest.raises(SaveError, match=rf"record {k + 1} does not follow the record before it"):
+                load(path, GAMES)
+
+
 # -- a load accepts only what the rules could have produced -------------------------------
 
 
@@ -204,7 +264,7 @@ def test_a_save_written_here_is_sealed_and_a_copied_one_is_decided_again(tmp_pat
     assert not again.sealed and again.match.events == match.events and again.match.state == match.state
 
 
-def test_a_format_1_save_is_decided_again_and_rewritten_as_format_2_when_played_on(tmp_path: Path) -> None:
+def test_a_format_1_save_is_decided_again_and_rewritten_in_the_current_format_when_played_on(tmp_path: Path) -> None:
     match = new_match(bots=False)
     for _ in range(2):
         step(match)
@@ -214,7 +274,7 @@ def test_a_format_1_save_is_decided_again_and_rewritten_as_format_2_when_played_
     assert not loaded.sealed and loaded.chain is None and loaded.match.events == match.events
     with SaveWriter.resume(loaded) as writer:
         step(writer.match, writer)
-    assert path.read_bytes()[12:14] == b"\x00\x02"
+    assert path.read_bytes()[12:14] == b"\x00\x03"
     again = load(path, GAMES)
     assert again.sealed and len(again.match.moves) == len(match.moves) + 1
 

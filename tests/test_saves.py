@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import re
@@ -80,7 +81,7 @@ def craft(path: Path, records: list[tuple[bytes, object]], version: int = fmt.FO
     """A save written record by record: valid frames (numbered and linked as a
     writer would, but unsealed) around any bodies."""
     data = struct.pack(">12sH", fmt.MAGIC, version)
-    chain = fmt.Chain()
+    chain = fmt.chain_for(version)
     for kind, body in records:
         raw = body if isinstance(body, bytes) else msgpack.packb(body, use_bin_type=True)
         if version >= 2:
@@ -157,18 +158,23 @@ def test_file_layout(tmp_path):
     finished_save(path)
     data = path.read_bytes()
     assert data[:12] == b"CABINET\x00SAVE"
-    assert struct.unpack(">H", data[12:14]) == (2,)
+    assert struct.unpack(">H", data[12:14]) == (3,)
     # kind, place (the header is record 0), length, CRC, link to the start, seal
     kind, seq, length, crc, link, seal = struct.unpack(">cIII8s8s", data[14:43])
     assert (kind, seq) == (b"H", 0)
     body = data[43 : 43 + length]
     assert zlib.crc32(body) == crc
     assert msgpack.unpackb(body)["game"] == "toy"
-    assert link == fmt._genesis()[:8] and seal != bytes(8)
-    # the next record is number 1 and links to the header
+    # the link: the hash of every byte before the record; the seal: a keyed hash of the
+    # hash of the file up to the record's end, the seal itself left out
+    assert link == hashlib.sha256(data[:14]).digest()[:8]
+    key = (tmp_path / fmt.KEY_NAME).read_bytes()
+    up_to = hashlib.sha256(data[:35] + body).digest()
+    assert seal == hashlib.blake2b(up_to, key=key, digest_size=8).digest()
+    # the next record is number 1 and links to every byte before it
     kind, seq, _, _, link, _ = struct.unpack(">cIII8s8s", data[43 + length : 43 + length + 29])
     assert (kind, seq) == (b"M", 1)
-    assert link != fmt._genesis()[:8]
+    assert link == hashlib.sha256(data[: 43 + length]).digest()[:8]
 
 
 def test_written_and_flushed_move_by_move(tmp_path, monkeypatch):
@@ -353,8 +359,8 @@ def test_empty_and_foreign_files(tmp_path):
 def test_newer_format_version(tmp_path, small_save):
     data, _ = small_save
     path = tmp_path / "new.cab"
-    path.write_bytes(data[:12] + struct.pack(">H", 3) + data[14:])
-    with pytest.raises(SaveError, match=r"^new\.cab was written by a newer Cabinet \(save format 3"):
+    path.write_bytes(data[:12] + struct.pack(">H", 4) + data[14:])
+    with pytest.raises(SaveError, match=r"^new\.cab was written by a newer Cabinet \(save format 4"):
         load(path, GAMES)
 
 
@@ -845,7 +851,7 @@ def test_verify_and_exports(tmp_path, small_save):
     assert lines[lines.index("Setup") + 1] == "  The deck is shuffled."
     assert "draws" in lines[lines.index("Setup") + 2]  # everything revealed
     doc = json.loads(export_json(path, GAMES))
-    assert doc["version"] == 2 and doc["records"][0]["kind"] == "header"
+    assert doc["version"] == 3 and doc["records"][0]["kind"] == "header"
     assert [r["kind"] for r in doc["records"]].count("move") == len(match.moves)
     moves = [r["body"] for r in doc["records"] if r["kind"] == "move"]
     assert [e for m in moves for e in m["events"]] == match.events
