@@ -276,6 +276,48 @@ def test_the_schema_is_made_once_and_numbered(pg) -> None:
     assert versions == list(range(1, SCHEMA_VERSION + 1)) and keys == 1
 
 
+def test_a_table_written_before_format_3_is_read_and_played_on_in_its_format(pg_url) -> None:
+    """A database of schema 5 holds logs of save format 2: once the schema is brought up to
+    date, each is read in its format (sealed by the store's writers: folded) and played on in
+    it, and a table made since is of format 3."""
+    from tests.pg import cluster, drop_database, fresh_database
+
+    address = fresh_database(cluster())
+    try:
+        open_store(address).close()
+        match = new_match()
+        for _ in range(3):
+            step(match)
+        with psycopg.connect(address, autocommit=True) as conn:  # as Cabinet left a database before format 3
+            conn.execute("ALTER TABLE cabinet.tables DROP COLUMN format")
+            conn.execute("DELETE FROM cabinet.schema_version WHERE version > 5")
+            key = bytes(conn.execute("SELECT value FROM cabinet.settings WHERE name = 'seal key'").fetchone()[0])
+            data, _ = fmt.encode_match(match, key=key, version=2)
+            table_id = conn.execute("INSERT INTO cabinet.tables (name) VALUES ('old') RETURNING id").fetchone()[0]
+            for r in fmt.split_records(data, version=2):
+                conn.execute(
+                    "INSERT INTO cabinet.events VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    (table_id, r.seq, r.kind.decode(), r.crc, r.link, r.seal, r.body),
+                )
+        store = open_store(address)
+        try:
+            assert store.read("old") == data
+            loaded = load(store.source("old"), GAMES)
+            assert loaded.sealed and loaded.match.events == match.events
+            with SaveWriter.resume(loaded) as writer:
+                step(writer.match, writer)
+            again = load(store.source("old"), GAMES)
+            assert again.sealed and len(again.match.moves) == len(match.moves) + 1
+            assert store.read("old").startswith(data) and store.read("old")[12:14] == b"\x00\x02"
+            with SaveWriter(store.hold("new"), new_match()):
+                pass
+            assert store.read("new")[12:14] == b"\x00\x03"
+        finally:
+            store.close()
+    finally:
+        drop_database(cluster(), address)
+
+
 def test_a_newer_schema_is_refused_in_a_sentence(pg_url) -> None:
     from saves.postgres import SCHEMA_VERSION
     from tests.pg import cluster, drop_database, fresh_database
