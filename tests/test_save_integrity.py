@@ -89,14 +89,19 @@ def test_every_duplicate_deletion_swap_and_move_of_whole_records_is_reported_whe
 
 def test_a_record_renumbered_to_fit_still_does_not_follow_the_one_before(game_save) -> None:
     path, data = game_save
-    parts = frames(data)
     # records 3 and 4 swapped, and each given the other's number (CRC intact):
     # the links still say the order is wrong
-    a, b = bytearray(parts[4]), bytearray(parts[3])
-    a[1:5], b[1:5] = parts[3][1:5], parts[4][1:5]
-    path.write_bytes(rebuild(data, parts[:3] + [bytes(a), bytes(b)] + parts[5:]))
+    path.write_bytes(swapped_and_renumbered(data, 3))
     with pytest.raises(SaveError, match=r"record 3 does not follow the record before it"):
         load(path, GAMES)
+
+
+def swapped_and_renumbered(data: bytes, k: int) -> bytes:
+    """``data`` with its records ``k`` and ``k + 1`` swapped, each given the other's number."""
+    parts = frames(data)
+    a, b = bytearray(parts[k + 1]), bytearray(parts[k])
+    a[1:5], b[1:5] = parts[k][1:5], parts[k + 1][1:5]
+    return rebuild(data, parts[:k] + [bytes(a), bytes(b)] + parts[k + 2 :])
 
 
 def test_the_last_records_cut_off_whole_are_an_earlier_moment_of_the_same_game(game_save) -> None:
@@ -133,9 +138,7 @@ def test_a_sealed_save_of_format_2_opens_folded_is_played_on_in_format_2_and_its
     with pytest.raises(SaveError, match=rf"damaged at byte {offsets[3]}: a record there fails its checksum"):
         load(path, GAMES)
     # two records swapped and renumbered: the links say so
-    a, b = bytearray(parts[4]), bytearray(parts[3])
-    a[1:5], b[1:5] = parts[3][1:5], parts[4][1:5]
-    path.write_bytes(rebuild(grown, parts[:3] + [bytes(a), bytes(b)] + parts[5:]))
+    path.write_bytes(swapped_and_renumbered(grown, 3))
     with pytest.raises(SaveError, match=r"record 3 does not follow the record before it"):
         load(path, GAMES)
 
