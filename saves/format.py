@@ -1617,9 +1617,9 @@ class _Reader:
         its writer wrote it; where it does not, :meth:`check_unchecked` reads them again
         one by one, to say where they are damaged, if they are."""
         if self.version >= 3:
-            start = self.pos
+            start, before = self.pos, len(frames)
             seq = self._skim3(frames)
-            if self.pos > start:
+            if len(frames) > before:
                 self.unchecked = (start, self.pos)
                 last = frames[-1][1]
                 self.chain.skip(self.view, start, last, self.pos)
