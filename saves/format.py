@@ -1509,7 +1509,7 @@ class _Reader:
         if version > FORMAT_VERSION:
             raise SaveError(
                 f"{self.name} was written by a newer Cabinet (save format {version}; "
-                f"this version reads format {FORMAT_VERSION})."
+                f"this version reads formats 1 to {FORMAT_VERSION})."
             )
         if version < 1:
             raise SaveError(f"{self.name} has an unknown save format version {version}.")
@@ -1592,7 +1592,9 @@ class _Reader:
             if prev != self.chain.prev:
                 raise self.damaged(
                     offset,
-                    f"record {seq} does not follow the record before it (records were moved, or one before it was changed)",
+                    "its header does not follow the file's first bytes (its format number was changed, or its header)"
+                    if seq == 0
+                    else f"record {seq} does not follow the record before it (records were moved, or one before it was changed)",
                 )
             self.chain.extend(head[: _HEAD.size], data)
             self.chain.follow(seal)

@@ -84,12 +84,15 @@ class MainMenu(Screen):
         instead."""
         from saves import SaveError, list_saves, load
         from saves.format import who_holds
+        from saves.store import save_info
         from screens.save_list import KNOWN, open_save
 
         self.app.clear_notifications()  # the menu's news of the game left: not over the game opened
         skipped: list[str] = []
         infos = list_saves(self.app.save_dir, known=KNOWN)
         left = getattr(self.app, "left_last", None)
+        if left is not None and left.exists() and all(info.path != left for info in infos):
+            infos.insert(0, save_info(left))  # a game opened from elsewhere (cabinet load PATH) is continued there
         infos.sort(key=lambda info: info.path != left)  # (stable: the others stay latest first)
         for info in infos:
             if info.error is not None or info.finished:
@@ -107,7 +110,9 @@ class MainMenu(Screen):
                 continue
             for sentence in skipped[:1]:
                 self.notify(
-                    f"{sentence} Continuing the game before it.", severity="warning", timeout=self.app.ERROR_TIMEOUT
+                    f"{sentence} Continuing {info.path.name} instead.",
+                    severity="warning",
+                    timeout=self.app.ERROR_TIMEOUT,
                 )
             open_save(self.app, info.path, replay=False, loaded=loaded)
             return

@@ -558,7 +558,7 @@ async def test_continue_passes_over_a_damaged_latest_game_and_says_so(tmp_path: 
         assert isinstance(app.screen, PlayScreen) and app.screen.path == older
         assert any(
             m.startswith("aj-5.cab does not follow from its moves at the setup")
-            and m.endswith("Continuing the game before it.")
+            and m.endswith("Continuing aj-4.cab instead.")
             for m in notes(app)
         )
     # damage the listing sees is passed over too
@@ -587,7 +587,7 @@ async def test_continue_passes_over_the_latest_game_while_another_program_plays_
             assert isinstance(app.screen, PlayScreen) and app.screen.path == older
             said = [m for m in notes(app) if m.startswith("aj-5.cab: ")]
             assert len(said) == 1 and "is playing this game already" in said[0], notes(app)
-            assert said[0].endswith("Continuing the game before it.")
+            assert said[0].endswith("Continuing aj-4.cab instead.")
     finally:
         elsewhere.close()
     # the other game open too: nothing to continue, and why

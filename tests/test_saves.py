@@ -360,8 +360,24 @@ def test_newer_format_version(tmp_path, small_save):
     data, _ = small_save
     path = tmp_path / "new.cab"
     path.write_bytes(data[:12] + struct.pack(">H", 4) + data[14:])
-    with pytest.raises(SaveError, match=r"^new\.cab was written by a newer Cabinet \(save format 4"):
+    with pytest.raises(
+        SaveError,
+        match=r"^new\.cab was written by a newer Cabinet \(save format 4; this version reads formats 1 to 3\)\.$",
+    ):
         load(path, GAMES)
+
+
+def test_a_format_number_changed_to_another_this_version_reads_is_said_at_the_header(tmp_path, small_save):
+    """Format 3's records read as format 2's (or the other way): the header's link says so."""
+    data, _ = small_save
+    path = tmp_path / "changed.cab"
+    path.write_bytes(data[:12] + struct.pack(">H", 2) + data[14:])
+    with pytest.raises(SaveError) as err:
+        load(path, GAMES)
+    assert str(err.value) == (
+        "changed.cab is damaged at byte 14: its header does not follow the file's first bytes "
+        "(its format number was changed, or its header)."
+    )
 
 
 def test_unknown_game(tmp_path):

@@ -218,6 +218,41 @@ async def test_continue_opens_the_game_just_left_as_its_notice_says(tmp_path: Pa
 
 
 @run_async
+async def test_continue_opens_a_game_left_in_another_folder_though_one_of_its_name_is_in_the_saves(
+    tmp_path: Path,
+) -> None:
+    """A save opened from elsewhere (``cabinet load PATH``), played and left: the notice says
+    "Continue it from the menu", and Continue opens it there, not an older copy of the same
+    name in the save directory."""
+    import shutil
+
+    from screens.save_list import open_save
+    from tests.tui_helpers import agent_jean_match
+    from tui.session import start_save
+
+    saves, elsewhere = tmp_path / "saves", tmp_path / "elsewhere"
+    with start_save(elsewhere, agent_jean_match(1, 2, 3), durable=False) as writer:
+        there = writer.path
+    saves.mkdir()
+    shutil.copy(there, saves / there.name)  # the same game, as it was when copied
+    app = CabinetApp(save_dir=saves, bot_delay=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert open_save(app, there, replay=False)
+        await settle(pilot)
+        await pilot.press("enter")  # a move, so that the two files differ
+        await settle(pilot)
+        assert len(app.screen.feed.match.moves) > 1 and there.read_bytes() != (saves / there.name).read_bytes()
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu)
+        assert f"Saved: {there.name}. Continue it from the menu." in messages(app)
+        await pilot.press("home", "down", "enter")  # Continue
+        await settle(pilot)
+        assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == there
+
+
+@run_async
 async def test_quitting_at_a_table_leaves_the_terminal_with_where_the_game_is_saved(tmp_path: Path) -> None:
     """ctrl+q at a table: the terminal, once the app is gone, says how to take the game up
     again; quitting from the menu, after the game was left, says nothing more."""
