@@ -153,6 +153,11 @@ class Columns:
         rest = flexible - self.game
         self.state = max(MIN_STATE, min(MAX_STATE, rest // 2, rest - PLAYERS_FIRST))
         self.players = max(MIN_PLAYERS, rest - self.state)
+        # the state's few words give way, down to their least, to names that would be cut
+        names = max((cell_len(seats_fit(i, 10**6)) for i in infos if i.error is None), default=0)
+        give = max(0, min(names - self.players, self.state - MIN_STATE))
+        self.state -= give
+        self.players += give
 
     def add_to(self, table: DataTable) -> None:
         table.add_column("Game", width=self.game, key="game")

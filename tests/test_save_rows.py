@@ -257,6 +257,10 @@ async def test_a_wider_terminal_shows_when_each_game_started(tmp_path: Path) -> 
         assert columns(app) == ["Game", "Players", "Moves", "Started", "Last played", "State"]
         assert rows(app)[1][0] == "1988: Chirac contre Mitterrand"  # whole, at 120 columns
         assert rows(app)[1][3] == "19 Mar 2025"
+        # the state's column gives way to names that would be cut: the four players whole
+        quartets = [row for row in rows(app) if row[0] == "L'Agent Jean!"]
+        assert quartets and all(row[1] == "Ada, Bastien*, Chloé*, Denis" for row in quartets), quartets
+        assert all(row[5].endswith(" to play") and "…" not in row[5] for row in quartets)
 
 
 @run_async
