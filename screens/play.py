@@ -497,7 +497,7 @@ class PlayScreen(LiveTableScreen):
             # the save let go now, not when the screen is gone: Continue, pressed at once, finds
             # it free (its writer held it until the screen's unmount, and Continue skipped it)
             self.feed.close()
-            if sentence:
+            if sentence and self.feed.match.outcome is None:
                 app.left_last = self.feed.path  # "Continue it from the menu": Continue opens this one
         app.back_to_menu()
         if sentence and self.farewell is None:  # a screen stepped aside said why already (played on elsewhere)

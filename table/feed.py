@@ -205,7 +205,7 @@ class LocalFeed:
     def leave(self) -> str | None:
         if self.match.outcome is None:
             return f"Saved: {self.path.name}. Continue it from the menu."
-        return None
+        return f"The game is kept in {self.path.name}: Replay a game, in the menu, shows it again."
 
     def close(self) -> None:
         self.runner.stop(closing=True)

@@ -253,6 +253,31 @@ async def test_continue_opens_a_game_left_in_another_folder_though_one_of_its_na
 
 
 @run_async
+async def test_leaving_a_finished_game_says_where_it_is_kept_and_continue_passes_it_over(tmp_path: Path) -> None:
+    """q at a game over: the menu says where the game is kept and how to see it again (it
+    said nothing); Continue does not offer it."""
+    from screens.save_list import open_save
+    from table import Table
+    from tests.tui_helpers import agent_jean_match
+    from tui.session import start_save
+
+    with start_save(tmp_path, agent_jean_match(1, 2, 3), durable=False) as writer:
+        Table(writer.match, writer).play_out()
+        path = writer.path
+    app = CabinetApp(save_dir=tmp_path, bot_delay=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert open_save(app, path, replay=False)
+        await settle(pilot)
+        assert type(app.screen).__name__ == "GameOver"  # its footer: q Menu
+        await pilot.press("q")
+        await settle(pilot)
+        assert isinstance(app.screen, MainMenu)
+        assert f"The game is kept in {path.name}: Replay a game, in the menu, shows it again." in messages(app)
+        assert app.left_last is None
+
+
+@run_async
 async def test_quitting_at_a_table_leaves_the_terminal_with_where_the_game_is_saved(tmp_path: Path) -> None:
     """ctrl+q at a table: the terminal, once the app is gone, says how to take the game up
     again; quitting from the menu, after the game was left, says nothing more."""
