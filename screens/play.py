@@ -317,7 +317,10 @@ class PlayScreen(LiveTableScreen):
         elif not self.connected:
             text = "Connection lost: joining again…"
         elif self.browsing is not None:
-            text = f"Looking back: move {log.move_at(self.browsing)} of {log.move_count} (Esc: back to play)"
+            # "in move": a position inside a move shows its first events only (a card played
+            # before the trick it ends), where "move 2 of 2" read as the table as it is now
+            within = "" if log.ends_a_move(self.browsing) else "in "
+            text = f"Looking back: {within}move {log.move_at(self.browsing)} of {log.move_count} (Esc: back to play)"
         elif log.outcome is not None:
             text = "Game over: " + log.outcome_text(why=False)
         elif self.reading:  # what waits is this player's Enter, whoever the table waits for

@@ -317,7 +317,7 @@ def test_a_burst_of_arrows_in_the_history_keeps_the_player_at_the_table(tmp_path
             assert ann.child is not None
             ann.child.send(burst.encode())
             ann.wait_until(
-                lambda: ann.shows("Looking back: move") or ann.shows("No more moves here"),
+                lambda: ann.shows("Looking back: ") or ann.shows("No more moves here"),
                 "the history to show the past",
             )
             ann.press("escape")  # read after the arrows: back to play once they are all taken

@@ -152,6 +152,34 @@ async def test_browsing_the_history_the_footer_shows_the_arrows_and_esc(tmp_path
 
 
 @run_async
+async def test_looking_back_inside_a_move_says_so(tmp_path: Path) -> None:
+    """The status line names the move looked at; a position inside one (its first events: a
+    card played before the trick it ends) is "in move M of N", a move's end "move M of N"."""
+    app, _ = against_a_bot(tmp_path, "agent-jean", seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for _ in range(3):
+            await pilot.press("enter")
+            await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, PlayScreen)
+        await pilot.press("h")
+        seen = set()
+        for _ in range(12):
+            await pilot.press("up")
+            await pilot.pause()
+            n, log = screen.browsing, screen.knows
+            if n is None:
+                break
+            status = str(screen.query_one("#status").render())
+            ends = {end for end, _ in log.moves}
+            word = "in move" if n not in ends else "move"
+            assert f"Looking back: {word} {log.move_at(n)} of {log.move_count} (Esc" in status, (n, status)
+            seen.add(n in ends)
+        assert seen == {True, False}, "the walk met a move's end and a position inside a move"
+
+
+@run_async
 async def test_looking_back_survives_the_terminal_shrunk_too_small_and_grown_again(tmp_path: Path) -> None:
     """The "too small" notice says nothing is lost meanwhile: a player looking back at a move
     finds the same move when the terminal is big again (its history had lost the keys to the
@@ -168,7 +196,7 @@ async def test_looking_back_survives_the_terminal_shrunk_too_small_and_grown_aga
         await pilot.pause()
         looked = screen.browsing
         status = str(screen.query_one("#status").render())
-        assert looked is not None and "Looking back: move" in status, status
+        assert looked is not None and "Looking back: " in status, status
         await pilot.resize_terminal(40, 12)
         await pilot.pause()
         assert "needs" in screen_text(app)
