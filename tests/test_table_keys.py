@@ -9,7 +9,7 @@ from pathlib import Path
 from core.games import get_game
 from screens.menu import MainMenu
 from screens.play import PlayScreen
-from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle
+from tests.tui_helpers import NAMES, app_for, run_async, screen_text, settle, toasts_text
 from tui.session import new_match, start_save
 from tui.widgets import ChoiceList, Curtain, GameOver
 
@@ -177,6 +177,26 @@ async def test_looking_back_inside_a_move_says_so(tmp_path: Path) -> None:
             assert f"Looking back: {word} {log.move_at(n)} of {log.move_count} (Esc" in status, (n, status)
             seen.add(n in ends)
         assert seen == {True, False}, "the walk met a move's end and a position inside a move"
+
+
+@run_async
+async def test_a_notification_waits_behind_the_too_small_notice(tmp_path: Path) -> None:
+    """A notice raised at a table does not cover the "too small" notice's lines (at 40x12 it
+    hid its last ones); it shows again once the terminal is big again."""
+    app, _ = against_a_bot(tmp_path, "agent-jean", seed=4)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:  # the toasts drawn
+        await settle(pilot)
+        app.notify("Something to read later.", timeout=60)
+        await settle(pilot)
+        assert toasts_text(app) == ["Something to read later."]
+        await pilot.resize_terminal(40, 12)
+        await settle(pilot)
+        text = screen_text(app)
+        assert "Something" not in text and "later" not in text
+        assert "Nothing is lost meanwhile." in text and "A table needs 80x24." in text, text
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        assert toasts_text(app) == ["Something to read later."]
 
 
 @run_async
