@@ -699,12 +699,7 @@ def cmd_verify(parser: Parser, args: argparse.Namespace) -> int:
         try:
             say(f"{name}: {verify(source)}")
         except SaveError as exc:
-            # named as the command line named it, as the lines of the saves that are sound are
-            # (the sentence names the file alone: "g.cab is damaged...", whatever its folder)
-            sentence, short = str(exc), Path(name).name
-            if isinstance(source, Path) and name != short and sentence.startswith(short + " "):
-                sentence = name + sentence[len(short) :]
-            say(sentence)
+            say(exc)
             status = 1
     return status
 
