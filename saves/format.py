@@ -60,8 +60,8 @@ by record: ``chain(n) = blake2b(chain(n-1) + frame head(n) + body(n))`` from a
 hash of the preamble, the link a record carries being a hash of the chain and
 the seal before it, the seal a keyed blake2b of ``chain(n)`` (:class:`Chain2`).
 It is still read, each record's link and checksum checked, and a game
-continued from it is appended to in format 2.  A database keeps its tables in
-format 2 (``saves.postgres``).
+continued from it is appended to in format 2.  A database's tables say which
+format their logs are of (``saves.postgres``).
 
 Format 1 (no numbers, links or seals) is still read, and always re-derived; a
 game continued from it is rewritten in the current format.
@@ -831,7 +831,7 @@ class Log:
     name: str = ""
     #: the save file, for a log that is one; None for a table in a database
     path: Path | None = None
-    #: the save format it is written in (a database's tables keep format 2: ``saves.postgres``)
+    #: the save format it is written in (a database's table: the one it was made in, ``saves.postgres``)
     version: int = FORMAT_VERSION
 
     def key(self) -> bytes | None:
@@ -1645,14 +1645,11 @@ class _Reader:
         (checksums, places, links): raises :class:`SaveError` at the first damaged."""
         if self.unchecked is None:
             return
-        start, end = self.unchecked
+        _, end = self.unchecked
         again = _Reader(self.data, self.name)
         again.read_preamble()
-        while again.pos < end:
-            if again.pos == start:
-                again.unchecked = None
-            if again.next(want_body=lambda kind: False) is None:
-                break
+        while again.pos < end and again.next(want_body=lambda kind: False) is not None:
+            pass
         self.unchecked = None
 
     def _skim3(self, frames: list[tuple[bytes, int, int, int]]) -> int:
