@@ -275,6 +275,15 @@ async def test_leaving_a_finished_game_says_where_it_is_kept_and_continue_passes
         assert isinstance(app.screen, MainMenu)
         assert f"The game is kept in {path.name}: Replay a game, in the menu, shows it again." in messages(app)
         assert app.left_last is None
+    # opened from another folder, which the menu's Replay does not list: its path said whole
+    app = CabinetApp(save_dir=tmp_path / "elsewhere", bot_delay=0.0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert open_save(app, path, replay=False)
+        await settle(pilot)
+        await pilot.press("q")
+        await settle(pilot)
+        assert f"The game is kept in {path}." in messages(app)
 
 
 @run_async
