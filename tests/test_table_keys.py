@@ -151,18 +151,24 @@ async def test_browsing_the_history_the_footer_shows_the_arrows_and_esc(tmp_path
         assert "Earlier" not in footer and "History" in footer, footer
 
 
+async def moves_by_enter(pilot, count: int) -> PlayScreen:
+    """``count`` moves made by Enter (the first choice) at the table of ``pilot``'s app: its screen."""
+    await settle(pilot)
+    for _ in range(count):
+        await pilot.press("enter")
+        await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, PlayScreen)
+    return screen
+
+
 @run_async
 async def test_looking_back_inside_a_move_says_so(tmp_path: Path) -> None:
     """The status line names the move looked at; a position inside one (its first events: a
     card played before the trick it ends) is "in move M of N", a move's end "move M of N"."""
     app, _ = against_a_bot(tmp_path, "agent-jean", seed=4)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        for _ in range(3):
-            await pilot.press("enter")
-            await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PlayScreen)
+        screen = await moves_by_enter(pilot, 3)
         await pilot.press("h")
         seen = set()
         for _ in range(12):
@@ -206,12 +212,7 @@ async def test_looking_back_survives_the_terminal_shrunk_too_small_and_grown_aga
     notice, and losing the keys had ended the look-back)."""
     app, _ = against_a_bot(tmp_path, "ministeres", seed=4)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        for _ in range(4):
-            await pilot.press("enter")
-            await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, PlayScreen)
+        screen = await moves_by_enter(pilot, 4)
         await pilot.press("h", "up", "up")
         await pilot.pause()
         looked = screen.browsing

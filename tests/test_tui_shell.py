@@ -179,6 +179,18 @@ async def test_a_notice_at_a_table_sits_over_the_historys_foot_not_the_board(tmp
         assert history.x < toast.x and toast.right < history.right and toast.bottom <= history.bottom
 
 
+async def left_then_continued(pilot, path: Path) -> None:
+    """q at the table of ``path``: the menu's notice says Continue takes it up, and Continue does."""
+    app = pilot.app
+    await pilot.press("q")
+    await settle(pilot)
+    assert isinstance(app.screen, MainMenu)
+    assert f"Saved: {path.name}. Continue it from the menu." in messages(app)
+    await pilot.press("home", "down", "enter")  # Continue
+    await settle(pilot)
+    assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == path
+
+
 @run_async
 async def test_continue_opens_the_game_just_left_as_its_notice_says(tmp_path: Path) -> None:
     """A game opened and left without a move is not the most recently played one; the menu's
@@ -198,13 +210,7 @@ async def test_continue_opens_the_game_just_left_as_its_notice_says(tmp_path: Pa
         assert open_save(app, older, replay=False)
         await settle(pilot)
         assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == older
-        await pilot.press("q")
-        await settle(pilot)
-        assert isinstance(app.screen, MainMenu)
-        assert f"Saved: {older.name}. Continue it from the menu." in messages(app)
-        await pilot.press("home", "down", "enter")  # Continue
-        await settle(pilot)
-        assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == older
+        await left_then_continued(pilot, older)
         # a game played since, and left: Continue opens that one now
         await pilot.press("q")
         await settle(pilot)
@@ -243,13 +249,7 @@ async def test_continue_opens_a_game_left_in_another_folder_though_one_of_its_na
         await pilot.press("enter")  # a move, so that the two files differ
         await settle(pilot)
         assert len(app.screen.feed.match.moves) > 1 and there.read_bytes() != (saves / there.name).read_bytes()
-        await pilot.press("q")
-        await settle(pilot)
-        assert isinstance(app.screen, MainMenu)
-        assert f"Saved: {there.name}. Continue it from the menu." in messages(app)
-        await pilot.press("home", "down", "enter")  # Continue
-        await settle(pilot)
-        assert isinstance(app.screen, PlayScreen) and app.screen.feed.path == there
+        await left_then_continued(pilot, there)
 
 
 @run_async
