@@ -255,7 +255,8 @@ class CabinetApp(App[int]):
 
         assert writer.path is not None  # a game played here is a save file
         self.last_game = writer.match.game.id
-        feed = LocalFeed(Table(writer.match, writer), writer.path, delay=lambda: self.bot_delay)
+        listed = writer.path.parent.resolve() == Path(self.save_dir).resolve()
+        feed = LocalFeed(Table(writer.match, writer), writer.path, delay=lambda: self.bot_delay, listed=listed)
         self.push_screen(PlayScreen(feed))
 
     def open_replay(

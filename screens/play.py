@@ -502,8 +502,6 @@ class PlayScreen(LiveTableScreen):
             self.feed.close()
             if sentence and self.feed.match.outcome is None:
                 app.left_last = self.feed.path  # "Continue it from the menu": Continue opens this one
-            elif sentence and self.feed.path.parent.resolve() != Path(app.save_dir).resolve():
-                sentence = f"The game is kept in {self.feed.path}."  # the menu's Replay lists the saves alone
         app.back_to_menu()
         if sentence and self.farewell is None:  # a screen stepped aside said why already (played on elsewhere)
             app.notify(sentence)

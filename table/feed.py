@@ -96,9 +96,13 @@ class LocalFeed:
         path: Path,
         delay: Callable[[], float] = lambda: 0.0,
         think: Thinker = think_in_thread,
+        listed: bool = True,
     ) -> None:
+        """``listed``: the save is in the folder the menu lists (the save folder), not one
+        opened from elsewhere (``cabinet load PATH``)."""
         self.table = table
         self.path = path
+        self.listed = listed
         self.here = table.humans()
         self.log = local_log(table, self.here[0] if self.here else PUBLIC)
         self.told = 0
@@ -205,7 +209,9 @@ class LocalFeed:
     def leave(self) -> str | None:
         if self.match.outcome is None:
             return f"Saved: {self.path.name}. Continue it from the menu."
-        return f"The game is kept in {self.path.name}: Replay a game, in the menu, shows it again."
+        if self.listed:
+            return f"The game is kept in {self.path.name}: Replay a game, in the menu, shows it again."
+        return f"The game is kept in {self.path}."  # the menu's Replay lists the save folder alone
 
     def close(self) -> None:
         self.runner.stop(closing=True)
