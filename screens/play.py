@@ -319,8 +319,9 @@ class PlayScreen(LiveTableScreen):
         elif self.browsing is not None:
             # "in move": a position inside a move shows its first events only (a card played
             # before the trick it ends), where "move 2 of 2" read as the table as it is now
-            within = "" if log.ends_a_move(self.browsing) else "in "
-            text = f"Looking back: {within}move {log.move_at(self.browsing)} of {log.move_count} (Esc: back to play)"
+            shown = log.move_at(self.browsing)
+            within = "" if log.moves and log.moves[shown][0] == self.browsing else "in "  # (move_at: it ends there)
+            text = f"Looking back: {within}move {shown} of {log.move_count} (Esc: back to play)"
         elif log.outcome is not None:
             text = "Game over: " + log.outcome_text(why=False)
         elif self.reading:  # what waits is this player's Enter, whoever the table waits for

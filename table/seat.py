@@ -180,12 +180,6 @@ class SeatLog:
         done = bisect.bisect_right(ends, n, lo=1) - 1  # the moves complete by then
         return done if ends[done] == n else done + 1
 
-    def ends_a_move(self, n: int) -> bool:
-        """Whether the first ``n`` events end a move (or the setup): no move is part way there."""
-        ends = [end for end, _ in self.moves]
-        i = bisect.bisect_left(ends, n)
-        return i < len(ends) and ends[i] == n
-
     def last_own_move(self) -> int:
         """The number of events once this seat's last move was made (the setup's end if it has
         made none): what follows is news to its player."""
