@@ -1247,9 +1247,10 @@ async def ksm_settled(started: float, asked: bool) -> dict[str, float]:
     seen, sharing = first, [ksm_read("pages_sharing")]
     while time.monotonic() - t0 < KSM_WAIT:
         await asyncio.sleep(1.0)
-        if ksm_read("full_scans") == seen:
+        scans = ksm_read("full_scans")
+        if scans == seen:
             continue
-        seen = ksm_read("full_scans")
+        seen = scans
         sharing.append(ksm_read("pages_sharing"))
         if seen - first >= KSM_SCANS and abs(sharing[-1] - sharing[-2]) <= KSM_STEADY * sharing[-1]:
             break

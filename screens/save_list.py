@@ -78,10 +78,15 @@ def seat_label(info: SaveInfo, seat: int) -> str:
     return s.name + ("*" if s.kind == "bot" else "")
 
 
+def seat_names(info: SaveInfo) -> list[str]:
+    """Every seat's name, with * for a bot, in seat order."""
+    return [seat_label(info, i) for i in range(len(info.seats))]
+
+
 def seats_fit(info: SaveInfo, width: int) -> str:
     """The seats' names in ``width`` columns: as many whole names as fit, then how many
     more there are ("Ada, Bastien*, +3"); the first name cut with "…" if even it is too long."""
-    names = [seat_label(info, i) for i in range(len(info.seats))]
+    names = seat_names(info)
     whole = ", ".join(names)
     if cell_len(whole) <= width:
         return whole
@@ -154,7 +159,7 @@ class Columns:
         self.state = max(MIN_STATE, min(MAX_STATE, rest // 2, rest - PLAYERS_FIRST))
         self.players = max(MIN_PLAYERS, rest - self.state)
         # the state's few words give way, down to their least, to names that would be cut
-        names = max((cell_len(seats_fit(i, 10**6)) for i in infos if i.error is None), default=0)
+        names = max((cell_len(", ".join(seat_names(i))) for i in infos if i.error is None), default=0)
         give = max(0, min(names - self.players, self.state - MIN_STATE))
         self.state -= give
         self.players += give
